@@ -1,0 +1,45 @@
+// What is provable about the integer and pointer values of a tile, per
+// dimension, so that memory accesses can be vectorized:
+//  - contiguity: elements come in runs of this many consecutive values;
+//  - divisibility: the first value of each run is a multiple of this
+//    (for pointers: the address in bytes);
+//  - constancy: elements come in runs of this many equal values.
+// All three are powers of two. Scalars are treated as 1-element tiles.
+#ifndef ROCKTILE_ANALYSIS_AXISINFO_H
+#define ROCKTILE_ANALYSIS_AXISINFO_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace rocktile {
+
+struct AxisInfo {
+  llvm::SmallVector<int64_t, 4> contiguity, divisibility, constancy;
+
+  /// Knowing nothing about a value of `rank`.
+  static AxisInfo unknown(unsigned rank);
+  unsigned getRank() const { return contiguity.size(); }
+};
+
+class AxisInfoAnalysis {
+public:
+  /// Analyses every value defined in `root`'s regions, in program order.
+  explicit AxisInfoAnalysis(mlir::Operation *root);
+  const AxisInfo &get(mlir::Value v) const;
+
+private:
+  AxisInfo visit(mlir::Operation *op);
+  llvm::DenseMap<mlir::Value, AxisInfo> infos;
+};
+
+/// Elements per access for a tile of pointers read or written along
+/// dimension `dim`, given `contiguousRegisters` consecutive elements per
+/// lane: bounded by contiguity, alignment, mask constancy and 128 bits.
+int64_t getAccessVectorWidth(const AxisInfoAnalysis &axis, mlir::Value ptr,
+                             mlir::Value mask, unsigned dim,
+                             int64_t contiguousRegisters);
+
+} // namespace rocktile
+
+#endif

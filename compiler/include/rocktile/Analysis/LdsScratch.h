@@ -1,0 +1,20 @@
+// LDS that an op needs only while it runs (to exchange values between
+// warps). Shared by the allocator, which sizes it, and the lowering, which
+// lays it out, so both agree by construction.
+#ifndef ROCKTILE_ANALYSIS_LDSSCRATCH_H
+#define ROCKTILE_ANALYSIS_LDSSCRATCH_H
+
+#include "rocktile/Dialect/Tile/IR/Tile.h"
+
+namespace rocktile {
+
+/// For a reduction across warps: the warp-index bits that move along the
+/// reduced axis (their count is log2 of the warps holding partial results).
+llvm::SmallVector<unsigned> getReducedWarpBits(tile::ReduceOp op);
+
+/// Bytes of LDS scratch `op` needs; 0 when it needs none.
+int64_t getLdsScratchBytes(mlir::Operation *op);
+
+} // namespace rocktile
+
+#endif

@@ -1,0 +1,31 @@
+// From LLVM IR to an HSA code object, in process: the AMDGPU backend emits
+// an object, lld links it into a .hsaco, and the metadata note is read back.
+#ifndef ROCKTILE_CODEOBJECT_CODEOBJECT_H
+#define ROCKTILE_CODEOBJECT_CODEOBJECT_H
+
+#include "llvm/Support/Error.h"
+#include <map>
+#include <string>
+
+namespace llvm {
+class Module;
+}
+
+namespace rocktile {
+
+/// Runs LLVM's O3 pipeline on `module` for `chip` and emits the assembly
+/// text and the relocatable object.
+llvm::Error emitCode(llvm::Module &module, llvm::StringRef chip,
+                     std::string &assembly, std::string &object);
+
+/// Links a relocatable object into a shared code object with lld.
+llvm::Expected<std::string> linkCodeObject(llvm::StringRef object);
+
+/// Reads the first kernel's resource usage from the code object's AMDGPU
+/// metadata note, plus its code size from the symbol table.
+llvm::Expected<std::map<std::string, int64_t>>
+readKernelMetadata(llvm::StringRef hsaco, std::string &kernelName);
+
+} // namespace rocktile
+
+#endif

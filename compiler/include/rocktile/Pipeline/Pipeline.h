@@ -1,0 +1,44 @@
+// The compilation pipeline, readable as one list per stage. Stages stop at
+// the points where rocktile shows its IR: tile (layouts assigned), simt (the
+// emulator's cut), llir, amdgcn.
+#ifndef ROCKTILE_PIPELINE_PIPELINE_H
+#define ROCKTILE_PIPELINE_PIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include <map>
+#include <string>
+
+namespace rocktile {
+
+struct CompileOptions {
+  std::string target = "gfx950";
+  unsigned numWarps = 4;
+};
+
+/// Every dialect, interface and translation the pipeline uses.
+void registerDialects(mlir::DialectRegistry &registry);
+
+/// Cleanup, layout assignment and LDS allocation on the tile dialect.
+void buildTilePipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+/// Tile -> SIMT code in upstream dialects.
+void buildSimtPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+/// SIMT -> LLVM dialect with ROCDL intrinsics.
+void buildLLVMPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+/// Registers the three stages as named pipelines for rocktile-opt.
+void registerPipelines();
+
+struct CompileResult {
+  std::string tile, simt, llir, amdgcn, hsaco;
+  std::map<std::string, int64_t> metadata;
+  std::string kernelName;
+};
+
+/// Compiles a module holding one tile-dialect kernel down to a code object.
+/// Errors are reported through the context's diagnostic handler.
+mlir::FailureOr<CompileResult> compile(mlir::ModuleOp module,
+                                       const CompileOptions &options);
+
+} // namespace rocktile
+
+#endif

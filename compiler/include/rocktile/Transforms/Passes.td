@@ -1,0 +1,92 @@
+#ifndef ROCKTILE_TRANSFORMS_PASSES
+#define ROCKTILE_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def AssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
+  let summary = "Give every tile a layout: coalesced blocked layouts for memory, slices for reductions";
+  let description = [{
+    Chooses, per tensor rank, one blocked layout whose per-lane vector is as
+    wide as the kernel's widest provably contiguous and aligned memory access
+    (up to 128 bits), fills a wave along the fastest dimension and the
+    workgroup's warps after it. Reduction results get the slice of their
+    operand's layout; `tile.expand_dims` of a slice gives back its parent.
+    Values built only from ranges, splats and constants are recomputed in the
+    layout a consumer needs instead of being converted. A conflict that would
+    need a layout conversion is reported at the op.
+
+    Before:
+    ```mlir
+    %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+    ```
+    After (gfx950, 4 warps, 16-byte aligned accesses of f32):
+    ```mlir
+    #blocked = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+    %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #blocked>
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"gfx950\"", "Target chip">,
+    Option<"numWarps", "num-warps", "unsigned", "4", "Warps per workgroup">,
+  ];
+}
+
+def AllocateLds : Pass<"tile-allocate-lds", "mlir::ModuleOp"> {
+  let summary = "Place every op's LDS scratch and check the target's LDS budget";
+  let description = [{
+    Ops that exchange data between warps through LDS (a reduction across
+    warps) get a byte offset `tile.lds_offset`; the kernel gets the total in
+    `tile.lds_bytes`. Scratch lives only during its op (the op synchronizes
+    before and after), so all scratch shares offset 0. A kernel that needs
+    more LDS than the target has is an error naming both sizes.
+
+    Before:
+    ```mlir
+    %s = tile.reduce(%x) axis = 0 : (tensor<1024xf32, #blocked>) -> f32 {...}
+    ```
+    After (4 warps):
+    ```mlir
+    func.func @k(...) attributes {tile.lds_bytes = 16 : i64}
+    %s = tile.reduce(%x) axis = 0 {tile.lds_offset = 0 : i64} : ...
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"gfx950\"", "Target chip">,
+  ];
+}
+
+def LowerToSimt : Pass<"tile-lower-to-simt", "mlir::ModuleOp"> {
+  let summary = "Lower tiles to per-lane SIMT code in upstream dialects (the emulator's cut)";
+  let description = [{
+    Each kernel becomes a `gpu.func` in a `gpu.module` carrying the target.
+    A tile becomes, in each lane, a `vector<R x T>` of the R elements its
+    layout gives that lane; pointer arguments become
+    `memref<?xT, #gpu.address_space<global>>` and tiles of pointers vectors of
+    element indices into them. Loads and stores use the widest vector the
+    pointers' contiguity, alignment and mask allow; reductions combine within a
+    lane, across lanes with `gpu.shuffle xor` and across warps through LDS.
+
+    Before:
+    ```mlir
+    %v = tile.load %p, mask = %m : tensor<1024xi1, #b>
+        : tensor<1024x!tile.ptr<f32>, #b> -> tensor<1024xf32, #b>
+    ```
+    After (one lane, 4 registers):
+    ```mlir
+    %v = scf.if %m0 -> (vector<4xf32>) {
+      %l = vector.load %x[%i0] {alignment = 16 : i64} : memref<?xf32, #gpu.address_space<global>>, vector<4xf32>
+      scf.yield %l : vector<4xf32>
+    } else { ... }
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"gfx950\"", "Target chip">,
+  ];
+  let dependentDialects = [
+    "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect",
+    "mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
+    "mlir::arith::ArithDialect", "mlir::ROCDL::ROCDLDialect",
+  ];
+}
+
+#endif

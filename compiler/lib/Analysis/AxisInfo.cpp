@@ -1,0 +1,201 @@
+#include "rocktile/Analysis/AxisInfo.h"
+#include "rocktile/Dialect/Tile/IR/Tile.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include <numeric>
+
+using namespace mlir;
+using namespace rocktile;
+namespace tile = rocktile::tile;
+
+// Large enough to stand for "a multiple of anything" (e.g. the value 0).
+static constexpr int64_t kMaxDivisibility = int64_t(1) << 30;
+
+static int64_t highestPowerOf2Divisor(int64_t v) {
+  if (v == 0)
+    return kMaxDivisibility;
+  return std::min<int64_t>(v & -v, kMaxDivisibility);
+}
+
+static ArrayRef<int64_t> shapeOf(Type t) {
+  if (auto r = dyn_cast<RankedTensorType>(t))
+    return r.getShape();
+  return {};
+}
+
+static unsigned rankOf(Value v) {
+  return std::max<size_t>(shapeOf(v.getType()).size(), 1);
+}
+
+AxisInfo AxisInfo::unknown(unsigned rank) {
+  AxisInfo info;
+  info.contiguity.assign(rank, 1);
+  info.divisibility.assign(rank, 1);
+  info.constancy.assign(rank, 1);
+  return info;
+}
+
+/// A value with every element equal, known to be a multiple of `div`.
+static AxisInfo uniform(Value v, int64_t div) {
+  AxisInfo info = AxisInfo::unknown(rankOf(v));
+  ArrayRef<int64_t> shape = shapeOf(v.getType());
+  for (unsigned d = 0; d < info.getRank(); ++d) {
+    info.divisibility[d] = div;
+    info.constancy[d] = shape.empty() ? 1 : shape[d];
+  }
+  return info;
+}
+
+static int64_t elementBytes(Type t) {
+  Type elt = tile::getElementTypeOrSelf(t);
+  if (auto p = dyn_cast<tile::PointerType>(elt))
+    elt = p.getPointeeType();
+  return std::max<int64_t>(elt.getIntOrFloatBitWidth() / 8, 1);
+}
+
+/// a + b, where b's divisibility is scaled by `bScale` (bytes per element
+/// when adding an offset to a pointer).
+static AxisInfo add(const AxisInfo &a, const AxisInfo &b, int64_t bScale) {
+  AxisInfo r = AxisInfo::unknown(a.getRank());
+  for (unsigned d = 0; d < a.getRank(); ++d) {
+    // A run of consecutive values plus a run of equal values stays
+    // consecutive over both runs.
+    r.contiguity[d] = std::max(std::gcd(a.contiguity[d], b.constancy[d]),
+                               std::gcd(a.constancy[d], b.contiguity[d]));
+    r.divisibility[d] = std::gcd(a.divisibility[d], b.divisibility[d] * bScale);
+    r.constancy[d] = std::gcd(a.constancy[d], b.constancy[d]);
+  }
+  return r;
+}
+
+AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto func = dyn_cast<func::FuncOp>(op)) {
+      for (BlockArgument arg : func.getArguments()) {
+        auto div = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                      "tile.divisibility");
+        infos[arg] = uniform(arg, div ? div.getInt() : 1);
+      }
+      return;
+    }
+    AxisInfo info = visit(op);
+    for (Value r : op->getResults())
+      infos[r] = info.getRank() == rankOf(r) ? info : AxisInfo::unknown(rankOf(r));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          infos[arg] = AxisInfo::unknown(rankOf(arg));
+  });
+}
+
+const AxisInfo &AxisInfoAnalysis::get(Value v) const {
+  auto it = infos.find(v);
+  assert(it != infos.end() && "value not analysed");
+  return it->second;
+}
+
+AxisInfo AxisInfoAnalysis::visit(Operation *op) {
+  if (op->getNumResults() != 1)
+    return AxisInfo::unknown(1);
+  Value result = op->getResult(0);
+  auto operand = [&](unsigned i) -> const AxisInfo & {
+    return get(op->getOperand(i));
+  };
+  return llvm::TypeSwitch<Operation *, AxisInfo>(op)
+      .Case([&](arith::ConstantOp c) {
+        if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+          return uniform(result, highestPowerOf2Divisor(i.getInt()));
+        if (auto s = dyn_cast<SplatElementsAttr>(c.getValue());
+            s && isa<IntegerType>(s.getElementType()))
+          return uniform(result,
+                         highestPowerOf2Divisor(s.getSplatValue<APInt>().getSExtValue()));
+        return AxisInfo::unknown(rankOf(result));
+      })
+      .Case([&](tile::MakeRangeOp r) {
+        AxisInfo info = AxisInfo::unknown(1);
+        info.contiguity[0] = r.getEnd() - r.getStart();
+        info.divisibility[0] = highestPowerOf2Divisor(r.getStart());
+        return info;
+      })
+      .Case([&](tile::SplatOp s) {
+        return uniform(result, get(s.getSrc()).divisibility[0]);
+      })
+      .Case([&](tile::BroadcastOp b) {
+        AxisInfo info = get(b.getSrc());
+        auto src = b.getSrc().getType().getShape();
+        auto dst = b.getType().getShape();
+        for (unsigned d = 0; d < src.size(); ++d)
+          if (src[d] == 1 && dst[d] != 1)
+            info.constancy[d] = dst[d];
+        return info;
+      })
+      .Case([&](tile::ExpandDimsOp e) {
+        AxisInfo info = get(e.getSrc());
+        unsigned axis = e.getAxis();
+        int64_t div = info.divisibility[0];
+        if (e.getSrc().getType().getRank() == 0)
+          return info;
+        info.contiguity.insert(info.contiguity.begin() + axis, 1);
+        info.divisibility.insert(info.divisibility.begin() + axis, div);
+        info.constancy.insert(info.constancy.begin() + axis, 1);
+        return info;
+      })
+      .Case([&](tile::AddPtrOp a) {
+        return add(operand(0), operand(1), elementBytes(a.getType()));
+      })
+      .Case([&](arith::AddIOp) { return add(operand(0), operand(1), 1); })
+      .Case([&](arith::MulIOp) {
+        AxisInfo r = AxisInfo::unknown(operand(0).getRank());
+        for (unsigned d = 0; d < r.getRank(); ++d) {
+          r.divisibility[d] = std::min(
+              operand(0).divisibility[d] * operand(1).divisibility[d],
+              kMaxDivisibility);
+          r.constancy[d] = std::gcd(operand(0).constancy[d], operand(1).constancy[d]);
+        }
+        return r;
+      })
+      .Case([&](arith::CmpIOp c) {
+        AxisInfo r = AxisInfo::unknown(operand(0).getRank());
+        const AxisInfo &a = operand(0), &b = operand(1);
+        bool ordered = c.getPredicate() != arith::CmpIPredicate::eq &&
+                       c.getPredicate() != arith::CmpIPredicate::ne;
+        for (unsigned d = 0; d < r.getRank(); ++d) {
+          r.constancy[d] = std::gcd(a.constancy[d], b.constancy[d]);
+          // A run of consecutive values starting at a multiple of D crosses
+          // a uniform bound that is a multiple of D only between runs of D.
+          if (ordered && b.constancy[d] > 1 && a.contiguity[d] > 1)
+            r.constancy[d] = std::max(
+                r.constancy[d],
+                std::gcd(std::gcd(a.contiguity[d], b.constancy[d]),
+                         std::gcd(a.divisibility[d], b.divisibility[d])));
+        }
+        return r;
+      })
+      .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(
+          [&](Operation *) { return operand(0); })
+      .Case<arith::AndIOp, arith::OrIOp, arith::SelectOp>([&](Operation *) {
+        // Runs of equal values survive where every operand has them.
+        AxisInfo r = uniform(result, 1);
+        for (Value v : op->getOperands())
+          if (rankOf(v) == r.getRank())
+            for (unsigned d = 0; d < r.getRank(); ++d)
+              r.constancy[d] = std::gcd(r.constancy[d], get(v).constancy[d]);
+        return r;
+      })
+      .Default([&](Operation *) { return AxisInfo::unknown(rankOf(result)); });
+}
+
+int64_t rocktile::getAccessVectorWidth(const AxisInfoAnalysis &axis, Value ptr,
+                                       Value mask, unsigned dim,
+                                       int64_t contiguousRegisters) {
+  if (!isa<RankedTensorType>(ptr.getType()))
+    return 1;
+  const AxisInfo &p = axis.get(ptr);
+  int64_t bytes = elementBytes(ptr.getType());
+  int64_t alignedElements = std::max<int64_t>(p.divisibility[dim] / bytes, 1);
+  int64_t width = std::min({contiguousRegisters, p.contiguity[dim],
+                            alignedElements, 16 / bytes});
+  if (mask)
+    width = std::min(width, axis.get(mask).constancy[dim]);
+  return std::max<int64_t>(width, 1);
+}

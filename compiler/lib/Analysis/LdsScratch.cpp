@@ -1,0 +1,33 @@
+#include "rocktile/Analysis/LdsScratch.h"
+
+using namespace mlir;
+using namespace rocktile;
+
+SmallVector<unsigned> rocktile::getReducedWarpBits(tile::ReduceOp op) {
+  auto type = cast<RankedTensorType>(op.getSrcs()[0].getType());
+  LinearLayout layout = *tile::getLinearLayout(type);
+  SmallVector<unsigned> bits;
+  for (auto [bit, basis] : llvm::enumerate(layout.getBases(LinearLayout::Warp)))
+    if (basis[op.getAxis()] != 0)
+      bits.push_back(bit);
+  return bits;
+}
+
+int64_t rocktile::getLdsScratchBytes(Operation *op) {
+  auto reduce = dyn_cast<tile::ReduceOp>(op);
+  if (!reduce)
+    return 0;
+  int64_t warps = int64_t(1) << getReducedWarpBits(reduce).size();
+  if (warps == 1)
+    return 0;
+  int64_t bytes = 0;
+  for (Value r : reduce.getResults()) {
+    auto t = dyn_cast<RankedTensorType>(r.getType());
+    int64_t elements = t ? t.getNumElements() : 1;
+    int64_t eltBytes =
+        std::max<int64_t>(tile::getElementTypeOrSelf(r.getType()).getIntOrFloatBitWidth() / 8, 1);
+    // One slot per (warp along the axis, output element).
+    bytes += warps * elements * ((eltBytes + 3) / 4 * 4);
+  }
+  return bytes;
+}

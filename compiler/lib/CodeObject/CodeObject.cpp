@@ -1,0 +1,164 @@
+#include "rocktile/CodeObject/CodeObject.h"
+#include "lld/Common/Driver.h"
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/BinaryFormat/MsgPackDocument.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include <mutex>
+
+LLD_HAS_DRIVER(elf)
+
+using namespace llvm;
+
+static constexpr const char *kTriple = "amdgcn-amd-amdhsa";
+
+static Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef chip) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser();
+  });
+  Triple triple(kTriple);
+  std::string error;
+  const Target *target = TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return createStringError(error);
+  TargetOptions options;
+  std::unique_ptr<TargetMachine> tm(target->createTargetMachine(
+      triple, chip, "", options, Reloc::PIC_, std::nullopt, CodeGenOptLevel::Aggressive));
+  if (!tm)
+    return createStringError("cannot create a target machine for " + chip.str());
+  return tm;
+}
+
+Error rocktile::emitCode(Module &module, StringRef chip, std::string &assembly,
+                         std::string &object) {
+  auto tm = createTargetMachine(chip);
+  if (!tm)
+    return tm.takeError();
+  module.setTargetTriple(Triple(kTriple));
+  module.setDataLayout((*tm)->createDataLayout());
+
+  LoopAnalysisManager lam;
+  FunctionAnalysisManager fam;
+  CGSCCAnalysisManager cgam;
+  ModuleAnalysisManager mam;
+  PassBuilder pb(tm->get());
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(OptimizationLevel::O3).run(module, mam);
+
+  auto emit = [&](Module &m, CodeGenFileType kind, std::string &out) -> Error {
+    raw_string_ostream os(out);
+    buffer_ostream bos(os);
+    legacy::PassManager pm;
+    if ((*tm)->addPassesToEmitFile(pm, bos, nullptr, kind))
+      return createStringError("the AMDGPU backend cannot emit this file type");
+    pm.run(m);
+    return Error::success();
+  };
+  // Code generation mutates the module, so each output gets its own copy.
+  std::unique_ptr<Module> copy = CloneModule(module);
+  if (Error e = emit(*copy, CodeGenFileType::AssemblyFile, assembly))
+    return e;
+  return emit(module, CodeGenFileType::ObjectFile, object);
+}
+
+Expected<std::string> rocktile::linkCodeObject(StringRef object) {
+  SmallString<128> input, output;
+  int fd;
+  if (auto ec = sys::fs::createTemporaryFile("rocktile", "o", fd, input))
+    return errorCodeToError(ec);
+  {
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << object;
+  }
+  if (auto ec = sys::fs::createTemporaryFile("rocktile", "hsaco", output))
+    return errorCodeToError(ec);
+  std::string diagnostics;
+  raw_string_ostream errs(diagnostics);
+  // lld keeps global state: one link at a time.
+  static std::mutex lldMutex;
+  lld::Result result;
+  {
+    std::lock_guard<std::mutex> lock(lldMutex);
+    const char *args[] = {"ld.lld", "-shared", input.c_str(), "-o", output.c_str()};
+    result = lld::lldMain(args, nulls(), errs, {{lld::Gnu, &lld::elf::link}});
+  }
+  sys::fs::remove(input);
+  auto buffer = MemoryBuffer::getFile(output);
+  sys::fs::remove(output);
+  if (result.retCode != 0 || !buffer)
+    return createStringError("lld failed to link the code object: " + diagnostics);
+  return (*buffer)->getBuffer().str();
+}
+
+Expected<std::map<std::string, int64_t>>
+rocktile::readKernelMetadata(StringRef hsaco, std::string &kernelName) {
+  auto file = object::ELF64LEObjectFile::create(MemoryBufferRef(hsaco, "hsaco"));
+  if (!file)
+    return file.takeError();
+  const auto &elf = file->getELFFile();
+  auto sections = elf.sections();
+  if (!sections)
+    return sections.takeError();
+  msgpack::Document doc;
+  bool found = false;
+  for (const auto &section : *sections) {
+    if (section.sh_type != ELF::SHT_NOTE)
+      continue;
+    Error err = Error::success();
+    for (const auto &note : elf.notes(section, err))
+      if (note.getName() == "AMDGPU" && note.getType() == ELF::NT_AMDGPU_METADATA)
+        found = doc.readFromBlob(toStringRef(note.getDesc(4)), false);
+    if (err)
+      return std::move(err);
+  }
+  if (!found)
+    return createStringError("the code object has no AMDGPU metadata note");
+  auto kernels = doc.getRoot().getMap()["amdhsa.kernels"];
+  if (kernels.isEmpty() || kernels.getArray().size() == 0)
+    return createStringError("the code object describes no kernel");
+  msgpack::MapDocNode kernel = kernels.getArray()[0].getMap();
+  kernelName = kernel[".name"].getString().str();
+  std::map<std::string, int64_t> md;
+  auto integer = [&](StringRef key) -> int64_t {
+    auto node = kernel.find(doc.getNode(key));
+    if (node == kernel.end())
+      return 0;
+    return node->second.getKind() == msgpack::Type::Int ? node->second.getInt()
+                                                         : int64_t(node->second.getUInt());
+  };
+  md["vgpr_count"] = integer(".vgpr_count");
+  md["sgpr_count"] = integer(".sgpr_count");
+  md["agpr_count"] = integer(".agpr_count");
+  md["vgpr_spill_count"] = integer(".vgpr_spill_count");
+  md["sgpr_spill_count"] = integer(".sgpr_spill_count");
+  md["lds_bytes"] = integer(".group_segment_fixed_size");
+  md["scratch_bytes"] = integer(".private_segment_fixed_size");
+  md["wave_size"] = integer(".wavefront_size");
+  md["kernarg_bytes"] = integer(".kernarg_segment_size");
+  md["max_flat_workgroup_size"] = integer(".max_flat_workgroup_size");
+  md["code_size"] = 0;
+  for (const object::ELFSymbolRef &sym : file->symbols()) {
+    auto name = sym.getName();
+    if (name && *name == kernelName && sym.getELFType() == ELF::STT_FUNC)
+      md["code_size"] = sym.getSize();
+  }
+  return md;
+}

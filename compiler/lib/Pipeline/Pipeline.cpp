@@ -1,0 +1,152 @@
+#include "rocktile/Pipeline/Pipeline.h"
+#include "rocktile/CodeObject/CodeObject.h"
+#include "rocktile/Transforms/Passes.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "rocktile/Dialect/Tile/IR/Tile.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace rocktile;
+
+void rocktile::registerDialects(DialectRegistry &registry) {
+  registry.insert<tile::TileDialect, func::FuncDialect, arith::ArithDialect,
+                  math::MathDialect, scf::SCFDialect, cf::ControlFlowDialect,
+                  gpu::GPUDialect, memref::MemRefDialect, vector::VectorDialect,
+                  amdgpu::AMDGPUDialect, ROCDL::ROCDLDialect, LLVM::LLVMDialect>();
+  func::registerInlinerExtension(registry);
+  // convert-gpu-to-rocdl lowers every dialect that offers these interfaces.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerROCDLDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+}
+
+void rocktile::buildTilePipeline(OpPassManager &pm, const CompileOptions &o) {
+  pm.addPass(createInlinerPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createAssignLayouts({o.target, o.numWarps}));
+  pm.addPass(createAllocateLds({o.target}));
+}
+
+void rocktile::buildSimtPipeline(OpPassManager &pm, const CompileOptions &o) {
+  pm.addPass(createLowerToSimt({o.target}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void rocktile::buildLLVMPipeline(OpPassManager &pm, const CompileOptions &o) {
+  pm.addPass(createSCFToControlFlowPass());
+  OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
+  // Math becomes LLVM intrinsics, which the AMDGPU backend expands itself,
+  // rather than calls into the ROCm device library (not needed to compile).
+  gpu.addPass(createConvertMathToLLVMPass());
+  ConvertGpuOpsToROCDLOpsOptions rocdl;
+  rocdl.chipset = o.target;
+  gpu.addPass(createConvertGpuOpsToROCDLOps(rocdl));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void rocktile::registerPipelines() {
+  struct Options : public PassPipelineOptions<Options> {
+    Option<std::string> target{*this, "target", llvm::cl::init("gfx950")};
+    Option<unsigned> numWarps{*this, "num-warps", llvm::cl::init(4)};
+    CompileOptions get() const { return {target, numWarps}; }
+  };
+  PassPipelineRegistration<Options>(
+      "rocktile-tile-pipeline", "Tile-level passes up to layouts and LDS",
+      [](OpPassManager &pm, const Options &o) { buildTilePipeline(pm, o.get()); });
+  PassPipelineRegistration<Options>(
+      "rocktile-simt-pipeline", "Tile -> SIMT (the emulator's cut)",
+      [](OpPassManager &pm, const Options &o) { buildSimtPipeline(pm, o.get()); });
+  PassPipelineRegistration<Options>(
+      "rocktile-llvm-pipeline", "SIMT -> LLVM dialect with ROCDL",
+      [](OpPassManager &pm, const Options &o) { buildLLVMPipeline(pm, o.get()); });
+}
+
+static std::string print(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os);
+  return s;
+}
+
+FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions &options) {
+  CompileResult result;
+  auto run = [&](auto build) {
+    PassManager pm(module.getContext());
+    build(pm, options);
+    return pm.run(module);
+  };
+  if (failed(run(buildTilePipeline)))
+    return failure();
+  result.tile = print(module);
+  if (failed(run(buildSimtPipeline)))
+    return failure();
+  result.simt = print(module);
+  if (failed(run(buildLLVMPipeline)))
+    return failure();
+
+  auto gpuModules = module.getOps<gpu::GPUModuleOp>();
+  if (gpuModules.empty())
+    return module.emitError("the module holds no kernel"), failure();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*gpuModules.begin(), llvmContext, "rocktile");
+  if (!llvmModule)
+    return module.emitError("translation to LLVM IR failed"), failure();
+  auto fail = [&](llvm::Error err) {
+    module.emitError() << llvm::toString(std::move(err));
+    return failure();
+  };
+  if (llvm::Error err = emitCode(*llvmModule, options.target, result.amdgcn, result.hsaco))
+    return fail(std::move(err));
+  llvm::raw_string_ostream(result.llir) << *llvmModule;
+  auto linked = linkCodeObject(result.hsaco);
+  if (!linked)
+    return fail(linked.takeError());
+  result.hsaco = std::move(*linked);
+  auto metadata = readKernelMetadata(result.hsaco, result.kernelName);
+  if (!metadata)
+    return fail(metadata.takeError());
+  result.metadata = std::move(*metadata);
+  return result;
+}

@@ -1,0 +1,18 @@
+#include "rocktile/Target/Target.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace rocktile {
+extern const Target gfx950Target;
+extern const Target gfx1250Target;
+
+llvm::ArrayRef<const Target *> allTargets() {
+  static const Target *targets[] = {&gfx950Target, &gfx1250Target};
+  return targets;
+}
+
+const Target *lookupTarget(llvm::StringRef chip) {
+  auto it = llvm::find_if(allTargets(),
+                          [&](const Target *t) { return t->chip == chip; });
+  return it == allTargets().end() ? nullptr : *it;
+}
+} // namespace rocktile

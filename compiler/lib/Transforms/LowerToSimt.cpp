@@ -1,0 +1,615 @@
+// Tile -> SIMT: every tile becomes, in each lane, the vector of elements its
+// layout gives that lane. The output uses upstream dialects only; this is
+// the cut where the CPU emulator takes over (DESIGN.md).
+#include "rocktile/Analysis/AxisInfo.h"
+#include "rocktile/Analysis/LdsScratch.h"
+#include "rocktile/Dialect/Tile/IR/Tile.h"
+#include "rocktile/Target/Target.h"
+#include "rocktile/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace rocktile {
+#define GEN_PASS_DEF_LOWERTOSIMT
+#include "rocktile/Transforms/Passes.h.inc"
+} // namespace rocktile
+
+using namespace mlir;
+using namespace rocktile;
+namespace tile = rocktile::tile;
+
+namespace {
+
+/// A tile value in one lane. For pointers, `base` is the memref of the
+/// kernel argument they point into and `value` the element indices.
+struct LaneValue {
+  Value base;
+  Value value;
+};
+
+class KernelLowering {
+public:
+  KernelLowering(func::FuncOp func, gpu::GPUFuncOp kernel, const Target &target)
+      : func(func), kernel(kernel), target(target), axis(func),
+        b(kernel.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  Location loc() const { return currentLoc; }
+
+  // --- index arithmetic -------------------------------------------------
+  Value i32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc(), v, 32);
+  }
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
+
+  /// The part of a coordinate along `dim` contributed by this lane's lane
+  /// and warp index (the register part is a compile-time constant).
+  Value threadCoord(const LinearLayout &layout, unsigned dim) {
+    Value sum = i32(0);
+    auto addBits = [&](LinearLayout::InDim in, Value index) {
+      auto bases = layout.getBases(in);
+      for (unsigned bit = 0; bit < bases.size();) {
+        int64_t step = bases[bit][dim];
+        if (step == 0) {
+          ++bit;
+          continue;
+        }
+        // A run of bits whose bases double is one field: (index >> bit) & mask.
+        unsigned width = 1;
+        while (bit + width < bases.size() && bases[bit + width][dim] == step << width)
+          ++width;
+        Value field = arith::AndIOp::create(
+            b, loc(), arith::ShRUIOp::create(b, loc(), index, i32(bit)),
+            i32((int64_t(1) << width) - 1));
+        sum = arith::AddIOp::create(b, loc(), sum,
+                                    arith::MulIOp::create(b, loc(), field, i32(step)));
+        bit += width;
+      }
+    };
+    addBits(LinearLayout::Lane, laneId);
+    addBits(LinearLayout::Warp, warpId);
+    return sum;
+  }
+
+  static VectorType laneVectorType(RankedTensorType type,
+                                   const LinearLayout &layout) {
+    Type elt = type.getElementType();
+    if (isa<tile::PointerType>(elt))
+      elt = IndexType::get(type.getContext());
+    return VectorType::get({layout.getNumRegisters()}, elt);
+  }
+
+  LinearLayout layoutOf(Value v) {
+    return *tile::getLinearLayout(cast<RankedTensorType>(v.getType()));
+  }
+
+  // --- ops ----------------------------------------------------------------
+  LogicalResult lower(Operation *op);
+  LogicalResult lowerMakeRange(tile::MakeRangeOp op);
+  LogicalResult lowerRegisterRemap(Operation *op, Value src,
+                                   function_ref<LinearLayout::Coord(LinearLayout::Coord)> toSrc);
+  LogicalResult lowerLoad(tile::LoadOp op);
+  LogicalResult lowerStore(tile::StoreOp op);
+  LogicalResult lowerReduce(tile::ReduceOp op);
+  LogicalResult lowerElementwise(Operation *op);
+  SmallVector<Value> combine(tile::ReduceOp op, ValueRange acc, ValueRange next);
+  Value shuffleXor(Value v, unsigned mask);
+  /// Elements per memory access of `op`, and the byte alignment it has.
+  std::pair<int64_t, int64_t> accessWidth(Value ptr, Value mask);
+
+  Value lookup(Value v) { return values.lookup(v).value; }
+  /// Elements [start, start + width) of a lane vector.
+  Value slice(Value v, int64_t start, int64_t width) {
+    return vector::ShuffleOp::create(b, loc(), v, v,
+                                     llvm::to_vector(llvm::seq<int64_t>(start, start + width)));
+  }
+  /// `into` with elements [start, start + width) replaced by `part`.
+  Value insertSlice(Value part, Value into, int64_t start) {
+    int64_t n = cast<VectorType>(into.getType()).getNumElements();
+    int64_t width = cast<VectorType>(part.getType()).getNumElements();
+    SmallVector<int64_t> mask;
+    for (int64_t i = 0; i < n; ++i)
+      mask.push_back(i >= start && i < start + width ? n + i - start : i);
+    return vector::ShuffleOp::create(b, loc(), into, part, mask);
+  }
+
+  func::FuncOp func;
+  gpu::GPUFuncOp kernel;
+  const Target &target;
+  AxisInfoAnalysis axis;
+  OpBuilder b;
+  Location currentLoc = UnknownLoc::get(func.getContext());
+  Value laneId, warpId;
+  DenseMap<Value, LaneValue> values;
+};
+
+LogicalResult KernelLowering::run() {
+  Block &entry = kernel.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  currentLoc = func.getLoc();
+  Value tid = arith::IndexCastOp::create(
+      b, loc(), b.getI32Type(), gpu::ThreadIdOp::create(b, loc(), gpu::Dimension::x));
+  unsigned waveBits = llvm::Log2_32(target.waveSize);
+  laneId = arith::AndIOp::create(b, loc(), tid, i32(target.waveSize - 1));
+  warpId = arith::ShRUIOp::create(b, loc(), tid, i32(waveBits));
+
+  for (auto [arg, lowered] : llvm::zip(func.getArguments(), kernel.getArguments())) {
+    if (!isa<tile::PointerType>(arg.getType())) {
+      values[arg] = {Value(), lowered};
+      continue;
+    }
+    Value base = lowered;
+    auto div = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "tile.divisibility");
+    if (div && div.getInt() > 1)
+      base = memref::AssumeAlignmentOp::create(b, loc(), base, div.getInt());
+    values[arg] = {base, idx(0)};
+  }
+  for (Operation &op : func.getBody().front())
+    if (failed(lower(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult KernelLowering::lower(Operation *op) {
+  currentLoc = op->getLoc();
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](tile::ProgramIdOp p) {
+        Value id = gpu::BlockIdOp::create(b, loc(), gpu::Dimension(p.getAxis()));
+        values[p] = {Value(), arith::IndexCastOp::create(b, loc(), b.getI32Type(), id)};
+        return success();
+      })
+      .Case([&](tile::NumProgramsOp p) {
+        Value n = gpu::GridDimOp::create(b, loc(), gpu::Dimension(p.getAxis()));
+        values[p] = {Value(), arith::IndexCastOp::create(b, loc(), b.getI32Type(), n)};
+        return success();
+      })
+      .Case([&](tile::MakeRangeOp r) { return lowerMakeRange(r); })
+      .Case([&](tile::SplatOp s) {
+        LaneValue src = values.lookup(s.getSrc());
+        auto type = laneVectorType(s.getType(), layoutOf(s));
+        values[s] = {src.base, vector::BroadcastOp::create(b, loc(), type, src.value)};
+        return success();
+      })
+      .Case([&](tile::BroadcastOp bc) {
+        auto srcShape = bc.getSrc().getType().getShape();
+        return lowerRegisterRemap(op, bc.getSrc(), [&](LinearLayout::Coord c) {
+          for (unsigned d = 0; d < c.size(); ++d)
+            if (srcShape[d] == 1)
+              c[d] = 0;
+          return c;
+        });
+      })
+      .Case([&](tile::ExpandDimsOp e) {
+        unsigned ax = e.getAxis();
+        return lowerRegisterRemap(op, e.getSrc(), [&](LinearLayout::Coord c) {
+          c.erase(c.begin() + ax);
+          return c;
+        });
+      })
+      .Case([&](tile::AddPtrOp a) {
+        LaneValue ptr = values.lookup(a.getPtr());
+        Value off = lookup(a.getOffset());
+        Type indexType = ptr.value.getType();
+        off = arith::IndexCastOp::create(b, loc(), indexType, off);
+        values[a] = {ptr.base, arith::AddIOp::create(b, loc(), ptr.value, off)};
+        return success();
+      })
+      .Case([&](tile::LoadOp l) { return lowerLoad(l); })
+      .Case([&](tile::StoreOp s) { return lowerStore(s); })
+      .Case([&](tile::ReduceOp r) { return lowerReduce(r); })
+      .Case([&](func::ReturnOp) {
+        gpu::ReturnOp::create(b, loc());
+        return success();
+      })
+      .Default([&](Operation *op) -> LogicalResult {
+        if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+          return lowerElementwise(op);
+        return op->emitError() << "'" << op->getName()
+                               << "' cannot be lowered to SIMT code yet";
+      });
+}
+
+LogicalResult KernelLowering::lowerMakeRange(tile::MakeRangeOp op) {
+  LinearLayout layout = layoutOf(op);
+  if (!layout.isAdditive())
+    return op.emitError("make_range needs a layout whose coordinates add up");
+  SmallVector<int32_t> regs;
+  for (int64_t r = 0; r < layout.getNumRegisters(); ++r)
+    regs.push_back(layout.apply(LinearLayout::Register, r)[0] + op.getStart());
+  auto type = VectorType::get({layout.getNumRegisters()}, b.getI32Type());
+  Value constant = arith::ConstantOp::create(b, loc(), DenseElementsAttr::get(type, ArrayRef(regs)));
+  Value thread = vector::BroadcastOp::create(b, loc(), type, threadCoord(layout, 0));
+  values[op] = {Value(), arith::AddIOp::create(b, loc(), constant, thread)};
+  return success();
+}
+
+/// Ops that only rename which register holds which element (broadcast,
+/// expand_dims): each result register takes the source register holding the
+/// element `toSrc` maps its coordinate to. The lane and warp parts of the two
+/// layouts must agree, or data would have to move between lanes.
+LogicalResult KernelLowering::lowerRegisterRemap(
+    Operation *op, Value src,
+    function_ref<LinearLayout::Coord(LinearLayout::Coord)> toSrc) {
+  LinearLayout srcLayout = layoutOf(src), dstLayout = layoutOf(op->getResult(0));
+  for (auto in : {LinearLayout::Lane, LinearLayout::Warp})
+    for (auto [d, s] : llvm::zip(dstLayout.getBases(in), srcLayout.getBases(in)))
+      if (toSrc(d) != s)
+        return op->emitError("the source and result layouts distribute lanes "
+                             "differently; a layout conversion is needed");
+  SmallVector<int64_t> mask;
+  for (int64_t r = 0; r < dstLayout.getNumRegisters(); ++r) {
+    LinearLayout::Coord want = toSrc(dstLayout.apply(LinearLayout::Register, r));
+    int64_t found = -1;
+    for (int64_t s = 0; s < srcLayout.getNumRegisters() && found < 0; ++s)
+      if (srcLayout.apply(LinearLayout::Register, s) == want)
+        found = s;
+    if (found < 0)
+      return op->emitError("result element not held by the lane's source registers");
+    mask.push_back(found);
+  }
+  LaneValue in = values.lookup(src);
+  values[op->getResult(0)] = {
+      in.base, vector::ShuffleOp::create(b, loc(), in.value, in.value, mask)};
+  return success();
+}
+
+LogicalResult KernelLowering::lowerElementwise(Operation *op) {
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(c.getType());
+    if (!type) {
+      values[c] = {Value(), b.clone(*op)->getResult(0)};
+      return success();
+    }
+    auto dense = dyn_cast<SplatElementsAttr>(c.getValue());
+    if (!dense)
+      return op->emitError("only splat tile constants can be lowered");
+    auto vtype = laneVectorType(type, layoutOf(c));
+    values[c] = {Value(), arith::ConstantOp::create(
+                              b, loc(), DenseElementsAttr::get(vtype, dense.getSplatValue<Attribute>()))};
+    return success();
+  }
+  OperationState state(loc(), op->getName());
+  for (Value o : op->getOperands())
+    state.addOperands(lookup(o));
+  for (Value r : op->getResults())
+    state.addTypes(isa<RankedTensorType>(r.getType())
+                       ? Type(laneVectorType(cast<RankedTensorType>(r.getType()), layoutOf(r)))
+                       : r.getType());
+  state.addAttributes(op->getAttrs());
+  Operation *lowered = b.create(state);
+  for (auto [r, l] : llvm::zip(op->getResults(), lowered->getResults()))
+    values[r] = {Value(), l};
+  return success();
+}
+
+std::pair<int64_t, int64_t> KernelLowering::accessWidth(Value ptr, Value mask) {
+  auto type = cast<RankedTensorType>(ptr.getType());
+  LinearLayout layout = layoutOf(ptr);
+  unsigned dim = type.getRank() - 1;
+  for (const auto &basis : layout.getBases(LinearLayout::Register))
+    for (unsigned d = 0; d < basis.size(); ++d)
+      if (basis[d] != 0) {
+        dim = d;
+        goto found;
+      }
+found:
+  int64_t width = getAccessVectorWidth(axis, ptr, mask, dim,
+                                       layout.getContiguousRegisters(dim));
+  int64_t eltBytes = tile::getElementTypeOrSelf(
+                         cast<tile::PointerType>(type.getElementType()).getPointeeType())
+                         .getIntOrFloatBitWidth() / 8;
+  int64_t divisibility = axis.get(ptr).divisibility[dim];
+  int64_t align = std::min<int64_t>(divisibility & -divisibility, width * eltBytes);
+  return {width, std::max<int64_t>(align, eltBytes)};
+}
+
+LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
+  LaneValue ptr = values.lookup(op.getPtr());
+  Value mask = op.getMask() ? lookup(op.getMask()) : Value();
+  Value other = op.getOther() ? lookup(op.getOther()) : Value();
+  auto tensorType = dyn_cast<RankedTensorType>(op.getType());
+  if (!tensorType) {
+    Type elt = op.getType();
+    auto load = [&](OpBuilder &bb, Location l) {
+      return memref::LoadOp::create(bb, l, ptr.base, ValueRange{ptr.value});
+    };
+    if (!mask) {
+      values[op] = {Value(), load(b, loc())};
+      return success();
+    }
+    Value fallback = other ? other : arith::ConstantOp::create(b, loc(), b.getZeroAttr(elt)).getResult();
+    auto ifOp = scf::IfOp::create(
+        b, loc(), mask,
+        [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, Value(load(bb, l))); },
+        [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, fallback); });
+    values[op] = {Value(), ifOp.getResult(0)};
+    return success();
+  }
+  auto [width, align] = accessWidth(op.getPtr(), op.getMask());
+  auto vtype = laneVectorType(tensorType, layoutOf(op));
+  auto chunkType = VectorType::get({width}, vtype.getElementType());
+  Value result = arith::ConstantOp::create(b, loc(), b.getZeroAttr(vtype));
+  for (int64_t g = 0; g < vtype.getNumElements(); g += width) {
+    Value index = vector::ExtractOp::create(b, loc(), ptr.value, g);
+    auto load = [&](OpBuilder &bb, Location l) -> Value {
+      return vector::LoadOp::create(bb, l, chunkType, ptr.base, ValueRange{index},
+                                    /*nontemporal=*/false, llvm::MaybeAlign(align));
+    };
+    Value chunk;
+    if (!mask) {
+      chunk = load(b, loc());
+    } else {
+      Value pred = vector::ExtractOp::create(b, loc(), mask, g);
+      Value fallback =
+          other ? slice(other, g, width)
+                : arith::ConstantOp::create(b, loc(), b.getZeroAttr(chunkType)).getResult();
+      chunk = scf::IfOp::create(
+                  b, loc(), pred,
+                  [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, load(bb, l)); },
+                  [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, fallback); })
+                  .getResult(0);
+    }
+    result = insertSlice(chunk, result, g);
+  }
+  values[op] = {Value(), result};
+  return success();
+}
+
+LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
+  LaneValue ptr = values.lookup(op.getPtr());
+  Value value = lookup(op.getValue());
+  Value mask = op.getMask() ? lookup(op.getMask()) : Value();
+  auto guarded = [&](Value pred, function_ref<void(OpBuilder &, Location)> store) {
+    if (!pred)
+      return store(b, loc());
+    scf::IfOp::create(b, loc(), pred, [&](OpBuilder &bb, Location l) {
+      store(bb, l);
+      scf::YieldOp::create(bb, l);
+    });
+  };
+  if (!isa<RankedTensorType>(op.getValue().getType())) {
+    guarded(mask, [&](OpBuilder &bb, Location l) {
+      memref::StoreOp::create(bb, l, value, ptr.base, ValueRange{ptr.value});
+    });
+    return success();
+  }
+  auto [width, align] = accessWidth(op.getPtr(), op.getMask());
+  int64_t n = cast<VectorType>(value.getType()).getNumElements();
+  for (int64_t g = 0; g < n; g += width) {
+    Value index = vector::ExtractOp::create(b, loc(), ptr.value, g);
+    Value chunk = slice(value, g, width);
+    Value pred = mask ? vector::ExtractOp::create(b, loc(), mask, g).getResult() : Value();
+    guarded(pred, [&](OpBuilder &bb, Location l) {
+      vector::StoreOp::create(bb, l, chunk, ptr.base, ValueRange{index},
+                              /*nontemporal=*/false, llvm::MaybeAlign(align));
+    });
+  }
+  return success();
+}
+
+SmallVector<Value> KernelLowering::combine(tile::ReduceOp op, ValueRange acc,
+                                           ValueRange next) {
+  Block &body = op.getCombiner().front();
+  IRMapping map;
+  unsigned n = acc.size();
+  for (unsigned i = 0; i < n; ++i) {
+    map.map(body.getArgument(i), acc[i]);
+    map.map(body.getArgument(n + i), next[i]);
+  }
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, map);
+  SmallVector<Value> out;
+  for (Value v : body.getTerminator()->getOperands())
+    out.push_back(map.lookupOrDefault(v));
+  return out;
+}
+
+Value KernelLowering::shuffleXor(Value v, unsigned mask) {
+  Type type = v.getType();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  // Lanes exchange 32-bit words; narrower values travel zero-extended.
+  if (bits < 32) {
+    Value word = arith::ExtUIOp::create(
+        b, loc(), b.getI32Type(),
+        arith::BitcastOp::create(b, loc(), b.getIntegerType(bits), v));
+    Value moved = shuffleXor(word, mask);
+    return arith::BitcastOp::create(
+        b, loc(), type, arith::TruncIOp::create(b, loc(), b.getIntegerType(bits), moved));
+  }
+  return gpu::ShuffleOp::create(b, loc(), v, i32(mask), i32(target.waveSize),
+                                gpu::ShuffleMode::XOR)
+      .getShuffleResult();
+}
+
+LogicalResult KernelLowering::lowerReduce(tile::ReduceOp op) {
+  LinearLayout layout = layoutOf(op.getSrcs()[0]);
+  unsigned ax = op.getAxis();
+  if (!layout.isAdditive())
+    return op.emitError("reduction needs a layout whose coordinates add up");
+  unsigned n = op.getSrcs().size();
+
+  // 1. Within a lane: registers that differ only along the axis.
+  SmallVector<LinearLayout::Coord> keys;
+  SmallVector<SmallVector<Value>> partial;
+  for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
+    LinearLayout::Coord key = layout.apply(LinearLayout::Register, r);
+    key.erase(key.begin() + ax);
+    SmallVector<Value> elems;
+    for (Value src : op.getSrcs())
+      elems.push_back(vector::ExtractOp::create(b, loc(), lookup(src), r));
+    auto it = llvm::find(keys, key);
+    if (it == keys.end()) {
+      keys.push_back(key);
+      partial.push_back(elems);
+    } else {
+      auto &acc = partial[it - keys.begin()];
+      acc = combine(op, acc, elems);
+    }
+  }
+
+  // 2. Across the lanes of a wave: butterfly over the lane bits along the axis.
+  for (auto [bit, basis] : llvm::enumerate(layout.getBases(LinearLayout::Lane))) {
+    if (basis[ax] == 0)
+      continue;
+    for (auto &acc : partial) {
+      SmallVector<Value> other;
+      for (Value v : acc)
+        other.push_back(shuffleXor(v, 1u << bit));
+      acc = combine(op, acc, other);
+    }
+  }
+
+  // Where each result register's element sits among the partials.
+  auto resultType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+  LinearLayout resultLayout = resultType ? layoutOf(op.getResult(0)) : layout.dropDim(ax);
+  if (resultLayout != layout.dropDim(ax))
+    return op.emitError("result layout is not the slice of the operand's");
+  SmallVector<unsigned> resultSlot;
+  for (int64_t r = 0; r < resultLayout.getNumRegisters(); ++r)
+    resultSlot.push_back(llvm::find(keys, resultLayout.apply(LinearLayout::Register, r)) - keys.begin());
+
+  // 3. Across warps: each warp leaves its partials in LDS, then every lane
+  //    combines the partials of all warps along the axis in the same order.
+  SmallVector<unsigned> warpBits = getReducedWarpBits(op);
+  if (!warpBits.empty()) {
+    auto offsetAttr = op->getAttrOfType<IntegerAttr>("tile.lds_offset");
+    if (!offsetAttr || kernel.getWorkgroupAttributions().empty())
+      return op.emitError("cross-warp reduction has no LDS: run tile-allocate-lds first");
+    Value lds = kernel.getWorkgroupAttributions()[0];
+    int64_t warps = int64_t(1) << warpBits.size();
+    int64_t outputs = resultType ? resultType.getNumElements() : 1;
+    Value slot = i32(0);
+    for (auto [i, bit] : llvm::enumerate(warpBits)) {
+      Value w = arith::AndIOp::create(b, loc(), arith::ShRUIOp::create(b, loc(), warpId, i32(bit)), i32(1));
+      slot = arith::OrIOp::create(b, loc(), slot, arith::ShLIOp::create(b, loc(), w, i32(i)));
+    }
+    // Row-major index of each result register's element.
+    SmallVector<Value> elementIndex;
+    SmallVector<Value> threadPart;
+    for (unsigned d = 0; d < resultLayout.getRank(); ++d)
+      threadPart.push_back(threadCoord(resultLayout, d));
+    for (int64_t r = 0; r < resultLayout.getNumRegisters(); ++r) {
+      LinearLayout::Coord c = resultLayout.apply(LinearLayout::Register, r);
+      Value linear = i32(0);
+      for (unsigned d = 0; d < resultLayout.getRank(); ++d) {
+        Value coord = arith::AddIOp::create(b, loc(), threadPart[d], i32(c[d]));
+        linear = arith::AddIOp::create(
+            b, loc(), arith::MulIOp::create(b, loc(), linear, i32(resultLayout.getShape()[d])), coord);
+      }
+      elementIndex.push_back(linear);
+    }
+    int64_t byteOffset = offsetAttr.getInt();
+    SmallVector<Value> views;
+    for (Value r : op.getResults()) {
+      Type elt = tile::getElementTypeOrSelf(r.getType());
+      auto viewType = MemRefType::get({warps * outputs}, elt, MemRefLayoutAttrInterface(),
+                                      cast<MemRefType>(lds.getType()).getMemorySpace());
+      views.push_back(memref::ViewOp::create(b, loc(), viewType, lds, idx(byteOffset), ValueRange{}));
+      byteOffset += warps * outputs * ((elt.getIntOrFloatBitWidth() / 8 + 3) / 4 * 4);
+    }
+    auto toIndex = [&](Value v) { return arith::IndexCastOp::create(b, loc(), b.getIndexType(), v); };
+    gpu::BarrierOp::create(b, loc());
+    for (auto [r, slotOfR] : llvm::enumerate(resultSlot)) {
+      Value at = arith::AddIOp::create(
+          b, loc(), arith::MulIOp::create(b, loc(), slot, i32(outputs)), elementIndex[r]);
+      for (unsigned i = 0; i < n; ++i)
+        memref::StoreOp::create(b, loc(), partial[slotOfR][i], views[i], ValueRange{toIndex(at)});
+    }
+    gpu::BarrierOp::create(b, loc());
+    SmallVector<SmallVector<Value>> totals;
+    for (auto [r, slotOfR] : llvm::enumerate(resultSlot)) {
+      SmallVector<Value> acc;
+      for (int64_t w = 0; w < warps; ++w) {
+        SmallVector<Value> loaded;
+        Value at = arith::AddIOp::create(b, loc(), i32(w * outputs), elementIndex[r]);
+        for (unsigned i = 0; i < n; ++i)
+          loaded.push_back(memref::LoadOp::create(b, loc(), views[i], ValueRange{toIndex(at)}));
+        acc = w == 0 ? loaded : combine(op, acc, loaded);
+      }
+      totals.push_back(acc);
+    }
+    // Result registers now index `totals` directly.
+    partial = std::move(totals);
+    for (unsigned r = 0; r < resultSlot.size(); ++r)
+      resultSlot[r] = r;
+  }
+
+  for (unsigned i = 0; i < n; ++i) {
+    Value result = op.getResult(i);
+    if (!resultType) {
+      values[result] = {Value(), partial[resultSlot[0]][i]};
+      continue;
+    }
+    SmallVector<Value> elems;
+    for (unsigned s : resultSlot)
+      elems.push_back(partial[s][i]);
+    auto vtype = laneVectorType(cast<RankedTensorType>(result.getType()), resultLayout);
+    values[result] = {Value(), vector::FromElementsOp::create(b, loc(), vtype, elems)};
+  }
+  return success();
+}
+
+struct LowerToSimtPass : public rocktile::impl::LowerToSimtBase<LowerToSimtPass> {
+  using LowerToSimtBase::LowerToSimtBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    const Target *t = lookupTarget(target);
+    if (!t) {
+      module.emitError() << "unknown target '" << target << "'";
+      return signalPassFailure();
+    }
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(ctx));
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto gpuModule = gpu::GPUModuleOp::create(
+        b, module.getLoc(), "rocktile",
+        ArrayRef<Attribute>{ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/3, "amdgcn-amd-amdhsa", t->chip)});
+    auto global = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
+    auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+      SmallVector<Type> argTypes;
+      for (Type type : func.getArgumentTypes()) {
+        if (auto ptr = dyn_cast<tile::PointerType>(type))
+          argTypes.push_back(MemRefType::get({ShapedType::kDynamic}, ptr.getPointeeType(),
+                                             MemRefLayoutAttrInterface(), global));
+        else
+          argTypes.push_back(type);
+      }
+      auto numWarps = func->getAttrOfType<IntegerAttr>("tile.num_warps");
+      auto ldsBytes = func->getAttrOfType<IntegerAttr>("tile.lds_bytes");
+      if (!numWarps || !ldsBytes) {
+        func.emitError("run tile-assign-layouts and tile-allocate-lds first");
+        return signalPassFailure();
+      }
+      SmallVector<Type> ldsTypes;
+      if (ldsBytes.getInt() > 0)
+        ldsTypes.push_back(MemRefType::get({ldsBytes.getInt()}, b.getI8Type(),
+                                           MemRefLayoutAttrInterface(), workgroup));
+      b.setInsertionPointToEnd(gpuModule.getBody());
+      auto kernel = gpu::GPUFuncOp::create(b, func.getLoc(), func.getName(),
+                                           b.getFunctionType(argTypes, {}), ldsTypes);
+      kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+      int32_t threads = numWarps.getInt() * t->waveSize;
+      kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
+      KernelLowering lowering(func, kernel, *t);
+      if (failed(lowering.run()))
+        return signalPassFailure();
+      func.erase();
+    }
+  }
+};
+
+} // namespace

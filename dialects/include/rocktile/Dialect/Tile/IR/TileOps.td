@@ -1,0 +1,206 @@
+#ifndef ROCKTILE_TILE_OPS
+#define ROCKTILE_TILE_OPS
+
+include "rocktile/Dialect/Tile/IR/TileDialect.td"
+include "rocktile/Dialect/Tile/IR/TileTypes.td"
+include "rocktile/Dialect/Tile/IR/TileAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/IR/OpBase.td"
+
+//===----------------------------------------------------------------------===//
+// Program indexing
+//===----------------------------------------------------------------------===//
+
+class Tile_GridQueryOp<string mnemonic> : Tile_Op<mnemonic, [Pure]> {
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def Tile_ProgramIdOp : Tile_GridQueryOp<"program_id"> {
+  let summary = "Index of this program (workgroup) along a grid axis";
+  let description = [{
+    ```mlir
+    %pid = tile.program_id 0
+    ```
+  }];
+}
+
+def Tile_NumProgramsOp : Tile_GridQueryOp<"num_programs"> {
+  let summary = "Number of programs (workgroups) along a grid axis";
+  let description = [{
+    ```mlir
+    %n = tile.num_programs 1
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Tile construction and shape
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeRangeOp : Tile_Op<"make_range", [Pure]> {
+  let summary = "The integers [start, end) as a 1-D tile";
+  let description = [{
+    `end - start` must be a power of two and equal the result's size.
+
+    ```mlir
+    %r = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure]> {
+  let summary = "A tile with every element equal to a scalar";
+  let description = [{
+    ```mlir
+    %t = tile.splat %x : f32 -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Scalar:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "Repeat a tile along its size-1 dimensions";
+  let description = [{
+    Same rank and element type; every dimension of the source is either equal
+    to the result's or 1.
+
+    ```mlir
+    %b = tile.broadcast %x : tensor<1x64xf32> -> tensor<32x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+  let summary = "Insert a size-1 dimension";
+  let description = [{
+    The Python spelling is `x[:, None]`.
+
+    ```mlir
+    %e = tile.expand_dims %x {axis = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "Advance pointers by a number of elements";
+  let description = [{
+    Offsets count elements of the pointee type. A tile of pointers takes a
+    tile of offsets of the same shape.
+
+    ```mlir
+    %q = tile.addptr %p, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)";
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead<DefaultResource>]>,
+    OptionalTypesMatchWith<"other has the result's type", "result", "other", "$_self">]> {
+  let summary = "Load from global memory, optionally masked";
+  let description = [{
+    Loads the element behind each pointer. Where `mask` is false nothing is
+    read and the result is `other` (undefined when `other` is absent).
+
+    ```mlir
+    %v = tile.load %ptrs, mask = %m, other = %zero
+        : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask,
+                       Optional<Tile_Value>:$other);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $ptr (`,` `mask` `=` $mask^ `:` type($mask))? (`,` `other` `=` $other^)?
+    attr-dict `:` type($ptr) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Store to global memory, optionally masked";
+  let description = [{
+    Writes each element of `value` behind its pointer where `mask` is true.
+
+    ```mlir
+    tile.store %ptrs, %v, mask = %m : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$value,
+                       Optional<Tile_BoolLike>:$mask);
+  let assemblyFormat = [{
+    $ptr `,` $value (`,` `mask` `=` $mask^)? attr-dict `:` type($ptr) `,`
+    type($value) (`,` type($mask)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reduction
+//===----------------------------------------------------------------------===//
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "Reduce tiles along one axis with a combiner region";
+  let description = [{
+    Combines the elements of each operand along `axis` with the region, which
+    takes (accumulated..., next...) scalars and yields the new accumulators.
+    The combiner must be associative and commutative: the order in which
+    elements meet is the layout's. Reducing a 1-D tile gives scalars.
+
+    ```mlir
+    %s = tile.reduce(%x) axis = 0 : (tensor<128xf32>) -> f32 {
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.addf %a, %b : f32
+      tile.reduce.return %c : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<Tile_Value>:$results);
+  let regions = (region SizedRegion<1>:$combiner);
+  let assemblyFormat = [{
+    `(` $srcs `)` `axis` `=` $axis attr-dict `:` functional-type($srcs, $results)
+    $combiner
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def Tile_ReduceReturnOp : Tile_Op<"reduce.return",
+    [HasParent<"ReduceOp">, Pure, Terminator, ReturnLike]> {
+  let summary = "Yield the combined values of a tile.reduce combiner";
+  let description = [{
+    ```mlir
+    tile.reduce.return %c : f32
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+#endif

@@ -1,0 +1,167 @@
+#include "rocktile/Dialect/Tile/IR/Tile.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace rocktile::tile;
+
+#define GET_OP_CLASSES
+#include "rocktile/Dialect/Tile/IR/TileOps.cpp.inc"
+
+static ArrayRef<int64_t> shapeOf(Type type) {
+  if (auto t = dyn_cast<RankedTensorType>(type))
+    return t.getShape();
+  return {};
+}
+
+LogicalResult MakeRangeOp::verify() {
+  int64_t start = getStart(), end = getEnd();
+  if (end <= start)
+    return emitOpError() << "needs start < end, got [" << start << ", " << end
+                         << ")";
+  if (!llvm::isPowerOf2_64(end - start))
+    return emitOpError() << "range size " << end - start
+                         << " must be a power of two";
+  auto type = getType();
+  if (type.getRank() != 1 || type.getDimSize(0) != end - start)
+    return emitOpError() << "result must be a 1-D tensor of " << end - start
+                         << " elements, got " << type;
+  return success();
+}
+
+LogicalResult SplatOp::verify() {
+  if (getType().getElementType() != getSrc().getType())
+    return emitOpError() << "result element type " << getType().getElementType()
+                         << " differs from the scalar's type "
+                         << getSrc().getType();
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "element types differ: " << src.getElementType()
+                         << " vs " << dst.getElementType();
+  if (src.getRank() != dst.getRank())
+    return emitOpError() << "ranks differ: " << src.getRank() << " vs "
+                         << dst.getRank();
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (src.getDimSize(d) != 1 && src.getDimSize(d) != dst.getDimSize(d))
+      return emitOpError() << "dimension " << d << " of size "
+                           << src.getDimSize(d)
+                           << " can only be broadcast from size 1 or kept, "
+                              "but the result has size "
+                           << dst.getDimSize(d);
+  return success();
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for rank "
+                         << src.getRank();
+  SmallVector<int64_t> expected(src.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  if (dst.getShape() != ArrayRef<int64_t>(expected) ||
+      dst.getElementType() != src.getElementType())
+    return emitOpError() << "result must be " << src.clone(expected)
+                         << " (a size-1 dimension inserted at " << axis
+                         << "), got " << dst;
+  return success();
+}
+
+LogicalResult AddPtrOp::verify() {
+  if (shapeOf(getPtr().getType()) != shapeOf(getOffset().getType()))
+    return emitOpError() << "pointer and offset shapes differ: "
+                         << getPtr().getType() << " vs "
+                         << getOffset().getType();
+  return success();
+}
+
+/// Checks what load and store share: the pointee matches the value and the
+/// mask has the pointers' shape.
+static LogicalResult verifyAccess(Operation *op, Type ptrType, Type valueType,
+                                  Value mask) {
+  auto ptr = cast<PointerType>(getElementTypeOrSelf(ptrType));
+  Type expected = cloneWithElementType(ptrType, ptr.getPointeeType());
+  if (isa<RankedTensorType>(valueType) && isa<RankedTensorType>(expected))
+    expected = cast<RankedTensorType>(expected).cloneWithEncoding(
+        cast<RankedTensorType>(valueType).getEncoding());
+  if (valueType != expected)
+    return op->emitOpError() << "value type " << valueType
+                             << " does not match the pointers, which need "
+                             << expected;
+  if (mask && shapeOf(mask.getType()) != shapeOf(ptrType))
+    return op->emitOpError() << "mask shape does not match the pointers: "
+                             << mask.getType() << " vs " << ptrType;
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError() << "'other' is only meaningful with a mask";
+  return verifyAccess(*this, getPtr().getType(), getType(), getMask());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyAccess(*this, getPtr().getType(), getValue().getType(),
+                      getMask());
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  if (getSrcs().empty())
+    return emitOpError() << "needs at least one operand";
+  auto first = cast<RankedTensorType>(getSrcs()[0].getType());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= first.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for rank "
+                         << first.getRank();
+  if (getNumResults() != getSrcs().size())
+    return emitOpError() << "has " << getSrcs().size() << " operands but "
+                         << getNumResults() << " results";
+  SmallVector<int64_t> reduced(first.getShape());
+  reduced.erase(reduced.begin() + axis);
+  Block &body = getCombiner().front();
+  unsigned n = getSrcs().size();
+  if (body.getNumArguments() != 2 * n)
+    return emitOpError() << "combiner must take " << 2 * n
+                         << " scalar arguments (accumulators, then next "
+                            "elements), got "
+                         << body.getNumArguments();
+  for (unsigned i = 0; i < n; ++i) {
+    auto src = cast<RankedTensorType>(getSrcs()[i].getType());
+    if (src.getShape() != first.getShape())
+      return emitOpError() << "operands must share one shape";
+    Type elt = src.getElementType();
+    Type res = getResult(i).getType();
+    bool scalarResult = reduced.empty();
+    if (scalarResult ? res != elt
+                     : (!isa<RankedTensorType>(res) ||
+                        cast<RankedTensorType>(res).getShape() !=
+                            ArrayRef<int64_t>(reduced) ||
+                        getElementTypeOrSelf(res) != elt))
+      return emitOpError() << "result " << i << " must be "
+                           << (scalarResult ? Type(elt)
+                                            : Type(RankedTensorType::get(
+                                                  reduced, elt)))
+                           << " (the operand without axis " << axis
+                           << "), got " << res;
+    if (body.getArgument(i).getType() != elt ||
+        body.getArgument(n + i).getType() != elt)
+      return emitOpError() << "combiner arguments " << i << " and " << n + i
+                           << " must be " << elt;
+  }
+  auto ret = body.empty() ? nullptr : dyn_cast<ReduceReturnOp>(&body.back());
+  if (!ret)
+    return emitOpError() << "combiner must end in tile.reduce.return";
+  if (ret.getValues().size() != n)
+    return ret.emitOpError() << "must return " << n << " values, got "
+                             << ret.getValues().size();
+  for (unsigned i = 0; i < n; ++i)
+    if (ret.getValues()[i].getType() != body.getArgument(i).getType())
+      return ret.emitOpError() << "value " << i << " must be "
+                               << body.getArgument(i).getType();
+  return success();
+}

@@ -1,0 +1,28 @@
+"""rocktile: a Triton-compatible tile language and MLIR compiler for AMD
+gfx950 and gfx1250.
+
+    import rocktile
+    import rocktile.language as tl
+
+    @rocktile.jit
+    def kernel(x_ptr, n, BLOCK: tl.constexpr): ...
+
+    k = rocktile.compile(kernel, signature={"x_ptr": "*fp32:16", "n": "i32"},
+                         constexprs={"BLOCK": 1024}, target="gfx950")
+    k.asm["amdgcn"], k.hsaco, k.metadata
+"""
+from . import language
+from .compiler import CompiledKernel, compile
+from .errors import CompilationError
+from .jit import JITFunction, jit
+from .language.core import cdiv, constexpr
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of two >= n (1 for n <= 1)."""
+    n = int(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+__all__ = ["jit", "compile", "cdiv", "next_power_of_2", "CompilationError", "CompiledKernel",
+           "JITFunction", "language", "constexpr"]

@@ -1,0 +1,242 @@
+"""Compiling without launching: `rocktile.compile`, kernel signatures and
+`CompiledKernel`."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .language import core
+
+__all__ = ["compile", "CompiledKernel", "ArgSpec", "Specialization", "trace_ir"]
+
+DEFAULT_TARGET = "gfx950"
+
+# Signature spellings, as in Triton: i32, fp16, ... and *fp32 for pointers.
+_SIGNATURE_TYPES = {
+    "i1": core.int1, "i8": core.int8, "i16": core.int16, "i32": core.int32, "i64": core.int64,
+    "u8": core.uint8, "u16": core.uint16, "u32": core.uint32, "u64": core.uint64,
+    "fp16": core.float16, "bf16": core.bfloat16, "fp32": core.float32, "fp64": core.float64,
+}
+_SIGNATURE_NAME = {ty: name for name, ty in _SIGNATURE_TYPES.items()}
+# numpy / torch dtype names -> signature spelling.
+_ARRAY_DTYPES = {
+    "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64",
+}
+
+
+def load_C():
+    """The C++ compiler module, with a clear message when it is not built."""
+    try:
+        from . import _C
+    except ImportError as e:
+        raise ImportError("rocktile._C, the C++ part of rocktile, is not built or cannot be loaded "
+                          f"({e}); build it with CMake as the README says") from e
+    return _C
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One runtime argument of a specialized kernel."""
+
+    name: str
+    type: core.dtype  # a scalar dtype or a pointer_type
+    divisible_by_16: bool = False  # pointer: 16-byte aligned; integer: value % 16 == 0
+
+    def __str__(self):
+        ty = self.type
+        text = "*" + _SIGNATURE_NAME[ty.element_ty] if ty.is_ptr() else _SIGNATURE_NAME[ty]
+        return text + (":16" if self.divisible_by_16 else "")
+
+    @property
+    def mlir_attrs(self) -> str:
+        return "{tile.divisibility = 16 : i32}" if self.divisible_by_16 else "{}"
+
+
+@dataclass(frozen=True)
+class Specialization:
+    """Everything a compiled variant depends on; the key of JITFunction.cache."""
+
+    args: tuple  # of ArgSpec, in parameter order
+    constexprs: tuple  # of (name, value), in parameter order
+    target: str
+    num_warps: int
+
+    @property
+    def signature(self) -> dict:
+        return {a.name: str(a) for a in self.args}
+
+
+def parse_arg_type(text, name):
+    """'*fp32:16' -> (pointer_type(float32), True)."""
+    if not isinstance(text, str):
+        raise ValueError(f"the signature type of '{name}' must be a string such as '*fp32' or 'i32', got {text!r}")
+    base, _, suffix = text.strip().partition(":")
+    base = base.strip()
+    is_ptr = base.startswith("*")
+    scalar = _SIGNATURE_TYPES.get(base[1:].strip() if is_ptr else base)
+    if scalar is None:
+        choices = ", ".join(["*" + n for n in _SIGNATURE_TYPES] + list(_SIGNATURE_TYPES))
+        raise ValueError(f"invalid signature type {text!r} for '{name}': expected one of {choices}, "
+                         "optionally followed by ':16', or 'constexpr'")
+    if suffix and suffix.strip() != "16":
+        raise ValueError(f"invalid signature type {text!r} for '{name}': the only divisibility suffix is ':16'")
+    if suffix and not is_ptr and not scalar.is_int():
+        raise ValueError(f"invalid signature type {text!r} for '{name}': ':16' applies to pointers and integers only")
+    return (core.pointer_type(scalar) if is_ptr else scalar), bool(suffix)
+
+
+def signature_of_value(value, name, specialize=True) -> str:
+    """The signature type of a runtime argument: arrays/tensors become
+    pointers (16-byte aligned -> ':16'), ints i32 (i64 if too large; ':16'
+    if divisible by 16), floats fp32, bools i1."""
+    suffix = lambda ok: ":16" if specialize and ok else ""  # noqa: E731
+    if isinstance(value, np.generic):
+        if isinstance(value, np.floating):
+            return _ARRAY_DTYPES[value.dtype.name]
+        value = value.item()
+    if isinstance(value, bool):
+        return "i1"
+    if isinstance(value, int):
+        ty = "i32" if -2**31 <= value < 2**31 else "i64" if -2**63 <= value < 2**63 else "u64"
+        return ty + suffix(value % 16 == 0)
+    if isinstance(value, float):
+        return "fp32"
+    if isinstance(value, np.ndarray):
+        dtype_name, address = value.dtype.name, value.ctypes.data
+    elif hasattr(value, "data_ptr") and hasattr(value, "dtype"):  # torch.Tensor and look-alikes
+        dtype_name, address = str(value.dtype).rsplit(".", 1)[-1], value.data_ptr()
+    else:
+        raise TypeError(f"cannot pass {type(value).__name__} as kernel argument '{name}': expected a numpy "
+                        "array, a torch tensor, an int, a float or a bool")
+    if dtype_name not in _ARRAY_DTYPES:
+        raise TypeError(f"kernel argument '{name}' has dtype {dtype_name}, which rocktile does not support")
+    return "*" + _ARRAY_DTYPES[dtype_name] + suffix(address % 16 == 0)
+
+
+def check_target(target):
+    targets = list(load_C().targets())
+    if target not in targets:
+        raise ValueError(f"unknown target {target!r}: expected one of {', '.join(targets)}")
+
+
+def check_num_warps(num_warps):
+    if not isinstance(num_warps, int) or isinstance(num_warps, bool) or num_warps < 1 or num_warps & (num_warps - 1):
+        raise ValueError(f"num_warps must be a power of two (1, 2, 4, ...), got {num_warps!r}")
+
+
+def _freeze(value, name):
+    value = core._unwrap(value)
+    if isinstance(value, list):
+        value = tuple(value)
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"the constexpr value of '{name}' must be hashable, got {type(value).__name__}") from None
+    return value
+
+
+def make_specialization(fn, types: Mapping, constexprs: Mapping, target, num_warps) -> Specialization:
+    """Check `types` (parameter -> signature string or 'constexpr') and
+    `constexprs` (parameter -> value) against fn's parameters."""
+    names = fn.arg_names
+    kernel = f"{fn.__name__}({', '.join(names)})"
+    for what, given in (("signature", types), ("constexprs", constexprs)):
+        unknown = [n for n in given if n not in names]
+        if unknown:
+            raise ValueError(f"{what} names {', '.join(map(repr, unknown))}, which "
+                             f"{'is not a parameter' if len(unknown) == 1 else 'are not parameters'} of {kernel}")
+    check_target(target)
+    check_num_warps(num_warps)
+    args, values, missing, missing_values = [], [], [], []
+    for name in names:
+        ty = types.get(name)
+        is_constexpr = name in fn.constexpr_names or ty == "constexpr" or (name in constexprs and ty is None)
+        if not is_constexpr:
+            if name in constexprs:
+                raise ValueError(f"'{name}' has the type {ty!r} in the signature and a value in constexprs; give only one")
+            if ty is None:
+                missing.append(name)
+            else:
+                args.append(ArgSpec(name, *parse_arg_type(ty, name)))
+            continue
+        if ty not in (None, "constexpr"):
+            raise ValueError(f"'{name}' is a tl.constexpr parameter of {kernel}: give its value in "
+                             f"constexprs= (and 'constexpr' or nothing in the signature), not the type {ty!r}")
+        if name in constexprs:
+            values.append((name, _freeze(constexprs[name], name)))
+        elif name in fn.defaults:
+            values.append((name, _freeze(fn.defaults[name], name)))
+        else:
+            missing_values.append(name)
+    if missing:
+        raise ValueError(f"the signature of {kernel} has no type for {', '.join(map(repr, missing))}")
+    if missing_values:
+        raise ValueError(f"no value for the constexpr parameter(s) {', '.join(map(repr, missing_values))} "
+                         f"of {kernel}: pass them in constexprs=")
+    return Specialization(tuple(args), tuple(values), target, num_warps)
+
+
+def compile(fn, signature, constexprs=None, target=DEFAULT_TARGET, num_warps=4):
+    """Compile a @rocktile.jit kernel without launching it.
+
+    signature: parameter name -> type, spelled as in Triton:
+        pointers  '*fp32' '*fp16' '*bf16' '*fp64' '*i1' '*i8' '*i16' '*i32' '*i64' '*u8' ... '*u64'
+        scalars   'i1' 'i8' 'i16' 'i32' 'i64' 'u8' ... 'u64' 'fp16' 'bf16' 'fp32' 'fp64'
+        'constexpr' for a parameter whose value is given in `constexprs`.
+      A ':16' suffix states divisibility the compiler may rely on:
+      '*fp32:16' is a pointer aligned to 16 bytes, 'i32:16' an integer
+      divisible by 16.  Without it nothing is assumed.
+    constexprs: tl.constexpr parameter -> value (defaults of the Python
+      function are used for those not given).
+    target: 'gfx950' or 'gfx1250'.  num_warps: waves per workgroup.
+
+    Returns a CompiledKernel.  Variants are memoized on fn.cache.
+    """
+    if not hasattr(fn, "compile_specialization"):
+        raise TypeError(f"rocktile.compile expects a @rocktile.jit function, got {fn!r}")
+    if not isinstance(signature, Mapping):
+        raise TypeError("signature must be a dict of parameter name -> type string, e.g. "
+                        "{'x_ptr': '*fp32:16', 'n': 'i32'}")
+    spec = make_specialization(fn, signature, constexprs or {}, target, num_warps)
+    return fn.compile_specialization(spec)
+
+
+def trace_ir(fn, signature, constexprs=None, debug_info=False) -> str:
+    """The tile-dialect MLIR that the front end builds for this
+    specialization, before any compiler pass (for tests and debugging)."""
+    spec = make_specialization(fn, signature, constexprs or {}, DEFAULT_TARGET, 4)
+    module, _ = fn.trace(spec)
+    return module.to_string(debug_info)
+
+
+class CompiledKernel:
+    """A compiled kernel: `.asm` ('tile', 'simt', 'llir', 'amdgcn' texts),
+    `.hsaco` (the code object) and `.metadata` (register and memory use)."""
+
+    def __init__(self, name, spec: Specialization, asm: dict, hsaco: bytes, metadata: dict):
+        self.name = name
+        self.target = spec.target
+        self.num_warps = spec.num_warps
+        self.signature = spec.signature
+        self.constexprs = dict(spec.constexprs)
+        self.specialization = spec
+        self.asm = asm
+        self.hsaco = hsaco
+        self.metadata = metadata
+
+    @property
+    def n_regs(self):
+        return self.metadata.get("vgpr_count")
+
+    @property
+    def n_spills(self):
+        return self.metadata.get("vgpr_spill_count", 0) + self.metadata.get("sgpr_spill_count", 0)
+
+    def __repr__(self):
+        m = self.metadata
+        return (f"<CompiledKernel {self.name} for {self.target}, num_warps={self.num_warps}: "
+                f"{m.get('vgpr_count')} VGPRs, {m.get('sgpr_count')} SGPRs, {m.get('lds_bytes')} B LDS>")

@@ -1,0 +1,167 @@
+"""@rocktile.jit: tracing a Python kernel into the tile dialect, with
+specialization and an in-process cache of compiled variants."""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from . import compiler
+from .compiler import CompiledKernel, Specialization
+from .errors import (CompilationError, definition_position, error_from_compile_error,
+                     error_from_exception)
+from .language import core, semantic
+
+__all__ = ["jit", "JITFunction"]
+
+# The code objects of all @jit functions: ops get the location of the
+# innermost frame running one of them, and errors are reported there.
+_KERNEL_CODES: set = set()
+
+
+class JITFunction:
+    """A kernel written in rocktile.language.
+
+    kernel.warmup(*args, target=..., num_warps=..., **constexprs) and
+    kernel.compile(signature, constexprs, target, num_warps) compile it;
+    compiled variants are kept in `kernel.cache`, keyed by Specialization.
+    Called from another @jit function while tracing, it is inlined."""
+
+    def __init__(self, fn, do_not_specialize=()):
+        if not inspect.isfunction(fn):
+            raise TypeError(f"@rocktile.jit decorates Python functions, got {fn!r}")
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+        self.signature = inspect.signature(fn)
+        params = list(self.signature.parameters.values())
+        for p in params:
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise TypeError(f"@rocktile.jit function {fn.__name__} cannot take *{p.name}: "
+                                "kernel parameters must be named")
+        self.arg_names = [p.name for p in params]
+        self.constexpr_names = frozenset(p.name for p in params if core._is_constexpr_annotation(p.annotation))
+        self.defaults = {p.name: p.default for p in params if p.default is not p.empty}
+        self.do_not_specialize = frozenset(
+            self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize)
+        self.cache: dict[Specialization, CompiledKernel] = {}
+        _KERNEL_CODES.add(fn.__code__)
+
+    def __repr__(self):
+        return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
+
+    def __call__(self, *args, **kwargs):
+        if semantic.is_tracing():
+            return self.fn(*args, **kwargs)  # a @jit function called from a kernel: inline it
+        raise RuntimeError(f"{self.__name__} is a rocktile kernel: launch it as {self.__name__}[grid](...), "
+                           "or compile it with .warmup(...) / .compile(...)")
+
+    def __getitem__(self, grid):
+        raise RuntimeError("launching kernels needs rocktile's runtime, which this build does not have yet; "
+                           "use .warmup(...) or rocktile.compile(...) to compile without launching")
+
+    # ------------------------------------------------------------------
+    # Entry points.
+
+    def warmup(self, *args, target=compiler.DEFAULT_TARGET, num_warps=4, grid=None, **kwargs) -> CompiledKernel:
+        """Compile for the given arguments, as a launch with them would
+        (`grid` is accepted for Triton compatibility and not used)."""
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}.warmup: {e}") from None
+        types, constexprs = {}, {}
+        for name, value in bound.arguments.items():
+            if name in self.constexpr_names:
+                constexprs[name] = value
+            else:
+                types[name] = compiler.signature_of_value(value, name, name not in self.do_not_specialize)
+        spec = compiler.make_specialization(self, types, constexprs, target, num_warps)
+        return self.compile_specialization(spec)
+
+    def compile(self, signature, constexprs=None, target=compiler.DEFAULT_TARGET, num_warps=4) -> CompiledKernel:
+        """Same as rocktile.compile(self, ...)."""
+        return compiler.compile(self, signature, constexprs, target, num_warps)
+
+    def compile_specialization(self, spec: Specialization) -> CompiledKernel:
+        kernel = self.cache.get(spec)
+        if kernel is not None:
+            return kernel
+        module, ir = self.trace(spec)
+        C, where = ir.C, ir.default_position
+        try:
+            module.verify()
+        except C.CompileError as e:
+            raise error_from_compile_error(
+                str(e), ir.extents, where,
+                note="rocktile's front end built invalid IR for this kernel; please report this bug") from None
+        try:
+            out = C.compile(module, spec.target, spec.num_warps)
+        except C.CompileError as e:
+            raise error_from_compile_error(str(e), ir.extents, where) from None
+        except Exception as e:  # never show a raw C++ failure without the kernel's position
+            raise CompilationError(f"internal compiler error: {type(e).__name__}: {e}", *where) from e
+        metadata = dict(out["metadata"])
+        metadata.setdefault("name", self.__name__)
+        metadata.update(target=spec.target, num_warps=spec.num_warps)
+        asm = {stage: out[stage] for stage in ("tile", "simt", "llir", "amdgcn") if stage in out}
+        kernel = CompiledKernel(metadata["name"], spec, asm, bytes(out["hsaco"]), metadata)
+        self.cache[spec] = kernel
+        return kernel
+
+    # ------------------------------------------------------------------
+    # Tracing.
+
+    def trace(self, spec: Specialization):
+        """Run the Python function on proxies and return (module, IRBuilder).
+        Pointer and scalar parameters become `tl.tensor` scalars; constexpr
+        parameters are passed as plain Python values."""
+        C = compiler.load_C()
+        ctx = C.Context()
+        ir = semantic.IRBuilder(C, ctx, _KERNEL_CODES, definition_position(self.fn))
+        b, loc = ir.builder, ir.default_loc
+        module = ctx.create_module(loc)
+        b.set_insertion_point_to_end(module.body())
+        attrs = {"sym_name": f'"{self.__name__}"',
+                 "function_type": f"({', '.join(a.type.mlir for a in spec.args)}) -> ()"}
+        if spec.args:
+            attrs["arg_attrs"] = f"[{', '.join(a.mlir_attrs for a in spec.args)}]"
+        func = b.create("func.func", [], [], {k: ir.attr(v) for k, v in attrs.items()}, loc, 1)
+        entry = func.add_block(0, [ir.type(a.type) for a in spec.args], loc)
+        b.set_insertion_point_to_end(entry)
+
+        values = dict(spec.constexprs)
+        values.update((a.name, core.tensor(entry.arg(i), a.type)) for i, a in enumerate(spec.args))
+        with semantic.tracing(ir):
+            try:
+                result = self.fn(*(values[name] for name in self.arg_names))
+            except CompilationError:
+                raise
+            except Exception as e:
+                error = error_from_exception(e, _KERNEL_CODES, self.fn)
+                # A user mistake needs no traceback of rocktile's internals;
+                # anything else keeps its cause, which may be a rocktile bug.
+                raise error from (None if _is_user_error(e) else e)
+        if result is not None:
+            raise CompilationError("a kernel cannot return a value; store results with tl.store",
+                                   *definition_position(self.fn))
+        b.create("func.return", [], [], {}, loc, 0)
+        return module, ir
+
+
+def _is_user_error(e: BaseException) -> bool:
+    """A SemanticError, or an exception raised by the kernel's own Python
+    code (e.g. AttributeError for `tl.foo`), not from inside rocktile."""
+    if isinstance(e, semantic.SemanticError):
+        return True
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code in _KERNEL_CODES
+
+
+def jit(fn=None, *, do_not_specialize=(), **options):
+    """Decorator making a Python function a rocktile kernel:
+    `@rocktile.jit` or `@rocktile.jit(do_not_specialize=["n"])`.  Other
+    Triton options (debug, noinline, ...) are accepted and ignored."""
+    def decorate(f):
+        return JITFunction(f, do_not_specialize)
+    return decorate(fn) if fn is not None else decorate

@@ -1,0 +1,754 @@
+"""Type checking, promotion and IR building behind rocktile.language.
+
+The public functions in `core` call into this module with plain Python
+values and `tensor` proxies.  Each function here checks its operands, applies
+Triton's promotion and broadcasting rules, and appends ops (tile dialect and
+upstream arith/math) to the kernel being traced.  User mistakes raise
+`SemanticError`; the JIT reports them at the kernel line that caused them.
+"""
+from __future__ import annotations
+
+import math
+import struct
+import sys
+import threading
+from contextlib import contextmanager
+
+import numpy as np
+
+from ..errors import source_position
+
+
+class SemanticError(Exception):
+    """A user error found while tracing a kernel."""
+
+
+# Triton's limit on the number of elements of one tile.
+MAX_NUMEL = 1 << 20
+
+# --------------------------------------------------------------------------
+# The kernel being traced.
+
+
+class IRBuilder:
+    """Builds one kernel's MLIR through rocktile._C.  Every op gets the
+    location of the kernel source being executed: the innermost frame that
+    runs the code of a @jit function."""
+
+    def __init__(self, C, ctx, kernel_codes, default_position):
+        self.C, self.ctx = C, ctx
+        self.builder = C.Builder(ctx)
+        self.kernel_codes = kernel_codes
+        self._types, self._attrs, self._locs = {}, {}, {}
+        # (file, line, col) of each location -> end column of its expression,
+        # so diagnostics from C++ can underline the whole expression.
+        self.extents: dict = {}
+        self.default_position = default_position
+        self.default_loc = self.make_loc(*default_position)
+
+    def type(self, ty):
+        text = ty.mlir
+        if text not in self._types:
+            self._types[text] = self.ctx.parse_type(text)
+        return self._types[text]
+
+    def attr(self, text: str):
+        if text not in self._attrs:
+            self._attrs[text] = self.ctx.parse_attr(text)
+        return self._attrs[text]
+
+    def make_loc(self, filename, line, col, end_col=None):
+        if end_col is not None:
+            self.extents[(filename, line, col)] = end_col
+        return self.ctx.loc(filename, line, col)
+
+    def loc(self):
+        frame = sys._getframe(1)
+        while frame is not None:
+            code = frame.f_code
+            if code in self.kernel_codes:
+                key = (code, frame.f_lasti)
+                if key not in self._locs:
+                    self._locs[key] = self.make_loc(*source_position(code, frame.f_lasti))
+                return self._locs[key]
+            frame = frame.f_back
+        return self.default_loc
+
+    def create(self, name, operands, result_types, attrs=None, num_regions=0):
+        handles = [o.handle if isinstance(o, core.tensor) else o for o in operands]
+        types = [self.type(t) for t in result_types]
+        attributes = {k: self.attr(v) for k, v in (attrs or {}).items()}
+        return self.builder.create(name, handles, types, attributes, self.loc(), num_regions)
+
+
+_state = threading.local()
+
+
+def current() -> IRBuilder:
+    ir = getattr(_state, "ir", None)
+    if ir is None:
+        raise SemanticError("rocktile.language functions can only be used inside a @rocktile.jit "
+                            "function while it is being compiled")
+    return ir
+
+
+def is_tracing() -> bool:
+    return getattr(_state, "ir", None) is not None
+
+
+@contextmanager
+def tracing(ir: IRBuilder):
+    previous = getattr(_state, "ir", None)
+    _state.ir = ir
+    try:
+        yield ir
+    finally:
+        _state.ir = previous
+
+
+def _emit(name, operands, ty, attrs=None):
+    """Build a one-result op and wrap its result."""
+    op = current().create(name, operands, [ty], attrs)
+    return core.tensor(op.result(0), ty)
+
+
+def _typed(shape, elt):
+    """The type of a value of element type `elt` and `shape` (() = scalar)."""
+    return core.block_type(elt, shape) if shape else elt
+
+
+# --------------------------------------------------------------------------
+# Python values, constants and conversions.
+
+
+def _value(x):
+    """Unwrap constexprs and numpy scalars into plain Python values."""
+    if isinstance(x, core.constexpr):
+        x = x.value
+    if isinstance(x, np.generic):
+        x = x.item()
+    return x
+
+
+def _is_number(x):
+    return isinstance(x, (bool, int, float))
+
+
+def python_dtype(x):
+    """The dtype of a Python number: bool -> int1, int -> int32 (int64 or
+    uint64 if it does not fit), float -> float32."""
+    if isinstance(x, bool):
+        return core.int1
+    if isinstance(x, int):
+        if -2**31 <= x < 2**31:
+            return core.int32
+        if -2**63 <= x < 2**63:
+            return core.int64
+        if 0 <= x < 2**64:
+            return core.uint64
+        raise SemanticError(f"the integer {x} does not fit in 64 bits")
+    if isinstance(x, float):
+        return core.float32
+    raise SemanticError(f"expected a tensor or a Python number, got {type(x).__name__} {x!r}")
+
+
+def to_tensor(x, dtype=None):
+    """A tensor for `x`; a Python number becomes a constant of `dtype`
+    (default: its own python_dtype)."""
+    x = _value(x)
+    if isinstance(x, core.tensor):
+        return x
+    return constant(x, dtype or python_dtype(x))
+
+
+def constant(value, dt):
+    value = _value(value)
+    if not _is_number(value):
+        raise SemanticError(f"expected a Python number for a {dt} constant, got {type(value).__name__} {value!r}")
+    return _emit("arith.constant", [], dt, {"value": _literal(value, dt)})
+
+
+def _literal(value, dt) -> str:
+    """MLIR attribute text for `value` as a `dt` constant.  Floats are written
+    as their exact bit pattern: MLIR's float syntax has no inf/nan and
+    needs a '.' in every literal."""
+    if dt.is_bool():
+        return "true" if value else "false"
+    if dt.is_int():
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise SemanticError(f"cannot convert {value} to {dt}")
+            value = int(value)
+        width = dt.primitive_bitwidth
+        value = int(value) & ((1 << width) - 1)  # two's complement in `width` bits
+        if value >= 1 << (width - 1):
+            value -= 1 << width
+        return f"{value} : {dt.mlir}"
+    bits = _float_bits(float(value), dt)
+    return f"0x{bits:0{dt.primitive_bitwidth // 4}X} : {dt.mlir}"
+
+
+def _float_bits(value: float, dt) -> int:
+    with np.errstate(over="ignore"):
+        if dt.is_fp64():
+            return struct.unpack("<Q", struct.pack("<d", value))[0]
+        if dt.is_fp16():
+            return int(np.float16(value).view(np.uint16))
+        f32 = int(np.float32(value).view(np.uint32))
+    if dt.is_fp32():
+        return f32
+    # bfloat16: the high half of the float32, rounded to nearest even.
+    if math.isnan(value):
+        return 0x7FC0
+    return ((f32 + 0x7FFF + ((f32 >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def cast(x, dst, bitcast=False):
+    """Convert `x` to dtype `dst` (values of the same shape)."""
+    x = _value(x)
+    if not isinstance(x, core.tensor):
+        return constant(x, dst)
+    src = x.dtype
+    if src == dst:
+        return x
+    if src.is_ptr() or dst.is_ptr():
+        raise SemanticError(f"cannot convert {src} to {dst}: pointer casts are not supported")
+    ty = _typed(x.shape, dst)
+    if src.mlir == dst.mlir:  # e.g. int32 <-> uint32: the same bits, another reading
+        return core.tensor(x.handle, ty)
+    if bitcast:
+        if src.primitive_bitwidth != dst.primitive_bitwidth:
+            raise SemanticError(f"cannot bitcast {src} to {dst}: they have different bit widths")
+        return _emit("arith.bitcast", [x], ty)
+    src_bits, dst_bits = src.primitive_bitwidth, dst.primitive_bitwidth
+    if src.is_floating() and dst.is_floating():
+        if src_bits == dst_bits:  # fp16 <-> bf16 goes through fp32
+            return cast(cast(x, core.float32), dst)
+        return _emit("arith.extf" if src_bits < dst_bits else "arith.truncf", [x], ty)
+    if src.is_int() and dst.is_int():
+        if dst.is_bool():
+            return not_equal(x, constant(0, src))
+        if src_bits < dst_bits:
+            return _emit("arith.extsi" if src.is_int_signed() else "arith.extui", [x], ty)
+        return _emit("arith.trunci", [x], ty)
+    if src.is_int() and dst.is_floating():
+        return _emit("arith.sitofp" if src.is_int_signed() else "arith.uitofp", [x], ty)
+    if src.is_floating() and dst.is_int():
+        if dst.is_bool():
+            return not_equal(x, constant(0.0, src))
+        return _emit("arith.fptosi" if dst.is_int_signed() else "arith.fptoui", [x], ty)
+    raise SemanticError(f"cannot convert {src} to {dst}")
+
+
+# --------------------------------------------------------------------------
+# Shapes.
+
+
+def check_shape(shape):
+    """Tile shapes are powers of two with at most MAX_NUMEL elements, as in Triton."""
+    shape = tuple(shape)
+    for i, d in enumerate(shape):
+        if d <= 0 or d & (d - 1):
+            raise SemanticError(f"tile shapes must be powers of two, got {list(shape)} "
+                                f"(dimension {i} is {d})")
+    if math.prod(shape) > MAX_NUMEL:
+        raise SemanticError(f"a tile of shape {list(shape)} has more than {MAX_NUMEL} elements")
+    return shape
+
+
+def broadcast_shapes(a, b, what):
+    """The common shape of two operands.  Scalars and size-1 dimensions
+    grow; a lower rank gets size-1 dimensions prepended (numpy's and
+    Triton's rule).  Nothing is ever appended: write x[:, None] for that."""
+    a, b = tuple(a), tuple(b)
+    if a == b or not b:
+        return a
+    if not a:
+        return b
+    rank = max(len(a), len(b))
+    pa, pb = (1,) * (rank - len(a)) + a, (1,) * (rank - len(b)) + b
+    out = []
+    for i, (x, y) in enumerate(zip(pa, pb)):
+        if x != y and 1 not in (x, y):
+            raise SemanticError(f"shape mismatch in {what}: {list(a)} and {list(b)} cannot be broadcast "
+                                f"together (dimension {i}: {x} vs {y})")
+        out.append(max(x, y))
+    return tuple(out)
+
+
+def splat(x, shape):
+    return _emit("tile.splat", [x], core.block_type(x.dtype, shape))
+
+
+def expand_dims(x, axis):
+    x = to_tensor(x)
+    if not x.shape:
+        return splat(x, (1,))
+    if not 0 <= axis <= len(x.shape):
+        raise SemanticError(f"expand_dims axis {axis} is out of range for a tensor of rank {len(x.shape)}")
+    shape = x.shape[:axis] + (1,) + x.shape[axis:]
+    return _emit("tile.expand_dims", [x], core.block_type(x.dtype, shape), {"axis": f"{axis} : i32"})
+
+
+def broadcast_to(x, shape, what=None):
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    if not x.shape:
+        return splat(x, shape)
+    ok = len(x.shape) <= len(shape) and all(
+        d in (1, s) for d, s in zip(x.shape[::-1], shape[::-1]))
+    if not ok:
+        raise SemanticError(f"cannot broadcast {what or 'a tensor'} of shape {list(x.shape)} to {list(shape)}")
+    while len(x.shape) < len(shape):
+        x = expand_dims(x, 0)
+    if x.shape == shape:
+        return x
+    return _emit("tile.broadcast", [x], core.block_type(x.dtype, shape))
+
+
+def subscript(x, index):
+    """x[:, None] / x[None, :]: ':' keeps a dimension, None inserts a size-1 one."""
+    items = index if isinstance(index, tuple) else (index,)
+    for item in items:
+        if item is not None and not (isinstance(item, slice) and item == slice(None)):
+            raise SemanticError(f"unsupported index {item!r}: tensors can only be indexed with ':' "
+                                "and None (e.g. x[:, None])")
+    rank = len(x.shape)
+    if sum(item is not None for item in items) > rank:
+        raise SemanticError(f"too many ':' in the index of a tensor of rank {rank}")
+    for dim, item in enumerate(items):
+        if item is None:
+            x = expand_dims(x, dim)
+    return x
+
+
+# --------------------------------------------------------------------------
+# Promotion.
+
+
+def _integer_promote(a, b):
+    """C's usual arithmetic conversions, without promotion to int: the wider
+    type wins; between signed and unsigned, unsigned wins unless the signed
+    type is wider."""
+    if a.is_int_signed() == b.is_int_signed():
+        return a if a.primitive_bitwidth >= b.primitive_bitwidth else b
+    signed, unsigned = (a, b) if a.is_int_signed() else (b, a)
+    return unsigned if unsigned.primitive_bitwidth >= signed.primitive_bitwidth else signed
+
+
+def computation_type(a, b, op, div_or_mod=False):
+    """The dtype in which a binary arithmetic op between `a` and `b` is
+    computed (Triton's rules): fp64 > fp32 > fp16/bf16 > integers; `/` and
+    `%` on half types compute in fp32; fp16 with bf16 gives fp32."""
+    for t in (a, b):
+        if t.is_ptr():
+            raise SemanticError(f"operator '{op}' is not defined for pointers ({a} {op} {b})")
+    if a.is_fp64() or b.is_fp64():
+        return core.float64
+    if a.is_fp32() or b.is_fp32():
+        return core.float32
+    if a.is_half() or b.is_half():
+        if div_or_mod or (a.is_half() and b.is_half() and a != b):
+            return core.float32
+        return a if a.is_half() else b
+    return _integer_promote(a, b)
+
+
+def _operands(a, b, op, div_or_mod=False):
+    """Check and convert the operands of a binary elementwise op: both get the
+    promoted dtype and the broadcast shape.  Returns (a, b, dtype)."""
+    a, b = _value(a), _value(b)
+    a_ty, b_ty = _operand_dtype(a, op), _operand_dtype(b, op)
+    # A Python float takes the float type of the tensor it meets (Triton's weak typing).
+    if isinstance(a, float) and isinstance(b, core.tensor) and b_ty.is_floating():
+        a_ty = b_ty
+    if isinstance(b, float) and isinstance(a, core.tensor) and a_ty.is_floating():
+        b_ty = a_ty
+    ty = computation_type(a_ty, b_ty, op, div_or_mod)
+    shape = broadcast_shapes(_shape(a), _shape(b), f"'{op}'")
+    return broadcast_to(cast(a, ty), shape), broadcast_to(cast(b, ty), shape), ty
+
+
+def _operand_dtype(x, op):
+    if isinstance(x, core.tensor):
+        return x.dtype
+    if _is_number(x):
+        return python_dtype(x)
+    raise SemanticError(f"unsupported operand for '{op}': {type(x).__name__} {x!r}")
+
+
+def _shape(x):
+    return x.shape if isinstance(x, core.tensor) else ()
+
+
+def _is_ptr(x):
+    return isinstance(x, core.tensor) and x.dtype.is_ptr()
+
+
+# --------------------------------------------------------------------------
+# Arithmetic.
+
+
+def addptr(ptr, offset, op="+"):
+    """ptr + offset or ptr - offset (in elements); the pointer and the offset
+    are splat/broadcast to their common shape."""
+    offset, symbol = _value(offset), op
+    off_ty = _operand_dtype(offset, op)
+    if not off_ty.is_int():
+        verb, prep = ("add", "to") if op == "+" else ("subtract", "from")
+        raise SemanticError(f"cannot {verb} {off_ty} {prep} a pointer ({ptr.dtype}): "
+                            "expected an integer offset (a number of elements)")
+    if off_ty.primitive_bitwidth < 32:
+        off_ty = core.int32 if off_ty.is_int_signed() or off_ty.is_bool() else core.uint32
+    if op == "-" and _is_number(offset):
+        offset, op = -offset, "+"
+    offset = cast(offset, off_ty)
+    if op == "-":
+        offset = neg(offset)
+    shape = broadcast_shapes(ptr.shape, offset.shape, f"'{symbol}'")
+    ptr, offset = broadcast_to(ptr, shape), broadcast_to(offset, shape)
+    return _emit("tile.addptr", [ptr, offset], ptr.type)
+
+
+def add(a, b):
+    a, b = _value(a), _value(b)
+    if _is_ptr(b) and not _is_ptr(a):
+        a, b = b, a
+    if _is_ptr(a):
+        if _is_ptr(b):
+            raise SemanticError(f"cannot add two pointers ({a.dtype} + {b.dtype})")
+        return addptr(a, b, "+")
+    x, y, ty = _operands(a, b, "+")
+    return _emit("arith.addf" if ty.is_floating() else "arith.addi", [x, y], x.type)
+
+
+def sub(a, b):
+    a, b = _value(a), _value(b)
+    if _is_ptr(b):
+        raise SemanticError(f"cannot subtract a pointer ({b.dtype}); only integer offsets can be subtracted")
+    if _is_ptr(a):
+        return addptr(a, b, "-")
+    x, y, ty = _operands(a, b, "-")
+    return _emit("arith.subf" if ty.is_floating() else "arith.subi", [x, y], x.type)
+
+
+def mul(a, b):
+    x, y, ty = _operands(a, b, "*")
+    return _emit("arith.mulf" if ty.is_floating() else "arith.muli", [x, y], x.type)
+
+
+def truediv(a, b):
+    """'/': integers are divided as float32, as in Triton."""
+    x, y, ty = _operands(a, b, "/", div_or_mod=True)
+    if ty.is_int():
+        x, y = cast(x, core.float32), cast(y, core.float32)
+    return _emit("arith.divf", [x, y], x.type)
+
+
+def floordiv(a, b):
+    """'//' on integers truncates toward zero (C semantics), as in Triton."""
+    x, y, ty = _operands(a, b, "//", div_or_mod=True)
+    if not ty.is_int():
+        raise SemanticError(f"'//' needs integer operands, got {ty}; use '/' for floating-point division")
+    return _emit("arith.divsi" if ty.is_int_signed() else "arith.divui", [x, y], x.type)
+
+
+def mod(a, b):
+    """'%': the remainder has the sign of the dividend (C's %, fmod for floats)."""
+    x, y, ty = _operands(a, b, "%", div_or_mod=True)
+    if ty.is_floating():
+        return _emit("arith.remf", [x, y], x.type)
+    return _emit("arith.remsi" if ty.is_int_signed() else "arith.remui", [x, y], x.type)
+
+
+def _int_operands(a, b, op):
+    x, y, ty = _operands(a, b, op)
+    if not ty.is_int():
+        raise SemanticError(f"'{op}' needs integer or boolean operands, got {ty}")
+    return x, y, ty
+
+
+def and_(a, b):
+    x, y, _ = _int_operands(a, b, "&")
+    return _emit("arith.andi", [x, y], x.type)
+
+
+def or_(a, b):
+    x, y, _ = _int_operands(a, b, "|")
+    return _emit("arith.ori", [x, y], x.type)
+
+
+def xor(a, b):
+    x, y, _ = _int_operands(a, b, "^")
+    return _emit("arith.xori", [x, y], x.type)
+
+
+def shl(a, b):
+    x, y, _ = _int_operands(a, b, "<<")
+    return _emit("arith.shli", [x, y], x.type)
+
+
+def shr(a, b):
+    """'>>' is arithmetic for signed and logical for unsigned integers."""
+    x, y, ty = _int_operands(a, b, ">>")
+    return _emit("arith.shrsi" if ty.is_int_signed() else "arith.shrui", [x, y], x.type)
+
+
+def _numeric(x, op):
+    x = to_tensor(x)
+    if x.dtype.is_ptr():
+        raise SemanticError(f"operator '{op}' is not defined for pointers ({x.dtype})")
+    return x
+
+
+def neg(x):
+    x = _numeric(x, "-")
+    if x.dtype.is_floating():
+        return _emit("arith.negf", [x], x.type)
+    zero = broadcast_to(constant(0, x.dtype), x.shape)
+    return _emit("arith.subi", [zero, x], x.type)
+
+
+def pos(x):
+    return _numeric(x, "+")
+
+
+def invert(x):
+    x = _numeric(x, "~")
+    if not x.dtype.is_int():
+        raise SemanticError(f"'~' needs an integer or boolean operand, got {x.dtype}")
+    ones = broadcast_to(constant(-1, x.dtype), x.shape)
+    return _emit("arith.xori", [x, ones], x.type)
+
+
+# Comparison predicates: arith.cmpf's (ordered; '!=' is unordered, true for
+# NaN) and arith.cmpi's signed and unsigned ones.
+_CMPF = {"==": 1, "!=": 13, "<": 4, "<=": 5, ">": 2, ">=": 3}
+_CMPI_SIGNED = {"==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
+_CMPI_UNSIGNED = {"==": 0, "!=": 1, "<": 6, "<=": 7, ">": 8, ">=": 9}
+
+
+def _compare(a, b, op):
+    x, y, ty = _operands(a, b, op)
+    result = _typed(x.shape, core.int1)
+    if ty.is_floating():
+        return _emit("arith.cmpf", [x, y], result, {"predicate": f"{_CMPF[op]} : i64"})
+    table = _CMPI_SIGNED if ty.is_int_signed() else _CMPI_UNSIGNED
+    return _emit("arith.cmpi", [x, y], result, {"predicate": f"{table[op]} : i64"})
+
+
+def less(a, b): return _compare(a, b, "<")
+def less_equal(a, b): return _compare(a, b, "<=")
+def greater(a, b): return _compare(a, b, ">")
+def greater_equal(a, b): return _compare(a, b, ">=")
+def equal(a, b): return _compare(a, b, "==")
+def not_equal(a, b): return _compare(a, b, "!=")
+
+
+def _minmax(a, b, which):
+    x, y, ty = _operands(a, b, f"tl.{which}imum")
+    if ty.is_floating():
+        name = f"arith.{which}imumf"
+    else:
+        name = f"arith.{which}{'si' if ty.is_int_signed() else 'ui'}"
+    return _emit(name, [x, y], x.type)
+
+
+def maximum(a, b): return _minmax(a, b, "max")
+def minimum(a, b): return _minmax(a, b, "min")
+
+
+def where(condition, x, y):
+    condition = to_tensor(condition)
+    if not condition.dtype.is_bool():
+        condition = cast(condition, core.int1)
+    x, y = _value(x), _value(y)
+    if _is_ptr(x) or _is_ptr(y):
+        if not (_is_ptr(x) and _is_ptr(y) and x.dtype == y.dtype):
+            raise SemanticError(f"tl.where needs two pointers of the same type or two numbers, got "
+                                f"{_operand_dtype(x, 'where')} and {_operand_dtype(y, 'where')}")
+        shape = broadcast_shapes(x.shape, y.shape, "tl.where")
+    else:
+        x, y, _ = _operands(x, y, "tl.where")
+        shape = x.shape
+    shape = broadcast_shapes(condition.shape, shape, "tl.where")
+    condition, x, y = (broadcast_to(t, shape) for t in (condition, x, y))
+    return _emit("arith.select", [condition, x, y], x.type)
+
+
+def float_math(op_name, x, fname):
+    """A math-dialect function of a float.  fp16/bf16 are computed in fp32:
+    the AMDGPU backend handles fp32 transcendentals best."""
+    x = _numeric(x, f"tl.{fname}")
+    if not x.dtype.is_floating():
+        raise SemanticError(f"tl.{fname} expects a floating-point tensor, got {x.dtype}; "
+                            "convert it first, e.g. x.to(tl.float32)")
+    if x.dtype.is_half():
+        wide = cast(x, core.float32)
+        return cast(_emit(op_name, [wide], wide.type), x.dtype)
+    return _emit(op_name, [x], x.type)
+
+
+def abs_(x):
+    x = _numeric(x, "tl.abs")
+    if x.dtype.is_floating():
+        return _emit("math.absf", [x], x.type)
+    if x.dtype.is_int_signed():
+        return _emit("math.absi", [x], x.type)
+    return x  # unsigned
+
+
+# --------------------------------------------------------------------------
+# Program indices, ranges, memory.
+
+
+def program_id(axis):
+    if axis not in (0, 1, 2):
+        raise SemanticError(f"program_id axis must be 0, 1 or 2, got {axis}")
+    return _emit("tile.program_id", [], core.int32, {"axis": f"{axis} : i32"})
+
+
+def num_programs(axis):
+    if axis not in (0, 1, 2):
+        raise SemanticError(f"num_programs axis must be 0, 1 or 2, got {axis}")
+    return _emit("tile.num_programs", [], core.int32, {"axis": f"{axis} : i32"})
+
+
+def arange(start, end):
+    if end <= start:
+        raise SemanticError(f"tl.arange needs start < end, got start={start}, end={end}")
+    if not (-2**31 <= start and end < 2**31):
+        raise SemanticError(f"tl.arange bounds must fit in int32, got start={start}, end={end}")
+    shape = check_shape([end - start])
+    return _emit("tile.make_range", [], core.block_type(core.int32, shape),
+                 {"start": f"{start} : i32", "end": f"{end} : i32"})
+
+
+def full(shape, value, dtype):
+    value = _value(value)
+    if isinstance(value, core.tensor):
+        if value.shape:
+            raise SemanticError(f"tl.full needs a scalar value, got a tensor of shape {list(value.shape)}")
+        scalar = cast(value, dtype)
+    else:
+        scalar = constant(value, dtype)
+    return splat(scalar, shape) if shape else scalar
+
+
+def _pointer(ptr, fname):
+    ptr = _value(ptr)
+    if not _is_ptr(ptr):
+        got = ptr.type if isinstance(ptr, core.tensor) else f"{type(ptr).__name__} {ptr!r}"
+        raise SemanticError(f"{fname} expects a pointer or a tensor of pointers, got {got}")
+    return ptr
+
+
+def _mask(mask, fname):
+    mask = to_tensor(mask)
+    if not mask.dtype.is_bool():
+        raise SemanticError(f"the mask of {fname} must be boolean (int1), got {mask.dtype}; "
+                            "build it with a comparison, e.g. offsets < n")
+    return mask
+
+
+def load(ptr, mask, other):
+    ptr = _pointer(ptr, "tl.load")
+    if other is not None and mask is None:
+        raise SemanticError("tl.load got `other` without `mask`: `other` is the value where the mask is false")
+    elt = ptr.dtype.element_ty
+    shape = ptr.shape
+    if mask is not None:
+        mask = _mask(mask, "tl.load")
+        shape = broadcast_shapes(shape, mask.shape, "tl.load's pointer and mask")
+    if other is not None:
+        other = cast(other, elt)
+        shape = broadcast_shapes(shape, other.shape, "tl.load's pointer and other")
+    operands = [broadcast_to(ptr, shape)]
+    if mask is not None:
+        operands.append(broadcast_to(mask, shape))
+    if other is not None:
+        operands.append(broadcast_to(cast(other, elt.storage), shape))
+    segments = f"array<i32: 1, {int(mask is not None)}, {int(other is not None)}>"
+    value = _emit("tile.load", operands, _typed(shape, elt.storage), {"operandSegmentSizes": segments})
+    return cast(value, elt)  # a no-op except for int1, stored as bytes
+
+
+def store(ptr, value, mask):
+    ptr = _pointer(ptr, "tl.store")
+    elt = ptr.dtype.element_ty
+    value = cast(value, elt)
+    if value.shape and not ptr.shape:
+        raise SemanticError(f"cannot store a tile of shape {list(value.shape)} through a scalar pointer")
+    value = broadcast_to(value, ptr.shape, "the stored value")
+    operands = [ptr, cast(value, elt.storage)]
+    if mask is not None:
+        operands.append(broadcast_to(_mask(mask, "tl.store"), ptr.shape, "the mask of tl.store"))
+    segments = f"array<i32: 1, 1, {int(mask is not None)}>"
+    current().create("tile.store", operands, [], {"operandSegmentSizes": segments})
+
+
+# --------------------------------------------------------------------------
+# Reductions.
+
+
+def _reduce_axis(inputs, axis, combine):
+    """One tile.reduce over `axis`; `combine(lhs, rhs)` builds the combiner
+    from two lists of scalars and returns the list of combined scalars."""
+    ir = current()
+    shape = inputs[0].shape
+    out_shape = shape[:axis] + shape[axis + 1:]
+    result_types = [_typed(out_shape, t.dtype) for t in inputs]
+    op = ir.create("tile.reduce", inputs, result_types, {"axis": f"{axis} : i32"}, num_regions=1)
+    scalar_types = [ir.type(t.dtype) for t in inputs]
+    block = op.add_block(0, scalar_types * 2, ir.loc())
+    outer = ir.builder.insertion_block()
+    ir.builder.set_insertion_point_to_end(block)
+    try:
+        n = len(inputs)
+        lhs = [core.tensor(block.arg(i), t.dtype) for i, t in enumerate(inputs)]
+        rhs = [core.tensor(block.arg(n + i), t.dtype) for i, t in enumerate(inputs)]
+        ir.create("tile.reduce.return", combine(lhs, rhs), [])
+    finally:
+        ir.builder.set_insertion_point_to_end(outer)
+    return [core.tensor(op.result(i), ty) for i, ty in enumerate(result_types)]
+
+
+def reduce(inputs, axis, combine, keep_dims, fname):
+    rank = len(inputs[0].shape)
+    if axis is None:
+        if rank == 0:
+            return inputs
+        # Reduce every axis, innermost first; each step is a one-axis tile.reduce.
+        results = inputs
+        for ax in reversed(range(rank)):
+            results = _reduce_axis(results, ax, combine)
+        axes = range(rank)
+    else:
+        if not -rank <= axis < rank:
+            raise SemanticError(f"{fname}: axis {axis} is out of range for a tensor of rank {rank}")
+        axis %= rank
+        results, axes = _reduce_axis(inputs, axis, combine), [axis]
+    if keep_dims:
+        for ax in axes:
+            results = [expand_dims(r, ax) for r in results]
+    return results
+
+
+def sum_(x, axis, keep_dims, dtype):
+    x = _numeric(x, "tl.sum")
+    if dtype is None and x.dtype.is_int() and x.dtype.primitive_bitwidth < 32:
+        # Narrow integers would overflow: sum them in 32 bits, as Triton does.
+        dtype = core.int32 if x.dtype.is_int_signed() else core.uint32
+    if dtype is not None:
+        x = cast(x, dtype)
+    return reduce([x], axis, lambda a, b: [add(a[0], b[0])], keep_dims, "tl.sum")[0]
+
+
+def reduce_minmax(x, axis, keep_dims, which):
+    x = _numeric(x, f"tl.{which}")
+    combine = (lambda a, b: [maximum(a[0], b[0])]) if which == "max" else (lambda a, b: [minimum(a[0], b[0])])
+    return reduce([x], axis, combine, keep_dims, f"tl.{which}")[0]
+
+
+from . import core  # noqa: E402  (core's classes call into this module)

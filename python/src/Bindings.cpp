@@ -1,0 +1,275 @@
+// rocktile._C: a small generic IR builder for the Python front end, and the
+// compiler entry point. Ops are created by name with parsed types and
+// attributes, so the front end owns the language's semantics and this file
+// stays independent of the op list.
+#include "rocktile/Pipeline/Pipeline.h"
+#include "rocktile/Target/Target.h"
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace mlir;
+
+namespace {
+
+struct CompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Collects diagnostics as "file:line:col: severity: message" lines.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &d) { record(d); }) {}
+  std::string text() const { return lines; }
+
+private:
+  void record(Diagnostic &d) {
+    add(d.getLocation(), d.getSeverity(), d.str());
+    for (Diagnostic &note : d.getNotes())
+      add(note.getLocation(), DiagnosticSeverity::Note, note.str());
+  }
+  void add(Location loc, DiagnosticSeverity severity, const std::string &msg) {
+    llvm::raw_string_ostream os(lines);
+    FileLineColLoc file;
+    loc->walk([&](Location l) {
+      if (auto f = dyn_cast<FileLineColLoc>(l)) {
+        file = f;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (file)
+      os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+         << file.getColumn() << ": ";
+    else
+      os << "<unknown>:0:0: ";
+    const char *names[] = {"note", "warning", "error", "remark"};
+    os << names[int(severity)] << ": " << msg << "\n";
+  }
+  std::string lines;
+  ScopedDiagnosticHandler handler;
+};
+
+struct IRContext {
+  IRContext() : ctx(std::make_shared<MLIRContext>()) {
+    DialectRegistry registry;
+    rocktile::registerDialects(registry);
+    ctx->appendDialectRegistry(registry);
+    ctx->loadAllAvailableDialects();
+    ctx->disableMultithreading();
+    // Diagnostics name the Python source line; the IR is never dumped.
+    ctx->printOpOnDiagnostic(false);
+    ctx->printStackTraceOnDiagnostic(false);
+  }
+  std::shared_ptr<MLIRContext> ctx;
+};
+
+/// Every handle keeps its context alive.
+template <typename T> struct Handle {
+  std::shared_ptr<MLIRContext> ctx;
+  T value;
+};
+using PyType = Handle<Type>;
+using PyAttr = Handle<Attribute>;
+using PyLoc = Handle<Location>;
+using PyValue = Handle<Value>;
+using PyBlock = Handle<Block *>;
+
+struct PyOperation {
+  std::shared_ptr<MLIRContext> ctx;
+  Operation *op;
+  bool owned; // a top-level op (module) that no block owns
+  PyOperation(std::shared_ptr<MLIRContext> c, Operation *o, bool owned)
+      : ctx(std::move(c)), op(o), owned(owned) {}
+  ~PyOperation() {
+    if (owned)
+      op->erase();
+  }
+};
+
+std::string print(Operation *op, bool debugInfo) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  OpPrintingFlags flags;
+  if (debugInfo)
+    flags.enableDebugInfo();
+  op->print(os, flags);
+  return s;
+}
+
+template <typename T> std::string str(T v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  v.print(os);
+  return s;
+}
+
+} // namespace
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "rocktile's C++ core: IR builder and compiler";
+  py::register_exception<CompileError>(m, "CompileError");
+
+  py::class_<PyType>(m, "Type")
+      .def("__str__", [](const PyType &t) { return str(t.value); })
+      .def("__eq__", [](const PyType &a, const PyType &b) { return a.value == b.value; })
+      .def("__hash__", [](const PyType &t) { return hash_value(t.value); });
+  py::class_<PyAttr>(m, "Attribute")
+      .def("__str__", [](const PyAttr &a) { return str(a.value); });
+  py::class_<PyLoc>(m, "Location")
+      .def("__str__", [](const PyLoc &l) { return str(Attribute(l.value)); });
+  py::class_<PyValue>(m, "Value")
+      .def_property_readonly("type", [](const PyValue &v) { return PyType{v.ctx, v.value.getType()}; })
+      .def("__str__", [](const PyValue &v) { return str(v.value); });
+  py::class_<PyBlock>(m, "Block")
+      .def("arg", [](const PyBlock &b, unsigned i) {
+        if (i >= b.value->getNumArguments())
+          throw py::index_error("block argument index out of range");
+        return PyValue{b.ctx, b.value->getArgument(i)};
+      })
+      .def_property_readonly("num_args", [](const PyBlock &b) { return b.value->getNumArguments(); });
+
+  py::class_<PyOperation, std::shared_ptr<PyOperation>>(m, "Operation")
+      .def_property_readonly("name", [](const PyOperation &o) { return o.op->getName().getStringRef().str(); })
+      .def_property_readonly("num_results", [](const PyOperation &o) { return o.op->getNumResults(); })
+      .def("result", [](const PyOperation &o, unsigned i) {
+        if (i >= o.op->getNumResults())
+          throw py::index_error("result index out of range");
+        return PyValue{o.ctx, o.op->getResult(i)};
+      })
+      .def("body", [](const PyOperation &o) {
+        if (o.op->getNumRegions() == 0 || o.op->getRegion(0).empty())
+          throw py::value_error("operation has no body block");
+        return PyBlock{o.ctx, &o.op->getRegion(0).front()};
+      })
+      .def("add_block", [](const PyOperation &o, unsigned region, const std::vector<PyType> &types,
+                           const PyLoc &loc) {
+        if (region >= o.op->getNumRegions())
+          throw py::index_error("region index out of range");
+        auto *block = new Block();
+        o.op->getRegion(region).push_back(block);
+        for (const PyType &t : types)
+          block->addArgument(t.value, loc.value);
+        return PyBlock{o.ctx, block};
+      })
+      .def("verify", [](const PyOperation &o) {
+        DiagnosticCollector diags(o.ctx.get());
+        if (failed(verify(o.op)))
+          throw CompileError(diags.text());
+      })
+      .def("to_string", [](const PyOperation &o, bool debugInfo) { return print(o.op, debugInfo); },
+           py::arg("debug_info") = false)
+      .def("__str__", [](const PyOperation &o) { return print(o.op, false); });
+
+  py::class_<IRContext>(m, "Context")
+      .def(py::init<>())
+      .def("parse_type", [](IRContext &c, const std::string &s) {
+        DiagnosticCollector diags(c.ctx.get());
+        Type t = parseType(s, c.ctx.get());
+        if (!t)
+          throw py::value_error("cannot parse type '" + s + "': " + diags.text());
+        return PyType{c.ctx, t};
+      })
+      .def("parse_attr", [](IRContext &c, const std::string &s) {
+        DiagnosticCollector diags(c.ctx.get());
+        Attribute a = parseAttribute(s, c.ctx.get());
+        if (!a)
+          throw py::value_error("cannot parse attribute '" + s + "': " + diags.text());
+        return PyAttr{c.ctx, a};
+      })
+      .def("loc", [](IRContext &c, const std::string &file, unsigned line, unsigned col) {
+        return PyLoc{c.ctx, FileLineColLoc::get(c.ctx.get(), file, line, col)};
+      })
+      .def("unknown_loc", [](IRContext &c) { return PyLoc{c.ctx, UnknownLoc::get(c.ctx.get())}; })
+      .def("parse_module", [](IRContext &c, const std::string &text) {
+        DiagnosticCollector diags(c.ctx.get());
+        OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, c.ctx.get());
+        if (!module)
+          throw CompileError(diags.text());
+        return std::make_shared<PyOperation>(c.ctx, module.release().getOperation(), true);
+      })
+      .def("create_module", [](IRContext &c, const PyLoc &loc) {
+        return std::make_shared<PyOperation>(c.ctx, ModuleOp::create(loc.value), true);
+      });
+
+  struct PyBuilder {
+    std::shared_ptr<MLIRContext> ctx;
+    OpBuilder builder;
+  };
+  py::class_<PyBuilder>(m, "Builder")
+      .def(py::init([](IRContext &c) { return PyBuilder{c.ctx, OpBuilder(c.ctx.get())}; }))
+      .def("set_insertion_point_to_end", [](PyBuilder &b, const PyBlock &block) {
+        b.builder.setInsertionPointToEnd(block.value);
+      })
+      .def("insertion_block", [](PyBuilder &b) {
+        if (!b.builder.getInsertionBlock())
+          throw py::value_error("the builder has no insertion point");
+        return PyBlock{b.ctx, b.builder.getInsertionBlock()};
+      })
+      .def("create", [](PyBuilder &b, const std::string &name, const std::vector<PyValue> &operands,
+                        const std::vector<PyType> &resultTypes, const std::map<std::string, PyAttr> &attrs,
+                        const PyLoc &loc, unsigned numRegions) {
+        if (!b.builder.getInsertionBlock())
+          throw py::value_error("the builder has no insertion point");
+        OperationName opName(name, b.ctx.get());
+        if (!opName.isRegistered())
+          throw py::value_error("unknown operation '" + name + "'");
+        OperationState state(loc.value, opName);
+        for (const PyValue &v : operands)
+          state.addOperands(v.value);
+        for (const PyType &t : resultTypes)
+          state.addTypes(t.value);
+        for (const auto &[key, attr] : attrs)
+          state.addAttribute(key, attr.value);
+        for (unsigned i = 0; i < numRegions; ++i)
+          state.addRegion();
+        return std::make_shared<PyOperation>(b.ctx, b.builder.create(state), false);
+      }, py::arg("name"), py::arg("operands"), py::arg("result_types"), py::arg("attributes"),
+         py::arg("loc"), py::arg("num_regions") = 0);
+
+  m.def("targets", [] {
+    std::vector<std::string> names;
+    for (const rocktile::Target *t : rocktile::allTargets())
+      names.push_back(t->chip.str());
+    return names;
+  });
+
+  m.def("compile", [](const PyOperation &module, const std::string &target, unsigned numWarps) {
+    auto moduleOp = dyn_cast<ModuleOp>(module.op);
+    if (!moduleOp)
+      throw py::value_error("compile() takes a builtin.module");
+    if (!rocktile::lookupTarget(target))
+      throw py::value_error("unknown target '" + target + "'");
+    OwningOpRef<ModuleOp> copy(moduleOp.clone());
+    DiagnosticCollector diags(module.ctx.get());
+    FailureOr<rocktile::CompileResult> result;
+    {
+      py::gil_scoped_release release;
+      if (succeeded(verify(*copy)))
+        result = rocktile::compile(*copy, {target, numWarps});
+    }
+    if (failed(result))
+      throw CompileError(diags.text());
+    py::dict md;
+    for (const auto &[k, v] : result->metadata)
+      md[py::str(k)] = v;
+    md["name"] = result->kernelName;
+    py::dict out;
+    out["tile"] = result->tile;
+    out["simt"] = result->simt;
+    out["llir"] = result->llir;
+    out["amdgcn"] = result->amdgcn;
+    out["hsaco"] = py::bytes(result->hsaco);
+    out["metadata"] = md;
+    return out;
+  }, py::arg("module"), py::arg("target"), py::arg("num_warps"));
+}

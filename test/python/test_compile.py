@@ -1,0 +1,132 @@
+"""Compiling to code objects: both targets, metadata, specialization and
+the in-process cache."""
+import numpy as np
+import pytest
+
+import rocktile
+import rocktile.language as tl
+from rocktile import _C
+
+TARGETS = ["gfx950", "gfx1250"]
+METADATA_KEYS = {"name", "target", "wave_size", "num_warps", "vgpr_count", "sgpr_count", "agpr_count",
+                 "vgpr_spill_count", "sgpr_spill_count", "lds_bytes", "scratch_bytes", "code_size"}
+
+
+@rocktile.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+ALIGNED = {"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "out_ptr": "*fp32:16", "n": "i32:16"}
+
+
+def aligned_array(n, offset=0):
+    """A float32 array whose data starts `offset` elements after a 16-byte boundary."""
+    raw = np.zeros(n + 8, dtype=np.float32)
+    start = (-raw.ctypes.data % 16) // 4 + offset
+    arr = raw[start:start + n]
+    assert arr.ctypes.data % 16 == (offset * 4) % 16
+    return arr
+
+
+def test_targets():
+    assert set(TARGETS) <= set(_C.targets())
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_vector_add_code_object(target):
+    kernel = rocktile.compile(add_kernel, signature=ALIGNED, constexprs={"BLOCK": 1024}, target=target)
+    assert isinstance(kernel, rocktile.CompiledKernel)
+    assert kernel.hsaco[:4] == b"\x7fELF"
+    assert METADATA_KEYS <= set(kernel.metadata)
+    assert kernel.metadata["name"] == kernel.name == "add_kernel"
+    assert kernel.metadata["target"] == target and kernel.metadata["num_warps"] == 4
+    assert kernel.metadata["wave_size"] == {"gfx950": 64, "gfx1250": 32}[target]
+    assert kernel.metadata["vgpr_spill_count"] == 0 and kernel.metadata["sgpr_spill_count"] == 0
+    for stage in ("tile", "simt", "llir", "amdgcn"):
+        assert isinstance(kernel.asm[stage], str) and kernel.asm[stage]
+    assert "add_kernel" in kernel.asm["amdgcn"]
+    assert kernel.signature == ALIGNED and kernel.constexprs == {"BLOCK": 1024}
+
+
+def test_same_specialization_is_memoized():
+    first = rocktile.compile(add_kernel, signature=ALIGNED, constexprs={"BLOCK": 256})
+    again = add_kernel.compile(dict(ALIGNED), {"BLOCK": 256})
+    assert again is first
+    assert first.specialization in add_kernel.cache
+
+
+@pytest.mark.parametrize("change", [
+    dict(signature={**ALIGNED, "x_ptr": "*fp32"}),  # alignment
+    dict(signature={**ALIGNED, "n": "i32"}),  # divisibility
+    dict(signature={**ALIGNED, "x_ptr": "*fp16:16"}),  # type
+    dict(constexprs={"BLOCK": 512}),
+    dict(target="gfx1250"),
+    dict(num_warps=8),
+])
+def test_each_part_of_the_key_makes_a_new_variant(change):
+    base = dict(signature=ALIGNED, constexprs={"BLOCK": 256}, target="gfx950", num_warps=4)
+    first = rocktile.compile(add_kernel, **base)
+    other = rocktile.compile(add_kernel, **{**base, **change})
+    assert other is not first
+    assert rocktile.compile(add_kernel, **{**base, **change}) is other
+
+
+def test_warmup_specializes_on_alignment_and_divisibility():
+    n = 4096
+    x, y, out = aligned_array(n), aligned_array(n), aligned_array(n)
+    kernel = add_kernel.warmup(x, y, out, n, BLOCK=256, grid=(16,))
+    assert kernel.signature == ALIGNED
+    assert kernel is rocktile.compile(add_kernel, signature=ALIGNED, constexprs={"BLOCK": 256})
+    misaligned = add_kernel.warmup(aligned_array(n, offset=1), y, out, n, BLOCK=256)
+    assert misaligned.signature["x_ptr"] == "*fp32" and misaligned is not kernel
+    odd = add_kernel.warmup(x, y, out, 1000, BLOCK=256)
+    assert odd.signature["n"] == "i32" and odd is not kernel
+
+
+def test_warmup_argument_types():
+    kernel = add_kernel.warmup(np.zeros(8, np.float16), np.zeros(8, np.float16), np.zeros(8, np.float16),
+                               2**40, BLOCK=64, target="gfx1250", num_warps=2)
+    assert kernel.signature["x_ptr"].startswith("*fp16") and kernel.signature["n"] == "i64:16"
+    assert kernel.target == "gfx1250" and kernel.num_warps == 2
+
+
+@rocktile.jit(do_not_specialize=["n"])
+def not_specialized(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, 0.0, mask=offs < n)
+
+
+def test_do_not_specialize():
+    kernel = not_specialized.warmup(aligned_array(64), 64, BLOCK=64)
+    assert kernel.signature == {"x_ptr": "*fp32:16", "n": "i32"}
+
+
+def test_triton_style_constexpr_in_signature():
+    kernel = rocktile.compile(add_kernel, signature={**ALIGNED, "BLOCK": "constexpr"}, constexprs={"BLOCK": 128})
+    assert kernel.constexprs == {"BLOCK": 128}
+
+
+@rocktile.jit
+def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(in_ptr + row * in_row_stride + cols, mask=mask, other=-float("inf"))
+    num = tl.exp(x - tl.max(x, axis=0))
+    tl.store(out_ptr + row * out_row_stride + cols, num / tl.sum(num, axis=0), mask=mask)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_softmax_compiles_without_spills(target):
+    sig = {"out_ptr": "*fp32:16", "in_ptr": "*fp32:16", "in_row_stride": "i32", "out_row_stride": "i32",
+           "n_cols": "i32"}
+    kernel = rocktile.compile(softmax_kernel, signature=sig, constexprs={"BLOCK": 1024}, target=target)
+    assert kernel.hsaco[:4] == b"\x7fELF"
+    assert kernel.metadata["vgpr_spill_count"] == 0
+    assert kernel.metadata["sgpr_spill_count"] == 0
+    assert kernel.metadata["scratch_bytes"] == 0
+    assert kernel.n_spills == 0
