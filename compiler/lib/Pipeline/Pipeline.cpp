@@ -4,12 +4,10 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
-#include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
-#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "rocktile/Dialect/Tile/IR/Tile.h"
@@ -75,13 +73,7 @@ void rocktile::buildSimtPipeline(OpPassManager &pm, const CompileOptions &o) {
 
 void rocktile::buildLLVMPipeline(OpPassManager &pm, const CompileOptions &o) {
   pm.addPass(createSCFToControlFlowPass());
-  OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
-  // Math becomes LLVM intrinsics, which the AMDGPU backend expands itself,
-  // rather than calls into the ROCm device library (not needed to compile).
-  gpu.addPass(createConvertMathToLLVMPass());
-  ConvertGpuOpsToROCDLOpsOptions rocdl;
-  rocdl.chipset = o.target;
-  gpu.addPass(createConvertGpuOpsToROCDLOps(rocdl));
+  pm.nest<gpu::GPUModuleOp>().addPass(createConvertSimtToLLVM({o.target}));
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

@@ -6,6 +6,7 @@
 #include "rocktile/Dialect/Tile/IR/Tile.h"
 #include "rocktile/Target/Target.h"
 #include "rocktile/Transforms/Passes.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -427,6 +428,20 @@ Value KernelLowering::shuffleXor(Value v, unsigned mask) {
     return arith::BitcastOp::create(
         b, loc(), type, arith::TruncIOp::create(b, loc(), b.getIntegerType(bits), moved));
   }
+  // The cheapest exchange the hardware has for each distance: DPP within a
+  // quad, ds_swizzle within 32 lanes, a permlane swap between wave halves.
+  if (bits == 32 && mask <= 2) {
+    SmallVector<Attribute> perm;
+    for (unsigned lane = 0; lane < 4; ++lane)
+      perm.push_back(b.getI32IntegerAttr(lane ^ mask));
+    return amdgpu::DPPOp::create(b, loc(), type, v, v, amdgpu::DPPPerm::quad_perm,
+                                 b.getArrayAttr(perm));
+  }
+  if (bits == 32 && mask < 32)
+    return amdgpu::SwizzleBitModeOp::create(b, loc(), v, /*and_mask=*/31,
+                                            /*or_mask=*/0, /*xor_mask=*/mask);
+  if (bits == 32 && mask == 32 && target.hasPermlane32Swap)
+    return amdgpu::PermlaneSwapOp::create(b, loc(), type, v, 32);
   return gpu::ShuffleOp::create(b, loc(), v, i32(mask), i32(target.waveSize),
                                 gpu::ShuffleMode::XOR)
       .getShuffleResult();

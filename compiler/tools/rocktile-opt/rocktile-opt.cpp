@@ -10,8 +10,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   rocktile::registerDialects(registry);
   mlir::registerTransformsPasses();
-  mlir::registerConvertGpuOpsToROCDLOpsPass();
-  mlir::registerConvertMathToLLVMPass();
   mlir::registerSCFToControlFlowPass();
   mlir::registerReconcileUnrealizedCastsPass();
   rocktile::registerRocktilePasses();

@@ -4,6 +4,7 @@ calls `semantic`, which type-checks and builds the IR."""
 from __future__ import annotations
 
 import builtins
+import operator as _op
 
 from . import semantic
 from .semantic import SemanticError
@@ -171,8 +172,6 @@ def _constexpr_op(op, reflected=False):
         return constexpr(op(a, b))
     return method
 
-
-import operator as _op  # noqa: E402
 
 for _name, _fn in [("add", _op.add), ("sub", _op.sub), ("mul", _op.mul), ("truediv", _op.truediv),
                    ("floordiv", _op.floordiv), ("mod", _op.mod), ("pow", _op.pow), ("and", _op.and_),

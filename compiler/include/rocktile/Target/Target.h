@@ -15,6 +15,7 @@ struct Target {
   unsigned waveSize;           // lanes per wave
   int64_t ldsBytes;            // LDS per workgroup
   unsigned maxWorkgroupSize;   // threads
+  bool hasPermlane32Swap;      // v_permlane32_swap: exchange wave halves
 };
 
 /// The target named `chip`, or nullptr when rocktile does not know it.

@@ -5,12 +5,14 @@
 
 namespace mlir {
 class ModuleOp;
-namespace gpu { class GPUDialect; }
+namespace gpu { class GPUDialect; class GPUModuleOp; }
+namespace LLVM { class LLVMDialect; }
 namespace memref { class MemRefDialect; }
 namespace vector { class VectorDialect; }
 namespace scf { class SCFDialect; }
 namespace arith { class ArithDialect; }
 namespace ROCDL { class ROCDLDialect; }
+namespace amdgpu { class AMDGPUDialect; }
 } // namespace mlir
 
 namespace rocktile {

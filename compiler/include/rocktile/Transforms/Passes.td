@@ -85,8 +85,34 @@ def LowerToSimt : Pass<"tile-lower-to-simt", "mlir::ModuleOp"> {
   let dependentDialects = [
     "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect",
     "mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
-    "mlir::arith::ArithDialect", "mlir::ROCDL::ROCDLDialect",
+    "mlir::arith::ArithDialect", "mlir::amdgpu::AMDGPUDialect",
+    "mlir::ROCDL::ROCDLDialect",
   ];
+}
+
+def ConvertSimtToLLVM : Pass<"tile-convert-simt-to-llvm", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower SIMT code (gpu, arith, math, memref, vector, amdgpu) to LLVM + ROCDL";
+  let description = [{
+    Upstream's conversions, assembled with one difference from
+    `convert-gpu-to-rocdl`: math ops become LLVM intrinsics, which the AMDGPU
+    backend expands itself, instead of calls into the ROCm device library, so
+    code objects link with nothing but the kernel. Address spaces map to
+    AMDGPU's: global 1, workgroup (LDS) 3, private 5. `scf` must already be
+    lowered to `cf`.
+
+    Before:
+    ```mlir
+    %e = math.exp %x : vector<4xf32>
+    ```
+    After:
+    ```mlir
+    %e = llvm.intr.exp(%x) : (vector<4xf32>) -> vector<4xf32>
+    ```
+  }];
+  let options = [
+    Option<"chipset", "chipset", "std::string", "\"gfx950\"", "Target chip">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::ROCDL::ROCDLDialect"];
 }
 
 #endif

@@ -5,5 +5,6 @@
 namespace rocktile {
 extern const Target gfx1250Target = {
     /*chip=*/"gfx1250", /*product=*/"MI455X", /*waveSize=*/32,
-    /*ldsBytes=*/320 * 1024, /*maxWorkgroupSize=*/1024};
+    /*ldsBytes=*/320 * 1024, /*maxWorkgroupSize=*/1024,
+    /*hasPermlane32Swap=*/false};
 } // namespace rocktile

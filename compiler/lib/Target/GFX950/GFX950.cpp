@@ -4,5 +4,6 @@
 namespace rocktile {
 extern const Target gfx950Target = {
     /*chip=*/"gfx950", /*product=*/"MI355X", /*waveSize=*/64,
-    /*ldsBytes=*/160 * 1024, /*maxWorkgroupSize=*/1024};
+    /*ldsBytes=*/160 * 1024, /*maxWorkgroupSize=*/1024,
+    /*hasPermlane32Swap=*/true};
 } // namespace rocktile

@@ -1,0 +1,79 @@
+#include "rocktile/Transforms/Passes.h"
+#include "mlir/Conversion/AMDGPUToROCDL/AMDGPUToROCDL.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/AMDGPU/Utils/Chipset.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace rocktile {
+#define GEN_PASS_DEF_CONVERTSIMTTOLLVM
+#include "rocktile/Transforms/Passes.h.inc"
+} // namespace rocktile
+
+using namespace mlir;
+
+namespace {
+struct ConvertSimtToLLVMPass
+    : public rocktile::impl::ConvertSimtToLLVMBase<ConvertSimtToLLVMPass> {
+  using ConvertSimtToLLVMBase::ConvertSimtToLLVMBase;
+
+  void runOnOperation() override {
+    gpu::GPUModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    FailureOr<amdgpu::Chipset> chip = amdgpu::Chipset::parse(chipset);
+    if (failed(chip)) {
+      module.emitError() << "invalid chipset '" << chipset << "'";
+      return signalPassFailure();
+    }
+    LowerToLLVMOptions options(ctx, DataLayout(module));
+    LLVMTypeConverter converter(ctx, options);
+    populateGpuMemorySpaceAttributeConversions(converter, [](gpu::AddressSpace space) -> unsigned {
+      switch (space) {
+      case gpu::AddressSpace::Global:
+        return 1;
+      case gpu::AddressSpace::Workgroup:
+        return 3;
+      case gpu::AddressSpace::Private:
+        return 5;
+      }
+      llvm_unreachable("unknown address space");
+    });
+    populateAMDGPUTypeAndAttributeConversions(converter);
+
+    RewritePatternSet patterns(ctx);
+    // Ahead of any device-library lowering of the same ops.
+    populateMathToLLVMConversionPatterns(converter, patterns, /*approximateLog1p=*/true,
+                                         /*benefit=*/10);
+    populateGpuToROCDLConversionPatterns(converter, patterns, gpu::amd::Runtime::HIP, *chip);
+    populateAMDGPUToROCDLConversionPatterns(converter, patterns, *chip);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    index::populateIndexToLLVMConversionPatterns(converter, patterns);
+    populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
+    ub::populateUBToLLVMConversionPatterns(converter, patterns);
+    populateVectorToLLVMConversionPatterns(converter, patterns);
+
+    LLVMConversionTarget target(*ctx);
+    target.addLegalDialect<ROCDL::ROCDLDialect>();
+    target.addIllegalDialect<gpu::GPUDialect>();
+    target.addLegalOp<gpu::GPUModuleOp>();
+    target.addIllegalOp<UnrealizedConversionCastOp>();
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
