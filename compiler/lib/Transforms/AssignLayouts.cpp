@@ -54,9 +54,19 @@ public:
       : func(func), defaults(std::move(defaults)) {}
 
   LogicalResult run() {
-    for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
+    Block &body = func.getBody().front();
+    for (BlockArgument arg : func.getArguments())
+      if (isa<RankedTensorType>(arg.getType()))
+        return func.emitError("kernel arguments must be scalars or pointers, got ")
+               << arg.getType();
+    choosePreferences(body);
+    for (Operation &op : llvm::make_early_inc_range(body))
       if (failed(assign(&op)))
         return failure();
+    // Values recomputed in other layouts may have left their originals unused.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+      if (isOpTriviallyDead(&op))
+        op.erase();
     return success();
   }
 
@@ -120,7 +130,7 @@ private:
 
   LogicalResult assign(Operation *op) {
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
-      auto parent = dyn_cast<BlockedLayoutAttr>(encodingOf(reduce.getSrcs()[0]));
+      auto parent = dyn_cast_or_null<BlockedLayoutAttr>(encodingOf(reduce.getSrcs()[0]));
       if (!parent)
         return op->emitError("reducing a tile that is itself a reduction "
                              "result is not supported yet");
@@ -168,7 +178,34 @@ private:
     unsigned rank = op->getNumResults()
                         ? cast<RankedTensorType>(op->getResult(0).getType()).getRank()
                         : cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
-    return defaults.lookup(rank);
+    Attribute preferred = preferences.lookup(op->getResult(0));
+    return preferred ? preferred : defaults.lookup(rank);
+  }
+
+  /// Walking uses before definitions, asks each value that no other layout
+  /// constrains to be built in the layout its users need: a 1-D tile that
+  /// `x[:, None]` expands is produced directly in the slice of the 2-D layout,
+  /// so no conversion is needed later.
+  void choosePreferences(Block &body) {
+    auto prefer = [&](Value v, Attribute layout) {
+      if (layout && isa<RankedTensorType>(v.getType()))
+        preferences.try_emplace(v, layout);
+    };
+    for (Operation &op : llvm::reverse(body)) {
+      if (auto e = dyn_cast<ExpandDimsOp>(op)) {
+        Attribute parent = preferences.lookup(e.getResult());
+        if (!parent)
+          parent = defaults.lookup(e.getType().getRank());
+        if (auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(parent))
+          prefer(e.getSrc(), SliceLayoutAttr::get(op.getContext(), e.getAxis(), blocked));
+        continue;
+      }
+      if (op.getNumResults() != 1 || isa<ReduceOp>(op))
+        continue;
+      Attribute layout = preferences.lookup(op.getResult(0));
+      for (Value o : op.getOperands())
+        prefer(o, layout);
+    }
   }
 
   /// Gives every tensor operand of `op` the layout `layout`.
@@ -189,6 +226,7 @@ private:
 
   func::FuncOp func;
   DenseMap<unsigned, Attribute> defaults;
+  DenseMap<Value, Attribute> preferences;
   DenseMap<std::pair<Value, Attribute>, Value> remat;
 };
 
@@ -208,7 +246,7 @@ struct AssignLayoutsPass
       module.emitError() << "num_warps must be a power of two with at most "
                          << t->maxWorkgroupSize / t->waveSize << " warps of "
                          << t->waveSize << " lanes on " << t->chip << ", got "
-                         << numWarps;
+                         << static_cast<unsigned>(numWarps);
       return signalPassFailure();
     }
     for (auto func : module.getOps<func::FuncOp>()) {

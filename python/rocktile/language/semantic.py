@@ -549,7 +549,8 @@ def not_equal(a, b): return _compare(a, b, "!=")
 def _minmax(a, b, which):
     x, y, ty = _operands(a, b, f"tl.{which}imum")
     if ty.is_floating():
-        name = f"arith.{which}imumf"
+        # Triton's default: a NaN operand yields the other operand.
+        name = f"arith.{which}numf"
     else:
         name = f"arith.{which}{'si' if ty.is_int_signed() else 'ui'}"
     return _emit(name, [x, y], x.type)
@@ -684,8 +685,7 @@ def store(ptr, value, mask):
     operands = [ptr, cast(value, elt.storage)]
     if mask is not None:
         operands.append(broadcast_to(_mask(mask, "tl.store"), ptr.shape, "the mask of tl.store"))
-    segments = f"array<i32: 1, 1, {int(mask is not None)}>"
-    current().create("tile.store", operands, [], {"operandSegmentSizes": segments})
+    current().create("tile.store", operands, [], {})
 
 
 # --------------------------------------------------------------------------

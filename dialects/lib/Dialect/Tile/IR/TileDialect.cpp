@@ -1,5 +1,6 @@
 #include "rocktile/Dialect/Tile/IR/Tile.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -13,7 +14,22 @@ using namespace rocktile::tile;
 #define GET_ATTRDEF_CLASSES
 #include "rocktile/Dialect/Tile/IR/TileAttrs.cpp.inc"
 
+namespace {
+/// Prints layouts once at the top of the module as #blocked, #slice, ...
+struct TileOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedLayoutAttr>(attr))
+      return os << "blocked", AliasResult::FinalAlias;
+    if (isa<SliceLayoutAttr>(attr))
+      return os << "slice", AliasResult::FinalAlias;
+    return AliasResult::NoAlias;
+  }
+};
+} // namespace
+
 void TileDialect::initialize() {
+  addInterfaces<TileOpAsmInterface>();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "rocktile/Dialect/Tile/IR/TileTypes.cpp.inc"

@@ -1,0 +1,177 @@
+// RUN: rocktile-opt %s -split-input-file -verify-diagnostics
+// Every verifier message of the tile dialect.
+
+func.func @range_not_pow2() {
+  // expected-error @+1 {{range size 48 must be a power of two}}
+  %r = tile.make_range {start = 0 : i32, end = 48 : i32} : tensor<48xi32>
+  return
+}
+
+// -----
+
+func.func @range_empty() {
+  // expected-error @+1 {{needs start < end, got [8, 8)}}
+  %r = tile.make_range {start = 8 : i32, end = 8 : i32} : tensor<1xi32>
+  return
+}
+
+// -----
+
+func.func @range_wrong_size() {
+  // expected-error @+1 {{result must be a 1-D tensor of 64 elements}}
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @splat_type(%x: f32) {
+  // expected-error @+1 {{result element type 'f16' differs from the scalar's type 'f32'}}
+  %t = tile.splat %x : f32 -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @broadcast_size(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{dimension 0 of size 2 can only be broadcast from size 1 or kept, but the result has size 8}}
+  %t = tile.broadcast %x : tensor<2x4xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_rank(%x: tensor<4xf32>) {
+  // expected-error @+1 {{ranks differ: 1 vs 2}}
+  %t = tile.broadcast %x : tensor<4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_elt(%x: tensor<1x4xf32>) {
+  // expected-error @+1 {{element types differ: 'f32' vs 'f16'}}
+  %t = tile.broadcast %x : tensor<1x4xf32> -> tensor<4x4xf16>
+  return
+}
+
+// -----
+
+func.func @expand_axis(%x: tensor<4xf32>) {
+  // expected-error @+1 {{axis 3 is out of range for rank 1}}
+  %t = tile.expand_dims %x {axis = 3 : i32} : tensor<4xf32> -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @expand_shape(%x: tensor<4xf32>) {
+  // expected-error @+1 {{result must be 'tensor<1x4xf32>' (a size-1 dimension inserted at 0)}}
+  %t = tile.expand_dims %x {axis = 0 : i32} : tensor<4xf32> -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @addptr_shape(%p: tensor<4x!tile.ptr<f32>>, %o: tensor<8xi32>) {
+  // expected-error @+1 {{pointer and offset shapes differ}}
+  %q = tile.addptr %p, %o : tensor<4x!tile.ptr<f32>>, tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @load_type(%p: tensor<4x!tile.ptr<f32>>) {
+  // expected-error @+1 {{value type 'tensor<4xf16>' does not match the pointers, which need 'tensor<4xf32>'}}
+  %x = tile.load %p : tensor<4x!tile.ptr<f32>> -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @load_mask_shape(%p: tensor<4x!tile.ptr<f32>>, %m: tensor<8xi1>) {
+  // expected-error @+1 {{mask shape does not match the pointers}}
+  %x = tile.load %p, mask = %m : tensor<8xi1> : tensor<4x!tile.ptr<f32>> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @store_type(%p: !tile.ptr<f32>, %v: f16) {
+  // expected-error @+1 {{value type 'f16' does not match the pointers, which need 'f32'}}
+  tile.store %p, %v : !tile.ptr<f32>, f16
+  return
+}
+
+// -----
+
+func.func @program_id_axis() {
+  // expected-error @+1 {{attribute 'axis' failed to satisfy constraint}}
+  %p = tile.program_id 3
+  return
+}
+
+// -----
+
+func.func @reduce_axis(%x: tensor<4xf32>) {
+  // expected-error @+1 {{axis 1 is out of range for rank 1}}
+  %s = tile.reduce(%x) axis = 1 : (tensor<4xf32>) -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    tile.reduce.return %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_result(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{result 0 must be 'tensor<4xf32>' (the operand without axis 1), got 'f32'}}
+  %s = tile.reduce(%x) axis = 1 : (tensor<4x8xf32>) -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    tile.reduce.return %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_args(%x: tensor<4xf32>) {
+  // expected-error @+1 {{combiner must take 2 scalar arguments}}
+  %s = tile.reduce(%x) axis = 0 : (tensor<4xf32>) -> f32 {
+  ^bb0(%a: f32):
+    tile.reduce.return %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_return(%x: tensor<4xf32>) {
+  %s = tile.reduce(%x) axis = 0 : (tensor<4xf32>) -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    // expected-error @+1 {{must return 1 values, got 2}}
+    tile.reduce.return %a, %b : f32, f32
+  }
+  return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout: sizes must be powers of two, got 3}}
+func.func @bad_layout(%x: tensor<4xf32, #tile.blocked<sizePerThread = [3], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout: order must be a permutation of 0..1}}
+func.func @bad_order(%x: tensor<4x4xf32, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 8], warpsPerCTA = [1, 1], order = [0, 0]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{slice layout: dim 2 is out of range for a parent of rank 1}}
+func.func @bad_slice(%x: tensor<4xf32, #tile.slice<dim = 2, parent = #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]>>>) {
+  return
+}

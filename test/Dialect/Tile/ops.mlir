@@ -1,0 +1,61 @@
+// RUN: rocktile-opt %s | rocktile-opt | FileCheck %s
+// Every tile op survives printing and parsing.
+
+// CHECK: #blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK: #slice = #tile.slice<dim = 1, parent = #blocked>
+
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// CHECK-LABEL: func.func @all_ops
+func.func @all_ops(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) {
+  // CHECK: tile.program_id 0
+  %pid = tile.program_id 0
+  // CHECK: tile.num_programs 2
+  %np = tile.num_programs 2
+  // CHECK: tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  // CHECK: tile.expand_dims %{{.*}} {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %row = tile.expand_dims %r {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  // CHECK: tile.broadcast %{{.*}} : tensor<1x64xi32> -> tensor<16x64xi32>
+  %b = tile.broadcast %row : tensor<1x64xi32> -> tensor<16x64xi32>
+  // CHECK: tile.splat %{{.*}} : !tile.ptr<f32> -> tensor<16x64x!tile.ptr<f32>>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<16x64x!tile.ptr<f32>>
+  // CHECK: tile.addptr %{{.*}}, %{{.*}} : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xi32>
+  %q = tile.addptr %ps, %b : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xi32>
+  %ns = tile.splat %n : i32 -> tensor<16x64xi32>
+  %m = arith.cmpi slt, %b, %ns : tensor<16x64xi32>
+  %zero = arith.constant dense<0.0> : tensor<16x64xf32>
+  // CHECK: tile.load %{{.*}}, mask = %{{.*}} : tensor<16x64xi1>, other = %{{.*}} : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
+  %x = tile.load %q, mask = %m : tensor<16x64xi1>, other = %zero : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
+  // CHECK: tile.load %{{.*}} : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
+  %y = tile.load %q : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
+  // CHECK: tile.reduce(%{{.*}}) axis = 1 : (tensor<16x64xf32>) -> tensor<16xf32>
+  // CHECK: tile.reduce.return %{{.*}} : f32
+  %s = tile.reduce(%x) axis = 1 : (tensor<16x64xf32>) -> tensor<16xf32> {
+  ^bb0(%a: f32, %c: f32):
+    %t = arith.addf %a, %c : f32
+    tile.reduce.return %t : f32
+  }
+  // CHECK: tile.reduce(%{{.*}}, %{{.*}}) axis = 0 : (tensor<64xi32>, tensor<64xi32>) -> (i32, i32)
+  %v, %i = tile.reduce(%r, %r) axis = 0 : (tensor<64xi32>, tensor<64xi32>) -> (i32, i32) {
+  ^bb0(%a: i32, %ai: i32, %c: i32, %ci: i32):
+    %gt = arith.cmpi sgt, %a, %c : i32
+    %mv = arith.select %gt, %a, %c : i32
+    %mi = arith.select %gt, %ai, %ci : i32
+    tile.reduce.return %mv, %mi : i32, i32
+  }
+  // CHECK: tile.store %{{.*}}, %{{.*}}, mask = %{{.*}} : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>, tensor<16x64xi1>
+  tile.store %q, %y, mask = %m : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>, tensor<16x64xi1>
+  // CHECK: tile.store %{{.*}}, %{{.*}} : !tile.ptr<f32>, f32
+  %p1 = tile.addptr %p, %n : !tile.ptr<f32>, i32
+  %one = arith.constant 1.0 : f32
+  tile.store %p1, %one : !tile.ptr<f32>, f32
+  return
+}
+
+// CHECK-LABEL: func.func @layouts
+// CHECK-SAME: tensor<16x64xf32, #blocked>
+// CHECK-SAME: tensor<16xf32, #slice>
+func.func @layouts(%a: tensor<16x64xf32, #blocked>, %b: tensor<16xf32, #tile.slice<dim = 1, parent = #blocked>>) {
+  return
+}

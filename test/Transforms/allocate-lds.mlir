@@ -1,0 +1,33 @@
+// RUN: rocktile-opt %s -split-input-file --tile-allocate-lds="target=gfx950" | FileCheck %s
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// Four warps along the axis, one f32 output: 16 bytes at offset 0.
+// CHECK-LABEL: func.func @across_warps
+// CHECK-SAME: tile.lds_bytes = 16
+// CHECK: tile.reduce({{.*}}) axis = 0 {tile.lds_offset = 0 : i64}
+func.func @across_warps(%x: tensor<1024xf32, #b>) {
+  %s = tile.reduce(%x) axis = 0 : (tensor<1024xf32, #b>) -> f32 {
+  ^bb0(%a: f32, %c: f32):
+    %t = arith.addf %a, %c : f32
+    tile.reduce.return %t : f32
+  }
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 64], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// Reducing along lanes only needs no LDS.
+// CHECK-LABEL: func.func @within_warps
+// CHECK-SAME: tile.lds_bytes = 0
+// CHECK-NOT: tile.lds_offset
+func.func @within_warps(%x: tensor<4x256xf32, #b>) {
+  %s = tile.reduce(%x) axis = 1 : (tensor<4x256xf32, #b>) -> tensor<4xf32, #tile.slice<dim = 1, parent = #b>> {
+  ^bb0(%a: f32, %c: f32):
+    %t = arith.addf %a, %c : f32
+    tile.reduce.return %t : f32
+  }
+  return
+}

@@ -1,0 +1,69 @@
+// RUN: rocktile-opt %s -split-input-file --tile-assign-layouts="target=gfx950 num-warps=4" | FileCheck %s --check-prefix=GFX950
+// RUN: rocktile-opt %s -split-input-file --tile-assign-layouts="target=gfx1250 num-warps=4" | FileCheck %s --check-prefix=GFX1250
+
+// 16-byte aligned f32 accesses: 4 elements per lane, a wave of lanes, then warps.
+// GFX950: #[[B:.*]] = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+// GFX1250: #[[B:.*]] = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+// GFX950-LABEL: func.func @aligned
+// GFX950-SAME: tile.num_warps = 4
+// GFX950: tile.make_range {{.*}} : tensor<1024xi32, #[[B]]>
+// GFX950: tile.load {{.*}} -> tensor<1024xf32, #[[B]]>
+func.func @aligned(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %ns = tile.splat %n : i32 -> tensor<1024xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<1024xi32>
+  %p = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %q = tile.addptr %p, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %v = tile.load %q, mask = %m : tensor<1024xi1> : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+  tile.store %q, %v, mask = %m : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>, tensor<1024xi1>
+  return
+}
+
+// -----
+
+// Unknown alignment: one element per lane.
+// GFX950: #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+// GFX950-LABEL: func.func @unaligned
+func.func @unaligned(%x: !tile.ptr<f32>) {
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %p = tile.splat %x : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>>
+  %q = tile.addptr %p, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %v = tile.load %q : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  tile.store %q, %v : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  return
+}
+
+// -----
+
+// 2-D: lanes fill the fast dimension first; the row reduction gets the slice
+// layout, and the row offsets built from a range are recomputed in it.
+// GFX950: #[[B2:.*]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// GFX950: #[[S:.*]] = #tile.slice<dim = 1, parent = #[[B2]]>
+// GFX950-LABEL: func.func @rows
+// GFX950-NOT: tensor<32xi32, #blocked>
+// GFX950: tile.make_range {{.*}} : tensor<32xi32, #[[S]]>
+// GFX950: tile.reduce({{.*}}) axis = 1 : (tensor<32x64xf16, #[[B2]]>) -> tensor<32xf16, #[[S]]>
+// GFX950: tile.store {{.*}} : tensor<32x!tile.ptr<f16>, #[[S]]>, tensor<32xf16, #[[S]]>
+func.func @rows(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f16>) {
+  %r = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %c = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %re = tile.expand_dims %r {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %c64 = arith.constant dense<64> : tensor<32x1xi32>
+  %ro = arith.muli %re, %c64 : tensor<32x1xi32>
+  %rb = tile.broadcast %ro : tensor<32x1xi32> -> tensor<32x64xi32>
+  %ce = tile.expand_dims %c {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %cb = tile.broadcast %ce : tensor<1x64xi32> -> tensor<32x64xi32>
+  %o = arith.addi %rb, %cb : tensor<32x64xi32>
+  %p = tile.splat %x : !tile.ptr<f16> -> tensor<32x64x!tile.ptr<f16>>
+  %q = tile.addptr %p, %o : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+  %v = tile.load %q : tensor<32x64x!tile.ptr<f16>> -> tensor<32x64xf16>
+  %s = tile.reduce(%v) axis = 1 : (tensor<32x64xf16>) -> tensor<32xf16> {
+  ^bb0(%a: f16, %b: f16):
+    %t = arith.addf %a, %b : f16
+    tile.reduce.return %t : f16
+  }
+  %po = tile.splat %out : !tile.ptr<f16> -> tensor<32x!tile.ptr<f16>>
+  %qo = tile.addptr %po, %r : tensor<32x!tile.ptr<f16>>, tensor<32xi32>
+  tile.store %qo, %s : tensor<32x!tile.ptr<f16>>, tensor<32xf16>
+  return
+}
