@@ -2,6 +2,8 @@
 #include "lld/Common/Driver.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/MsgPackDocument.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -45,6 +47,25 @@ static Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef ch
 
 Error rocktile::emitCode(Module &module, StringRef chip, std::string &assembly,
                          std::string &object) {
+  // The backend reports what it cannot select through the context; by
+  // default that exits the process. Collect the errors instead.
+  std::string backendErrors;
+  module.getContext().setDiagnosticHandlerCallBack(
+      [](const DiagnosticInfo *info, void *errors) {
+        if (info->getSeverity() != DS_Error)
+          return;
+        raw_string_ostream os(*static_cast<std::string *>(errors));
+        DiagnosticPrinterRawOStream printer(os);
+        info->print(printer);
+        os << "\n";
+      },
+      &backendErrors);
+  auto checkBackend = [&]() -> Error {
+    if (backendErrors.empty())
+      return Error::success();
+    return createStringError("the AMDGPU backend cannot compile this kernel for " +
+                             chip.str() + ": " + backendErrors);
+  };
   auto tm = createTargetMachine(chip);
   if (!tm)
     return tm.takeError();
@@ -76,7 +97,11 @@ Error rocktile::emitCode(Module &module, StringRef chip, std::string &assembly,
   std::unique_ptr<Module> copy = CloneModule(module);
   if (Error e = emit(*copy, CodeGenFileType::AssemblyFile, assembly))
     return e;
-  return emit(module, CodeGenFileType::ObjectFile, object);
+  if (Error e = checkBackend())
+    return e;
+  if (Error e = emit(module, CodeGenFileType::ObjectFile, object))
+    return e;
+  return checkBackend();
 }
 
 Expected<std::string> rocktile::linkCodeObject(StringRef object) {

@@ -112,6 +112,8 @@ private:
   Value lookup(Value v) { return values.lookup(v).value; }
   /// Elements [start, start + width) of a lane vector.
   Value slice(Value v, int64_t start, int64_t width) {
+    if (width == cast<VectorType>(v.getType()).getNumElements())
+      return v;
     return vector::ShuffleOp::create(b, loc(), v, v,
                                      llvm::to_vector(llvm::seq<int64_t>(start, start + width)));
   }
@@ -119,6 +121,8 @@ private:
   Value insertSlice(Value part, Value into, int64_t start) {
     int64_t n = cast<VectorType>(into.getType()).getNumElements();
     int64_t width = cast<VectorType>(part.getType()).getNumElements();
+    if (width == n)
+      return part;
     SmallVector<int64_t> mask;
     for (int64_t i = 0; i < n; ++i)
       mask.push_back(i >= start && i < start + width ? n + i - start : i);
@@ -156,6 +160,28 @@ LogicalResult KernelLowering::run() {
       base = memref::AssumeAlignmentOp::create(b, loc(), base, div.getInt());
     values[arg] = {base, idx(0)};
   }
+  // Every layout must spread over exactly this kernel's lanes and warps.
+  unsigned numWarps = func->getAttrOfType<IntegerAttr>("tile.num_warps").getInt();
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      std::optional<LinearLayout> layout = tensor ? tile::getLinearLayout(tensor) : std::nullopt;
+      if (tensor && !layout) {
+        op->emitError("tile has no layout: run tile-assign-layouts first");
+        return WalkResult::interrupt();
+      }
+      if (layout && (layout->getNumLanes() != target.waveSize || layout->getNumWarps() != numWarps)) {
+        func.emitError() << "layout " << tensor.getEncoding() << " spreads over "
+                         << layout->getNumLanes() << " lanes and " << layout->getNumWarps()
+                         << " warps, but " << target.chip << " runs this kernel as " << numWarps
+                         << " warps of " << target.waveSize << " lanes";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
   for (Operation &op : func.getBody().front())
     if (failed(lower(&op)))
       return failure();
@@ -260,8 +286,11 @@ LogicalResult KernelLowering::lowerRegisterRemap(
     mask.push_back(found);
   }
   LaneValue in = values.lookup(src);
+  bool identity = mask.size() == size_t(srcLayout.getNumRegisters()) &&
+                  llvm::equal(mask, llvm::seq<int64_t>(0, mask.size()));
   values[op->getResult(0)] = {
-      in.base, vector::ShuffleOp::create(b, loc(), in.value, in.value, mask)};
+      in.base, identity ? in.value
+                        : vector::ShuffleOp::create(b, loc(), in.value, in.value, mask).getResult()};
   return success();
 }
 

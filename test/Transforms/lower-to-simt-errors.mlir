@@ -1,0 +1,25 @@
+// RUN: rocktile-opt %s --tile-lower-to-simt="target=gfx950" -split-input-file -verify-diagnostics
+
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+func.func @needs_lds(%v: f32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %t = tile.splat %v : f32 -> tensor<1024xf32, #b>
+  // expected-error @+1 {{cross-warp reduction has no LDS: run tile-allocate-lds first}}
+  %s = tile.reduce(%t) axis = 0 : (tensor<1024xf32, #b>) -> f32 {
+  ^bb0(%a: f32, %c: f32):
+    %u = arith.addf %a, %c : f32
+    tile.reduce.return %u : f32
+  }
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+
+// expected-error @+1 {{layout #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]> spreads over 32 lanes and 8 warps, but gfx950 runs this kernel as 4 warps of 64 lanes}}
+func.func @wrong_wave(%v: f32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %t = tile.splat %v : f32 -> tensor<1024xf32, #b>
+  return
+}

@@ -1,0 +1,90 @@
+// RUN: rocktile-opt %s -split-input-file --tile-lower-to-simt="target=gfx950" | FileCheck %s
+// The same kernels from unlaid-out tiles on gfx1250 (wave32) are checked in
+// test/Target/reduce_amdgcn.mlir.
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// A lane's 4 consecutive, 16-byte aligned elements move as one vector, under
+// the mask of the first (the mask is constant over runs of 16).
+// CHECK-LABEL: gpu.func @copy
+// CHECK-SAME: %[[X:.*]]: memref<?xf32, #gpu.address_space<global>>, %[[Y:.*]]: memref<?xf32, #gpu.address_space<global>>, %{{.*}}: i32)
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: gpu.thread_id x
+// CHECK: %[[XA:.*]] = memref.assume_alignment %[[X]], 16
+// CHECK: scf.if %{{.*}} -> (vector<4xf32>) {
+// CHECK-NEXT: vector.load %[[XA]][%{{.*}}] {alignment = 16 : i64} : memref<?xf32, #gpu.address_space<global>>, vector<4xf32>
+// CHECK: scf.if
+// CHECK-NEXT: vector.store %{{.*}} {alignment = 16 : i64} : memref<?xf32, #gpu.address_space<global>>, vector<4xf32>
+// CHECK: gpu.return
+func.func @copy(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #b>
+  %ns = tile.splat %n : i32 -> tensor<1024xi32, #b>
+  %m = arith.cmpi slt, %r, %ns : tensor<1024xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %xp = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  %v = tile.load %xp, mask = %m : tensor<1024xi1, #b> : tensor<1024x!tile.ptr<f32>, #b> -> tensor<1024xf32, #b>
+  %ys = tile.splat %y : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %yp = tile.addptr %ys, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  tile.store %yp, %v, mask = %m : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xf32, #b>, tensor<1024xi1, #b>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// A sum over the whole tile: 4 registers in a lane, then a butterfly over the
+// lane bits with the cheapest exchange for each distance, then the partials
+// of the 4 warps through LDS.
+// CHECK-LABEL: gpu.func @sum
+// CHECK-SAME: workgroup(%[[LDS:.*]] : memref<16xi8, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-3: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: amdgpu.dpp {{.*}} quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32])
+// CHECK: amdgpu.dpp {{.*}} quad_perm([2 : i32, 3 : i32, 0 : i32, 1 : i32])
+// CHECK: amdgpu.swizzle_bitmode %{{.*}} 31 0 4
+// CHECK: amdgpu.swizzle_bitmode %{{.*}} 31 0 8
+// CHECK: amdgpu.swizzle_bitmode %{{.*}} 31 0 16
+// CHECK: amdgpu.permlane_swap %{{.*}} 32
+// CHECK: %[[VIEW:.*]] = memref.view %[[LDS]][%{{.*}}][] : memref<16xi8, #gpu.address_space<workgroup>> to memref<4xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[VIEW]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.load %[[VIEW]]
+// CHECK: memref.store
+func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32>) attributes {tile.lds_bytes = 16 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %xp = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  %v = tile.load %xp : tensor<1024x!tile.ptr<f32>, #b> -> tensor<1024xf32, #b>
+  %s = tile.reduce(%v) axis = 0 {tile.lds_offset = 0 : i64} : (tensor<1024xf32, #b>) -> f32 {
+  ^bb0(%a: f32, %c: f32):
+    %t = arith.addf %a, %c : f32
+    tile.reduce.return %t : f32
+  }
+  tile.store %out, %s : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// x[:, None] and broadcasting only rename registers within a lane.
+// CHECK-LABEL: gpu.func @outer
+// CHECK: %[[COL:.*]] = vector.broadcast %{{.*}} : f32 to vector<1xf32>
+// CHECK: %[[ROW:.*]] = vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK: %[[COLB:.*]] = vector.shuffle %[[COL]], %[[COL]] [0, 0, 0, 0] : vector<1xf32>, vector<1xf32>
+// CHECK-NEXT: arith.mulf %[[COLB]], %[[ROW]] : vector<4xf32>
+func.func @outer(%a: f32, %out: !tile.ptr<f32>) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %col = tile.splat %a : f32 -> tensor<16xf32, #tile.slice<dim = 1, parent = #b>>
+  %row = tile.splat %a : f32 -> tensor<64xf32, #tile.slice<dim = 0, parent = #b>>
+  %c = tile.expand_dims %col {axis = 1 : i32} : tensor<16xf32, #tile.slice<dim = 1, parent = #b>> -> tensor<16x1xf32, #b>
+  %cb = tile.broadcast %c : tensor<16x1xf32, #b> -> tensor<16x64xf32, #b>
+  %r = tile.expand_dims %row {axis = 0 : i32} : tensor<64xf32, #tile.slice<dim = 0, parent = #b>> -> tensor<1x64xf32, #b>
+  %rb = tile.broadcast %r : tensor<1x64xf32, #b> -> tensor<16x64xf32, #b>
+  %p = arith.mulf %cb, %rb : tensor<16x64xf32, #b>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<16x64x!tile.ptr<f32>, #b>
+  tile.store %os, %p : tensor<16x64x!tile.ptr<f32>, #b>, tensor<16x64xf32, #b>
+  return
+}
+
