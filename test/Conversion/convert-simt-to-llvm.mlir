@@ -1,0 +1,43 @@
+// RUN: rocktile-opt %s --pass-pipeline='builtin.module(gpu.module(tile-convert-simt-to-llvm{chipset=gfx950}))' | FileCheck %s
+
+// Math becomes LLVM intrinsics (expanded by the AMDGPU backend), never calls
+// into the ROCm device library; address spaces become AMDGPU's numbers.
+// CHECK-NOT: __ocml
+// CHECK-LABEL: llvm.func @k
+// CHECK-SAME: !llvm.ptr<1>
+// CHECK-SAME: rocdl.kernel
+// CHECK: rocdl.workitem.id.x
+// CHECK: llvm.intr.exp(%{{.*}}) : (vector<4xf32>) -> vector<4xf32>
+// CHECK: llvm.intr.exp2
+// CHECK: llvm.intr.log
+// CHECK: llvm.intr.sqrt
+// CHECK: llvm.fdiv
+// CHECK: rocdl.update.dpp
+// CHECK: rocdl.ds_swizzle
+// CHECK: rocdl.permlane32.swap
+// CHECK: rocdl.barrier
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @k(%x: memref<?xf32, #gpu.address_space<global>>, %s: f32) workgroup(%lds : memref<16xi8, #gpu.address_space<workgroup>>) kernel {
+      %c0 = arith.constant 0 : index
+      %v = vector.broadcast %s : f32 to vector<4xf32>
+      %t = gpu.thread_id x
+      %e = math.exp %v : vector<4xf32>
+      %e2 = math.exp2 %s : f32
+      %l = math.log %e2 : f32
+      %r = math.rsqrt %l : f32
+      %d = amdgpu.dpp %r %r quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32]) : f32
+      %w = amdgpu.swizzle_bitmode %d 31 0 4 : f32
+      %p = amdgpu.permlane_swap %w 32 : f32
+      %view = memref.view %lds[%c0][] : memref<16xi8, #gpu.address_space<workgroup>> to memref<4xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      memref.store %p, %view[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+      %g = vector.load %x[%c0] {alignment = 16 : i64} : memref<?xf32, #gpu.address_space<global>>, vector<4xf32>
+      %sum = arith.addf %g, %e : vector<4xf32>
+      vector.store %sum, %x[%c0] : memref<?xf32, #gpu.address_space<global>>, vector<4xf32>
+      gpu.return
+    }
+  }
+}

@@ -1,0 +1,32 @@
+# RUN: %python %s gfx950 | FileCheck %s --check-prefix=GFX950
+# RUN: %python %s gfx1250 | FileCheck %s --check-prefix=GFX1250
+# softmax reduces across lanes with DPP, ds_swizzle and (gfx950) a permlane
+# swap, across warps through 16 bytes of LDS, and needs no spills or scratch.
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+from softmax import compile_softmax  # noqa: E402
+
+kernel = compile_softmax(sys.argv[1], n_cols=1000)
+print(kernel.asm["amdgcn"])
+md = kernel.metadata
+print(f"spills={md['vgpr_spill_count'] + md['sgpr_spill_count']} scratch={md['scratch_bytes']} lds={md['lds_bytes']}")
+
+# GFX950-LABEL: softmax_kernel:
+# GFX950: quad_perm:[1,0,3,2]
+# GFX950: quad_perm:[2,3,0,1]
+# GFX950: ds_swizzle_b32
+# GFX950: v_permlane32_swap
+# GFX950: s_barrier
+# GFX950: v_exp_f32
+# GFX950-NOT: ds_bpermute
+# GFX950: spills=0 scratch=0 lds=16
+
+# GFX1250-LABEL: softmax_kernel:
+# GFX1250: quad_perm:[1,0,3,2]
+# GFX1250: ds_swizzle_b32
+# GFX1250-NOT: permlane
+# GFX1250: v_exp_f32
+# GFX1250-NOT: ds_bpermute
+# GFX1250: spills=0 scratch=0 lds=16
