@@ -1,0 +1,28 @@
+# The two commands of the README: `make demo` and `make test`. Each installs
+# what is missing, then builds.
+PYTHON ?= python3
+BUILD ?= build
+LIT ?= /usr/lib/llvm-22/bin/lit
+
+.PHONY: deps build test demo clean
+
+deps:
+	@PYTHON=$(PYTHON) ./scripts/install-deps.sh
+
+# Configures once, rebuilds incrementally, and makes `import rocktile` work
+# from any directory by pointing a .pth file at python/.
+build: deps
+	@test -f $(BUILD)/build.ninja || cmake -G Ninja -S . -B $(BUILD) -DPython3_EXECUTABLE=$$(command -v $(PYTHON))
+	@cmake --build $(BUILD)
+	@$(PYTHON) -c "import site, os; open(os.path.join(site.getsitepackages()[0], 'rocktile.pth'), 'w').write(os.path.abspath('python') + '\n')"
+
+test: build
+	$(LIT) -sv $(BUILD)/test
+	$(PYTHON) -m pytest -q test/python
+	cd $(BUILD) && ctest --output-on-failure
+
+demo: build
+	$(PYTHON) examples/demo.py
+
+clean:
+	rm -rf $(BUILD)
