@@ -13,8 +13,9 @@ gfx950 and gfx1250.
 """
 from . import language
 from .compiler import CompiledKernel, compile
-from .errors import CompilationError
+from .errors import CompilationError, EmulatorError
 from .jit import JITFunction, jit
+from .launcher import get_target, set_target
 from .language.core import cdiv, constexpr
 
 
@@ -24,5 +25,6 @@ def next_power_of_2(n: int) -> int:
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-__all__ = ["jit", "compile", "cdiv", "next_power_of_2", "CompilationError", "CompiledKernel",
+__all__ = ["jit", "compile", "cdiv", "next_power_of_2", "CompilationError", "EmulatorError",
+           "CompiledKernel", "set_target", "get_target",
            "JITFunction", "language", "constexpr"]

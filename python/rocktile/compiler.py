@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import CompilationError
 from .language import core
 
 __all__ = ["compile", "CompiledKernel", "ArgSpec", "Specialization", "trace_ir"]
@@ -217,7 +218,8 @@ class CompiledKernel:
     """A compiled kernel: `.asm` ('tile', 'simt', 'llir', 'amdgcn' texts),
     `.hsaco` (the code object) and `.metadata` (register and memory use)."""
 
-    def __init__(self, name, spec: Specialization, asm: dict, hsaco: bytes, metadata: dict):
+    def __init__(self, name, spec: Specialization, asm: dict, hsaco: bytes, metadata: dict,
+                 simt_with_locations: str = ""):
         self.name = name
         self.target = spec.target
         self.num_warps = spec.num_warps
@@ -227,6 +229,18 @@ class CompiledKernel:
         self.asm = asm
         self.hsaco = hsaco
         self.metadata = metadata
+        self._simt_with_locations = simt_with_locations
+        self._emulator = None
+
+    def emulator(self):
+        """The kernel JIT-compiled for the CPU emulator (built on first use)."""
+        if self._emulator is None:
+            C = load_C()
+            try:
+                self._emulator = C.Emulator(self._simt_with_locations, self.metadata["wave_size"])
+            except C.CompileError as e:
+                raise CompilationError(f"the emulator cannot run kernel {self.name}: {e}") from None
+        return self._emulator
 
     @property
     def n_regs(self):

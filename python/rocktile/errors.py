@@ -178,3 +178,9 @@ def error_from_compile_error(text: str, extents: dict, fallback=(None, None, Non
     if note:
         diagnostics.append(Diagnostic("note", note))
     return CompilationError.from_diagnostics(diagnostics)
+
+
+class EmulatorError(RuntimeError):
+    """A kernel misbehaved in the CPU emulator (e.g. a memory access outside
+    its buffer). The message names the kernel, workgroup, wave, lane, the
+    buffer and address, and the Python source line of the access."""

@@ -55,8 +55,9 @@ class JITFunction:
                            "or compile it with .warmup(...) / .compile(...)")
 
     def __getitem__(self, grid):
-        raise RuntimeError("launching kernels needs rocktile's runtime, which this build does not have yet; "
-                           "use .warmup(...) or rocktile.compile(...) to compile without launching")
+        """`kernel[grid](*args)` launches (in the emulator when there is no GPU)."""
+        from .launcher import Launcher
+        return Launcher(self, grid)
 
     # ------------------------------------------------------------------
     # Entry points.
@@ -103,7 +104,8 @@ class JITFunction:
         metadata.setdefault("name", self.__name__)
         metadata.update(target=spec.target, num_warps=spec.num_warps)
         asm = {stage: out[stage] for stage in ("tile", "simt", "llir", "amdgcn") if stage in out}
-        kernel = CompiledKernel(metadata["name"], spec, asm, bytes(out["hsaco"]), metadata)
+        kernel = CompiledKernel(metadata["name"], spec, asm, bytes(out["hsaco"]), metadata,
+                                out["simt_with_locations"])
         self.cache[spec] = kernel
         return kernel
 

@@ -2,6 +2,7 @@
 // compiler entry point. Ops are created by name with parsed types and
 // attributes, so the front end owns the language's semantics and this file
 // stays independent of the op list.
+#include "rocktile/Emulator/Emulator.h"
 #include "rocktile/Pipeline/Pipeline.h"
 #include "rocktile/Target/Target.h"
 #include "mlir/AsmParser/AsmParser.h"
@@ -21,6 +22,9 @@ using namespace mlir;
 namespace {
 
 struct CompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct EmulatorFault : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
@@ -118,6 +122,7 @@ template <typename T> std::string str(T v) {
 PYBIND11_MODULE(_C, m) {
   m.doc() = "rocktile's C++ core: IR builder and compiler";
   py::register_exception<CompileError>(m, "CompileError");
+  py::register_exception<EmulatorFault>(m, "EmulatorFault");
 
   py::class_<PyType>(m, "Type")
       .def("__str__", [](const PyType &t) { return str(t.value); })
@@ -236,6 +241,51 @@ PYBIND11_MODULE(_C, m) {
       }, py::arg("name"), py::arg("operands"), py::arg("result_types"), py::arg("attributes"),
          py::arg("loc"), py::arg("num_regions") = 0);
 
+  using rocktile::emulator::EmulatedKernel;
+  using rocktile::emulator::KernelArg;
+  py::class_<EmulatedKernel>(m, "Emulator")
+      .def(py::init([](const std::string &simt, unsigned waveSize) {
+             IRContext c;
+             DiagnosticCollector diags(c.ctx.get());
+             OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(simt, c.ctx.get());
+             FailureOr<std::unique_ptr<EmulatedKernel>> kernel = failure();
+             if (module)
+               kernel = EmulatedKernel::create(*module, waveSize);
+             if (failed(kernel))
+               throw CompileError(diags.text());
+             return std::move(*kernel);
+           }),
+           py::arg("simt"), py::arg("wave_size"))
+      .def_property_readonly("name", &EmulatedKernel::getName)
+      .def("launch", [](const EmulatedKernel &k, std::array<int64_t, 3> grid, const py::list &args,
+                        unsigned workers) {
+        // args: ("buffer", name, address, elements) | ("int", name, value) | ("float", name, value)
+        std::vector<KernelArg> converted;
+        for (py::handle h : args) {
+          auto t = h.cast<py::tuple>();
+          auto kind = t[0].cast<std::string>();
+          KernelArg a{KernelArg::Int, t[1].cast<std::string>()};
+          if (kind == "buffer") {
+            a.kind = KernelArg::Buffer;
+            a.address = t[2].cast<uint64_t>();
+            a.numElements = t[3].cast<int64_t>();
+          } else if (kind == "float") {
+            a.kind = KernelArg::Float;
+            a.floatValue = t[2].cast<double>();
+          } else {
+            a.intValue = t[2].cast<int64_t>();
+          }
+          converted.push_back(a);
+        }
+        std::string fault;
+        {
+          py::gil_scoped_release release;
+          fault = k.launch(grid, converted, workers);
+        }
+        if (!fault.empty())
+          throw EmulatorFault(fault);
+      }, py::arg("grid"), py::arg("args"), py::arg("workers"));
+
   m.def("targets", [] {
     std::vector<std::string> names;
     for (const rocktile::Target *t : rocktile::allTargets())
@@ -268,6 +318,7 @@ PYBIND11_MODULE(_C, m) {
     out["simt"] = result->simt;
     out["llir"] = result->llir;
     out["amdgcn"] = result->amdgcn;
+    out["simt_with_locations"] = result->simtWithLocations;
     out["hsaco"] = py::bytes(result->hsaco);
     out["metadata"] = md;
     return out;

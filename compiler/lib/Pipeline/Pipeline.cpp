@@ -94,10 +94,13 @@ void rocktile::registerPipelines() {
       [](OpPassManager &pm, const Options &o) { buildLLVMPipeline(pm, o.get()); });
 }
 
-static std::string print(Operation *op) {
+static std::string print(Operation *op, bool withLocations = false) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  op->print(os);
+  OpPrintingFlags flags;
+  if (withLocations)
+    flags.enableDebugInfo();
+  op->print(os, flags);
   return s;
 }
 
@@ -114,6 +117,7 @@ FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions
   if (failed(run(buildSimtPipeline)))
     return failure();
   result.simt = print(module);
+  result.simtWithLocations = print(module, /*withLocations=*/true);
   if (failed(run(buildLLVMPipeline)))
     return failure();
 

@@ -30,6 +30,8 @@ void registerPipelines();
 
 struct CompileResult {
   std::string tile, simt, llir, amdgcn, hsaco;
+  /// The SIMT program with source locations: what the emulator runs.
+  std::string simtWithLocations;
   std::map<std::string, int64_t> metadata;
   std::string kernelName;
 };

@@ -1,0 +1,107 @@
+"""Launching kernels: `kernel[grid](*args)`.
+
+Without an AMD GPU (today: always, unless ROCKTILE_DEVICE says otherwise)
+a launch runs the compiled program in rocktile's CPU emulator, which writes
+results into the caller's arrays. The emulated target comes from the
+`target=` launch option, `rocktile.set_target(...)`, `ROCKTILE_TARGET`, or
+gfx950, in that order.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from . import compiler
+from .errors import EmulatorError
+
+_target = None
+WAVE_SIZE = {"gfx950": 64, "gfx1250": 32}
+
+
+def set_target(target: str | None):
+    """Choose the target that launches compile for (None: back to the default)."""
+    if target is not None:
+        compiler.check_target(target)
+    global _target
+    _target = target
+
+
+def get_target() -> str:
+    target = _target or os.environ.get("ROCKTILE_TARGET") or compiler.DEFAULT_TARGET
+    compiler.check_target(target)
+    return target
+
+
+def get_device() -> str:
+    device = os.environ.get("ROCKTILE_DEVICE", "emulator")
+    if device == "emulator":
+        return device
+    if device == "hip":
+        raise RuntimeError("ROCKTILE_DEVICE=hip: launching on an AMD GPU through HIP is not "
+                           "implemented yet; unset it to run in the emulator")
+    raise ValueError(f"ROCKTILE_DEVICE must be 'emulator' or 'hip', got {device!r}")
+
+
+def _buffer_extent(value, name):
+    """(address of element 0, elements from it to the end of its allocation)."""
+    if isinstance(value, np.ndarray):
+        root = value
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        _, high = np.lib.array_utils.byte_bounds(root)
+        address = value.ctypes.data
+        if any(s < 0 for s in value.strides):
+            raise TypeError(f"kernel argument '{name}' has negative strides; pass a contiguous array")
+        return address, (high - address) // value.itemsize
+    address = value.data_ptr()  # torch.Tensor
+    storage = value.untyped_storage()
+    return address, (storage.data_ptr() + storage.nbytes() - address) // value.element_size()
+
+
+def _launch_arg(value, name):
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool):
+        return ("int", name, int(value))
+    if isinstance(value, int):
+        return ("int", name, value)
+    if isinstance(value, float):
+        return ("float", name, value)
+    if isinstance(value, np.ndarray) or hasattr(value, "data_ptr"):
+        if getattr(value, "device", None) is not None and str(value.device) != "cpu":
+            raise TypeError(f"kernel argument '{name}' lives on {value.device}; the emulator needs CPU memory")
+        return ("buffer", name, *_buffer_extent(value, name))
+    raise TypeError(f"cannot pass {type(value).__name__} as kernel argument '{name}'")
+
+
+def _grid(grid, meta):
+    grid = grid(meta) if callable(grid) else grid
+    if isinstance(grid, int):
+        grid = (grid,)
+    grid = tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"a grid has 1 to 3 dimensions, got {grid}")
+    return grid + (1,) * (3 - len(grid))
+
+
+class Launcher:
+    """`kernel[grid]`: call it with the kernel's arguments."""
+
+    def __init__(self, fn, grid):
+        self.fn, self.grid = fn, grid
+
+    def __call__(self, *args, num_warps=4, num_stages=None, target=None, **kwargs):
+        get_device()
+        target = target or get_target()
+        bound = self.fn.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        kernel = self.fn.warmup(*bound.args, target=target, num_warps=num_warps, **bound.kwargs)
+        grid = _grid(self.grid, dict(bound.arguments))
+        launch_args = [_launch_arg(value, name) for name, value in bound.arguments.items()
+                       if name not in self.fn.constexpr_names]
+        try:
+            kernel.emulator().launch(grid, launch_args, os.cpu_count() or 1)
+        except compiler.load_C().EmulatorFault as e:
+            raise EmulatorError(str(e)) from None
+        return kernel

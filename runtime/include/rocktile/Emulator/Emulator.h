@@ -1,0 +1,73 @@
+// The CPU emulator: runs a kernel's SIMT program (the cut) on the host,
+// lane-accurately, one workgroup per host thread at a time.
+#ifndef ROCKTILE_EMULATOR_EMULATOR_H
+#define ROCKTILE_EMULATOR_EMULATOR_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+}
+
+namespace rocktile::emulator {
+
+/// One launch argument, in the kernel's parameter order.
+struct KernelArg {
+  enum Kind { Buffer, Int, Float } kind;
+  std::string name;
+  uint64_t address = 0;      // Buffer: the host address of element 0
+  int64_t numElements = 0;   // Buffer: elements from `address` to the end of the allocation
+  int64_t intValue = 0;
+  double floatValue = 0;
+};
+
+/// Where a checked access sits in the source, read back from the lowering.
+struct FaultSite {
+  std::string kind;      // load, store, alignment
+  int argIndex;          // kernel argument, -1 for LDS
+  int64_t ldsOffset;     // LDS: byte offset of the view
+  int64_t elementBytes;
+  std::string location;  // file:line:col
+};
+
+class EmulatedKernel {
+public:
+  /// Lowers `simt` (consumed) for the host and JIT-compiles it. Errors are
+  /// reported through the context's diagnostics.
+  static mlir::FailureOr<std::unique_ptr<EmulatedKernel>> create(mlir::ModuleOp simt,
+                                                                 unsigned waveSize);
+  ~EmulatedKernel();
+
+  /// Runs every workgroup of `grid` on up to `workers` host threads. Returns
+  /// an error message (empty on success): bad arguments or the first memory
+  /// fault, naming the workgroup, wave, lane, buffer and source line.
+  std::string launch(std::array<int64_t, 3> grid, const std::vector<KernelArg> &args,
+                     unsigned workers) const;
+
+  const std::string &getName() const { return name; }
+
+private:
+  EmulatedKernel() = default;
+  struct ArgSlot {
+    bool isBuffer;
+    unsigned bits;    // scalars: width
+    bool isFloat;
+  };
+  std::string name;
+  unsigned waveSize = 0;
+  int64_t numThreads = 0, ldsBytes = 0;
+  std::vector<ArgSlot> slots;
+  std::vector<FaultSite> sites;
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  void (*entry)(void **) = nullptr;
+
+  friend struct LaunchState;
+};
+
+} // namespace rocktile::emulator
+
+#endif

@@ -1,0 +1,282 @@
+#include "rocktile/Emulator/Emulator.h"
+#include "rocktile/Emulator/Passes.h"
+#include "rocktile/Emulator/WaveOps.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/TargetSelect.h"
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+using namespace mlir;
+using namespace rocktile::emulator;
+
+namespace {
+
+/// The host program in upstream dialects -> LLVM dialect. Every GPU address
+/// space is host memory.
+struct HostToLLVM : public PassWrapper<HostToLLVM, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(HostToLLVM)
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    LLVMTypeConverter converter(ctx);
+    populateGpuMemorySpaceAttributeConversions(converter, [](gpu::AddressSpace) { return 0u; });
+    RewritePatternSet patterns(ctx);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    index::populateIndexToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
+    ub::populateUBToLLVMConversionPatterns(converter, patterns);
+    populateVectorToLLVMConversionPatterns(converter, patterns);
+    LLVMConversionTarget target(*ctx);
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+namespace rocktile::emulator {
+struct LaunchState;
+/// What one host thread needs while running workgroups; the JIT-compiled
+/// code gets its address as `ctx` and hands it back on a fault.
+struct WorkerContext {
+  LaunchState *launch;
+  std::array<int64_t, 3> workgroup;
+};
+
+struct LaunchState {
+  const EmulatedKernel &kernel;
+  const std::vector<KernelArg> &args;
+  std::mutex mutex;
+  std::string fault;
+  std::atomic<bool> failed{false};
+
+  void report(const WorkerContext &w, int64_t site, int64_t index, int64_t count, int64_t size,
+              int64_t thread) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (failed)
+      return;
+    failed = true;
+    const FaultSite &s = kernel.sites[site];
+    std::string where = llvm::formatv("kernel {0}, workgroup ({1}, {2}, {3}), wave {4}, lane {5}",
+                                      kernel.name, w.workgroup[0], w.workgroup[1], w.workgroup[2],
+                                      thread / kernel.waveSize, thread % kernel.waveSize);
+    if (s.kind == "alignment") {
+      fault = llvm::formatv("{0}: pointer argument '{1}' (address {2:x}) is not {3}-byte aligned, "
+                            "as the kernel was specialized for\n  at {4}",
+                            where, args[s.argIndex].name, uint64_t(index), s.elementBytes,
+                            s.location);
+      return;
+    }
+    std::string buffer, address;
+    if (s.argIndex >= 0) {
+      const KernelArg &a = args[s.argIndex];
+      buffer = llvm::formatv("'{0}' ({1} elements of {2} bytes at {3:x})", a.name, size,
+                             s.elementBytes, a.address);
+      address = llvm::formatv(" (address {0:x})", a.address + uint64_t(index * s.elementBytes));
+    } else {
+      buffer = llvm::formatv("LDS ({0} elements of {1} bytes at LDS byte {2})", size,
+                             s.elementBytes, s.ldsOffset);
+      address = llvm::formatv(" (LDS byte {0})", s.ldsOffset + index * s.elementBytes);
+    }
+    fault = llvm::formatv("{0}: {1} of {2} element(s) at index {3}{4} is outside {5}\n  at {6}",
+                          where, s.kind, count, index, address, buffer, s.location);
+  }
+};
+} // namespace rocktile::emulator
+
+extern "C" void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int64_t count,
+                                   int64_t size, int64_t thread) {
+  auto *w = reinterpret_cast<WorkerContext *>(ctx);
+  w->launch->report(*w, site, index, count, size, thread);
+}
+
+EmulatedKernel::~EmulatedKernel() = default;
+
+FailureOr<std::unique_ptr<EmulatedKernel>> EmulatedKernel::create(ModuleOp simt,
+                                                                  unsigned waveSize) {
+  std::unique_ptr<EmulatedKernel> k(new EmulatedKernel());
+  k->waveSize = waveSize;
+  gpu::GPUFuncOp kernel;
+  simt.walk([&](gpu::GPUFuncOp f) {
+    if (f.isKernel() && !kernel)
+      kernel = f;
+  });
+  if (!kernel)
+    return simt.emitError("no kernel to emulate"), failure();
+  k->name = kernel.getName().str();
+  if (auto size = kernel.getKnownBlockSizeAttr())
+    k->numThreads = size[0];
+  for (BlockArgument lds : kernel.getWorkgroupAttributions())
+    k->ldsBytes = cast<MemRefType>(lds.getType()).getNumElements();
+  for (Type t : kernel.getArgumentTypes()) {
+    if (isa<MemRefType>(t))
+      k->slots.push_back({true, 64, false});
+    else
+      k->slots.push_back({false, t.getIntOrFloatBitWidth(), isa<FloatType>(t)});
+  }
+
+  PassManager pm(simt.getContext());
+  pm.addPass(emulator::createLowerSimtToHost({waveSize}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(std::make_unique<HostToLLVM>());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  if (failed(pm.run(simt)))
+    return failure();
+  for (Attribute a : simt->getAttrOfType<ArrayAttr>("rocktile.emulator_sites")) {
+    auto d = cast<DictionaryAttr>(a);
+    k->sites.push_back({d.getAs<StringAttr>("kind").str(),
+                        int(d.getAs<IntegerAttr>("arg").getInt()),
+                        d.getAs<IntegerAttr>("lds_offset").getInt(),
+                        d.getAs<IntegerAttr>("element_bytes").getInt(),
+                        d.getAs<StringAttr>("location").str()});
+  }
+
+  static std::once_flag nativeTarget;
+  std::call_once(nativeTarget, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  ExecutionEngineOptions options;
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, nullptr);
+  options.transformer = transformer;
+  options.enableGDBNotificationListener = false;
+  options.enablePerfNotificationListener = false;
+  auto engine = ExecutionEngine::create(simt, options);
+  if (!engine)
+    return simt.emitError() << "JIT compilation for the host failed: "
+                            << llvm::toString(engine.takeError()),
+           failure();
+  k->engine = std::move(*engine);
+  k->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    auto add = [&](const char *name, auto *fn) {
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn), llvm::JITSymbolFlags::Exported};
+    };
+    add("rocktile_emu_dpp_quad_perm", &rocktile_emu_dpp_quad_perm);
+    add("rocktile_emu_ds_swizzle", &rocktile_emu_ds_swizzle);
+    add("rocktile_emu_permlane_swap", &rocktile_emu_permlane_swap);
+    add("rocktile_emu_shuffle", &rocktile_emu_shuffle);
+    add("rocktile_emu_fault", &rocktile_emu_fault);
+    return map;
+  });
+  k->engine->initialize();
+  auto entry = k->engine->lookupPacked(k->name + "_workgroup");
+  if (!entry)
+    return simt.emitError() << llvm::toString(entry.takeError()), failure();
+  k->entry = *entry;
+  return k;
+}
+
+/// A scalar's bits as the kernel's parameter type holds them.
+static uint64_t scalarBits(const KernelArg &a, unsigned bits, bool isFloat) {
+  if (!isFloat)
+    return a.kind == KernelArg::Int ? uint64_t(a.intValue) : uint64_t(int64_t(a.floatValue));
+  double v = a.kind == KernelArg::Float ? a.floatValue : double(a.intValue);
+  if (bits == 64) {
+    uint64_t out;
+    std::memcpy(&out, &v, 8);
+    return out;
+  }
+  llvm::APFloat f(v);
+  bool lost;
+  const llvm::fltSemantics &sem = bits == 32 ? llvm::APFloat::IEEEsingle()
+                                  : bits == 16 ? llvm::APFloat::IEEEhalf()
+                                               : llvm::APFloat::BFloat();
+  f.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
+  return f.bitcastToAPInt().getZExtValue();
+}
+
+std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vector<KernelArg> &args,
+                                   unsigned workers) const {
+  if (args.size() != slots.size())
+    return llvm::formatv("kernel {0} takes {1} arguments, got {2}", name, slots.size(), args.size());
+  for (auto [i, a] : llvm::enumerate(args)) {
+    if (slots[i].isBuffer != (a.kind == KernelArg::Buffer))
+      return llvm::formatv("argument '{0}' of kernel {1} must be {2}", a.name, name,
+                           slots[i].isBuffer ? "an array or tensor" : "a number");
+    if (!slots[i].isFloat && !slots[i].isBuffer && a.kind == KernelArg::Int && slots[i].bits < 64) {
+      int64_t lo = -(int64_t(1) << (slots[i].bits - 1)), hi = (int64_t(1) << slots[i].bits) - 1;
+      if (slots[i].bits > 1 && (a.intValue < lo || a.intValue > hi))
+        return llvm::formatv("argument '{0}' = {1} does not fit in i{2}", a.name, a.intValue,
+                             slots[i].bits);
+    }
+  }
+  for (int64_t g : grid)
+    if (g < 0)
+      return llvm::formatv("grid dimensions must not be negative, got ({0}, {1}, {2})", grid[0],
+                           grid[1], grid[2]);
+  int64_t total = grid[0] * grid[1] * grid[2];
+  if (total == 0)
+    return "";
+
+  LaunchState state{*this, args};
+  std::atomic<int64_t> next{0};
+  auto work = [&]() {
+    WorkerContext ctx{&state, {0, 0, 0}};
+    std::vector<uint8_t> lds(std::max<int64_t>(ldsBytes, 1), 0xcd);
+    // Packed arguments: ctx, block ids, grid dims, kernel args, LDS; each
+    // memref is (allocated, aligned, offset, size, stride).
+    std::vector<uint64_t> values;
+    auto push = [&](uint64_t v) { values.push_back(v); };
+    push(reinterpret_cast<uint64_t>(&ctx));
+    for (int i = 0; i < 3; ++i)
+      push(0);
+    for (int64_t g : grid)
+      push(uint64_t(g));
+    for (auto [slot, a] : llvm::zip(slots, args)) {
+      if (slot.isBuffer) {
+        for (uint64_t v : {a.address, a.address, uint64_t(0), uint64_t(a.numElements), uint64_t(1)})
+          push(v);
+      } else {
+        push(scalarBits(a, slot.bits, slot.isFloat));
+      }
+    }
+    if (ldsBytes)
+      for (uint64_t v : {uint64_t(lds.data()), uint64_t(lds.data()), uint64_t(0),
+                         uint64_t(ldsBytes), uint64_t(1)})
+        push(v);
+    std::vector<void *> packed;
+    for (uint64_t &v : values)
+      packed.push_back(&v);
+    for (int64_t wg; !state.failed && (wg = next++) < total;) {
+      ctx.workgroup = {wg % grid[0], wg / grid[0] % grid[1], wg / (grid[0] * grid[1])};
+      for (int i = 0; i < 3; ++i)
+        values[1 + i] = uint64_t(ctx.workgroup[i]);
+      entry(packed.data());
+    }
+  };
+  unsigned n = std::max<unsigned>(1, std::min<int64_t>(workers, total));
+  std::vector<std::thread> threads;
+  for (unsigned i = 1; i < n; ++i)
+    threads.emplace_back(work);
+  work();
+  for (std::thread &t : threads)
+    t.join();
+  return state.fault;
+}

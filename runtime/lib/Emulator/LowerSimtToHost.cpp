@@ -1,0 +1,498 @@
+#include "rocktile/Emulator/Passes.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace rocktile::emulator {
+#define GEN_PASS_DEF_LOWERSIMTTOHOST
+#include "rocktile/Emulator/Passes.h.inc"
+} // namespace rocktile::emulator
+
+using namespace mlir;
+
+namespace {
+
+/// Where a memref of the kernel comes from, for fault reports.
+struct BufferOrigin {
+  int argIndex = -1;   // kernel argument, or -1 for LDS
+  int64_t ldsOffset = 0;
+};
+
+/// Ops after which the lanes of a wave must be in lockstep.
+bool isCrossLane(Operation *op) {
+  return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp>(op);
+}
+
+bool isSegmentBoundary(Operation *op) {
+  return isCrossLane(op) || isa<gpu::BarrierOp>(op);
+}
+
+class WorkgroupLowering {
+public:
+  WorkgroupLowering(gpu::GPUFuncOp kernel, ModuleOp module, unsigned waveSize,
+                    SmallVectorImpl<DictionaryAttr> &sites)
+      : kernel(kernel), module(module), waveSize(waveSize), sites(sites),
+        b(kernel.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  Location loc() { return currentLoc; }
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
+  Value i64(int64_t v) { return arith::ConstantIntOp::create(b, loc(), v, 64); }
+  Value asI64(Value index) { return arith::IndexCastOp::create(b, loc(), b.getI64Type(), index); }
+  /// The address of a per-thread array's first element, for the runtime.
+  Value addressOf(Value array) {
+    return asI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc(), array));
+  }
+
+  bool isUniform(Operation *op);
+  void classify();
+  Value arrayFor(Value v);
+  Value laneValue(Value v, Value tid, IRMapping &segment);
+  LogicalResult emitSegment(ArrayRef<Operation *> ops);
+  LogicalResult emitCrossLane(Operation *op);
+  LogicalResult emitUniform(Operation *op);
+  LogicalResult cloneChecked(Operation *op, IRMapping &map, Value tid);
+  int64_t addSite(Operation *op, StringRef kind, Value memref, int64_t eltBytes);
+  std::optional<BufferOrigin> originOf(Value memref);
+  func::FuncOp runtimeFunction(StringRef name, unsigned numArgs);
+
+  gpu::GPUFuncOp kernel;
+  ModuleOp module;
+  unsigned waveSize;
+  SmallVectorImpl<DictionaryAttr> &sites;
+  OpBuilder b;
+  Location currentLoc = UnknownLoc::get(kernel.getContext());
+  func::FuncOp host;
+  Value ctx, numThreadsValue;
+  int64_t numThreads = 0;
+  IRMapping uniform;                    // values computed once per workgroup
+  DenseSet<Operation *> uniformOps;
+  DenseMap<Value, Value> arrays;        // value -> memref<numThreads x T>
+  DenseMap<Value, BufferOrigin> origins;
+  SmallVector<Value> allocations;
+};
+
+func::FuncOp WorkgroupLowering::runtimeFunction(StringRef name, unsigned numArgs) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+  SmallVector<Type> args(numArgs, mb.getI64Type());
+  auto f = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(args, {}));
+  f.setPrivate();
+  return f;
+}
+
+bool WorkgroupLowering::isUniform(Operation *op) {
+  if (isa<gpu::BlockIdOp, gpu::GridDimOp, gpu::BlockDimOp, memref::AssumeAlignmentOp>(op))
+    return true;
+  if (isa<gpu::ThreadIdOp, gpu::LaneIdOp>(op) || op->getNumRegions() || isSegmentBoundary(op) ||
+      !isMemoryEffectFree(op) || isa<gpu::ReturnOp>(op))
+    return false;
+  return llvm::all_of(op->getOperands(), [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    return def ? uniformOps.contains(def) : true; // block arguments are kernel arguments
+  });
+}
+
+/// Finds what is computed once per workgroup.
+void WorkgroupLowering::classify() {
+  for (Operation &op : kernel.getBody().front())
+    if (isUniform(&op))
+      uniformOps.insert(&op);
+}
+
+/// The per-thread array holding `v` between segments (created on first use).
+Value WorkgroupLowering::arrayFor(Value v) {
+  if (Value a = arrays.lookup(v))
+    return a;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&host.getBody().front());
+  auto type = MemRefType::get({numThreads}, v.getType());
+  Value array = memref::AllocOp::create(b, loc(), type);
+  allocations.push_back(array);
+  return arrays[v] = array;
+}
+
+std::optional<BufferOrigin> WorkgroupLowering::originOf(Value memref) {
+  if (auto it = origins.find(memref); it != origins.end())
+    return it->second;
+  return std::nullopt;
+}
+
+int64_t WorkgroupLowering::addSite(Operation *op, StringRef kind, Value memref, int64_t eltBytes) {
+  std::optional<BufferOrigin> origin = originOf(memref);
+  Builder attrs(op->getContext());
+  std::string where;
+  llvm::raw_string_ostream os(where);
+  op->getLoc()->walk([&](Location l) {
+    if (auto f = dyn_cast<FileLineColLoc>(l)) {
+      os << f.getFilename().getValue() << ":" << f.getLine() << ":" << f.getColumn();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  sites.push_back(attrs.getDictionaryAttr({
+      attrs.getNamedAttr("kind", attrs.getStringAttr(kind)),
+      attrs.getNamedAttr("arg", attrs.getI64IntegerAttr(origin ? origin->argIndex : -2)),
+      attrs.getNamedAttr("lds_offset", attrs.getI64IntegerAttr(origin ? origin->ldsOffset : 0)),
+      attrs.getNamedAttr("element_bytes", attrs.getI64IntegerAttr(eltBytes)),
+      attrs.getNamedAttr("location", attrs.getStringAttr(where)),
+  }));
+  return sites.size() - 1;
+}
+
+LogicalResult WorkgroupLowering::run() {
+  MLIRContext *ctxt = kernel.getContext();
+  auto blockSize = kernel.getKnownBlockSizeAttr();
+  if (!blockSize || blockSize[1] != 1 || blockSize[2] != 1)
+    return kernel.emitError("the emulator needs a 1-D known_block_size");
+  numThreads = blockSize[0];
+  if (numThreads % waveSize)
+    return kernel.emitError("workgroup size is not a whole number of waves");
+
+  // (ctx, block ids, grid dims, kernel arguments..., LDS)
+  SmallVector<Type> argTypes(7, IndexType::get(ctxt));
+  llvm::append_range(argTypes, kernel.getArgumentTypes());
+  for (BlockArgument lds : kernel.getWorkgroupAttributions())
+    argTypes.push_back(lds.getType());
+  b.setInsertionPointToEnd(module.getBody());
+  currentLoc = kernel.getLoc();
+  host = func::FuncOp::create(b, kernel.getLoc(), (kernel.getName() + "_workgroup").str(),
+                              b.getFunctionType(argTypes, {}));
+  Block *entry = host.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  ctx = asI64(entry->getArgument(0));
+  for (auto [i, arg] : llvm::enumerate(kernel.getArguments())) {
+    uniform.map(arg, entry->getArgument(7 + i));
+    origins[entry->getArgument(7 + i)] = {int(i), 0};
+  }
+  for (auto [i, lds] : llvm::enumerate(kernel.getWorkgroupAttributions())) {
+    Value hostLds = entry->getArgument(7 + kernel.getNumArguments() + i);
+    uniform.map(lds, hostLds);
+    origins[hostLds] = {-1, 0};
+  }
+  numThreadsValue = idx(numThreads);
+
+  classify();
+  SmallVector<Operation *> segment;
+  auto flush = [&]() -> LogicalResult {
+    LogicalResult r = segment.empty() ? success() : emitSegment(segment);
+    segment.clear();
+    return r;
+  };
+  for (Operation &op : kernel.getBody().front()) {
+    if (uniformOps.contains(&op)) {
+      if (failed(emitUniform(&op)))
+        return failure();
+      continue;
+    }
+    if (isa<gpu::ReturnOp>(op))
+      continue;
+    if (isSegmentBoundary(&op)) {
+      if (failed(flush()))
+        return failure();
+      if (isCrossLane(&op) && failed(emitCrossLane(&op)))
+        return failure();
+      continue;
+    }
+    // A cross-lane op or barrier nested in control flow would need the
+    // segments to split inside it.
+    WalkResult nested = op.walk([&](Operation *inner) {
+      return inner != &op && isSegmentBoundary(inner) ? WalkResult::interrupt()
+                                                      : WalkResult::advance();
+    });
+    if (nested.wasInterrupted())
+      return op.emitError("the emulator cannot run barriers or cross-lane ops inside control flow yet");
+    segment.push_back(&op);
+  }
+  if (failed(flush()))
+    return failure();
+  b.setInsertionPointToEnd(entry);
+  currentLoc = kernel.getLoc();
+  for (Value a : allocations)
+    memref::DeallocOp::create(b, loc(), a);
+  func::ReturnOp::create(b, loc());
+  return success();
+}
+
+LogicalResult WorkgroupLowering::emitUniform(Operation *op) {
+  currentLoc = op->getLoc();
+  Value result;
+  if (auto id = dyn_cast<gpu::BlockIdOp>(op))
+    result = host.getArgument(1 + unsigned(id.getDimension()));
+  else if (auto dim = dyn_cast<gpu::GridDimOp>(op))
+    result = host.getArgument(4 + unsigned(dim.getDimension()));
+  else if (auto dim = dyn_cast<gpu::BlockDimOp>(op))
+    result = idx(dim.getDimension() == gpu::Dimension::x ? numThreads : 1);
+  if (result) {
+    uniform.map(op->getResult(0), result);
+    return success();
+  }
+  if (auto assume = dyn_cast<memref::AssumeAlignmentOp>(op)) {
+    // The kernel was specialized for this alignment: check the claim.
+    Value memref = uniform.lookup(assume.getMemref());
+    Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc(), memref);
+    Value rem = arith::RemUIOp::create(b, loc(), address, idx(assume.getAlignment()));
+    Value bad = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::ne, rem, idx(0));
+    int64_t site = addSite(op, "alignment", memref, assume.getAlignment());
+    func::FuncOp fault = runtimeFunction("rocktile_emu_fault", 6);
+    scf::IfOp::create(b, loc(), bad, [&](OpBuilder &bb, Location l) {
+      func::CallOp::create(bb, l, fault,
+                           ValueRange{ctx, i64(site), asI64(address), i64(0), i64(0), i64(0)});
+      scf::YieldOp::create(bb, l);
+    });
+    uniform.map(assume.getResult(), memref);
+    origins[memref] = *originOf(memref);
+    return success();
+  }
+  Operation *clone = b.clone(*op, uniform);
+  if (auto view = dyn_cast<memref::ViewOp>(clone)) {
+    std::optional<BufferOrigin> origin = originOf(view.getSource());
+    auto offset = getConstantIntValue(view.getByteShift());
+    auto source = cast<MemRefType>(view.getSource().getType());
+    auto type = view.getType();
+    int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    if (!offset || !source.hasStaticShape() || !type.hasStaticShape() ||
+        *offset + bytes > source.getNumElements())
+      return op->emitError("LDS view outside the workgroup's LDS allocation");
+    if (origin)
+      origins[view.getResult()] = {origin->argIndex, origin->ldsOffset + *offset};
+  }
+  return success();
+}
+
+/// The value `v` as seen by thread `tid` inside a segment.
+Value WorkgroupLowering::laneValue(Value v, Value tid, IRMapping &segment) {
+  if (Value m = segment.lookupOrNull(v))
+    return m;
+  if (Value u = uniform.lookupOrNull(v))
+    return u;
+  Value loaded = memref::LoadOp::create(b, loc(), arrayFor(v), ValueRange{tid});
+  segment.map(v, loaded);
+  return loaded;
+}
+
+LogicalResult WorkgroupLowering::emitSegment(ArrayRef<Operation *> ops) {
+  currentLoc = ops.front()->getLoc();
+  auto loop = scf::ForOp::create(b, loc(), idx(0), numThreadsValue, idx(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value tid = loop.getInductionVar();
+  IRMapping map;
+  DenseSet<Operation *> inSegment(ops.begin(), ops.end());
+  for (Operation *op : ops) {
+    currentLoc = op->getLoc();
+    // Values from other segments come from their arrays.
+    op->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        bool local = def && (inSegment.contains(kernel.getBody().front().findAncestorOpInBlock(*def)));
+        if (!local && !map.contains(operand) &&
+            !(isa<BlockArgument>(operand) && operand.getParentRegion() != &kernel.getBody()))
+          map.map(operand, laneValue(operand, tid, map));
+      }
+    });
+    if (failed(cloneChecked(op, map, tid)))
+      return failure();
+    for (Value r : op->getResults()) {
+      bool usedLater = llvm::any_of(r.getUsers(), [&](Operation *user) {
+        return !inSegment.contains(kernel.getBody().front().findAncestorOpInBlock(*user));
+      });
+      if (usedLater)
+        memref::StoreOp::create(b, loc(), map.lookup(r), arrayFor(r), ValueRange{tid});
+    }
+  }
+  return success();
+}
+
+/// Clones `op` into the thread loop: thread ids become the loop's index and
+/// memory accesses are bounds-checked.
+LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Value tid) {
+  OpBuilder &builder = b;
+  if (auto t = dyn_cast<gpu::ThreadIdOp>(op)) {
+    map.map(t.getResult(), t.getDimension() == gpu::Dimension::x ? tid : idx(0));
+    return success();
+  }
+  if (auto lane = dyn_cast<gpu::LaneIdOp>(op)) {
+    map.map(lane.getResult(), arith::RemUIOp::create(builder, loc(), tid, idx(waveSize)));
+    return success();
+  }
+  // Memory accesses: (memref, first index, element count, is store).
+  Value memref, index, stored;
+  int64_t count = 1;
+  Type resultType;
+  if (auto l = dyn_cast<memref::LoadOp>(op))
+    memref = l.getMemref(), index = l.getIndices().front(), resultType = l.getType();
+  else if (auto s = dyn_cast<memref::StoreOp>(op))
+    memref = s.getMemref(), index = s.getIndices().front(), stored = s.getValue();
+  else if (auto l = dyn_cast<vector::LoadOp>(op))
+    memref = l.getBase(), index = l.getIndices().front(), resultType = l.getType(),
+    count = l.getVectorType().getNumElements();
+  else if (auto s = dyn_cast<vector::StoreOp>(op))
+    memref = s.getBase(), index = s.getIndices().front(), stored = s.getValueToStore(),
+    count = s.getVectorType().getNumElements();
+
+  if (!memref) {
+    // Structured ops: clone the shell, then their bodies op by op so that
+    // accesses inside branches are checked too.
+    if (op->getNumRegions() == 0) {
+      builder.clone(*op, map);
+      return success();
+    }
+    Operation *shell = builder.cloneWithoutRegions(*op, map);
+    for (auto [from, to] : llvm::zip(op->getRegions(), shell->getRegions())) {
+      for (Block &block : from) {
+        Block *nb = builder.createBlock(&to);
+        for (BlockArgument a : block.getArguments())
+          map.map(a, nb->addArgument(a.getType(), a.getLoc()));
+        for (Operation &child : block)
+          if (failed(cloneChecked(&child, map, tid)))
+            return failure();
+      }
+    }
+    for (auto [r, nr] : llvm::zip(op->getResults(), shell->getResults()))
+      map.map(r, nr);
+    builder.setInsertionPointAfter(shell);
+    return success();
+  }
+  if (cast<MemRefType>(memref.getType()).getRank() != 1)
+    return op->emitError("the emulator checks only 1-D memory accesses");
+  Value hostMemref = map.lookupOrDefault(uniform.lookupOrDefault(memref));
+  int64_t eltBytes = std::max<int64_t>(cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8, 1);
+  int64_t site = addSite(op, stored ? "store" : "load", hostMemref, eltBytes);
+  Value hostIndex = map.lookupOrDefault(index);
+  Value size = memref::DimOp::create(builder, loc(), hostMemref, 0);
+  Value end = arith::AddIOp::create(builder, loc(), hostIndex, idx(count));
+  Value inBounds = arith::AndIOp::create(
+      builder, loc(),
+      arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::sge, hostIndex, idx(0)),
+      arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::sle, end, size));
+  func::FuncOp fault = runtimeFunction("rocktile_emu_fault", 6);
+  auto reportFault = [&](OpBuilder &bb, Location l) {
+    func::CallOp::create(bb, l, fault,
+                         ValueRange{ctx, i64(site), asI64(hostIndex), i64(count), asI64(size),
+                                    asI64(tid)});
+  };
+  auto access = [&](OpBuilder &bb, Location l) -> Operation * {
+    Operation *clone = bb.clone(*op, map);
+    // Host vector accesses need no alignment; the device's claim was checked.
+    clone->removeAttr("alignment");
+    return clone;
+  };
+  if (stored) {
+    scf::IfOp::create(builder, loc(), inBounds,
+                      [&](OpBuilder &bb, Location l) {
+                        access(bb, l);
+                        scf::YieldOp::create(bb, l);
+                      },
+                      [&](OpBuilder &bb, Location l) {
+                        reportFault(bb, l);
+                        scf::YieldOp::create(bb, l);
+                      });
+    return success();
+  }
+  auto ifOp = scf::IfOp::create(
+      builder, loc(), inBounds,
+      [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, access(bb, l)->getResult(0)); },
+      [&](OpBuilder &bb, Location l) {
+        reportFault(bb, l);
+        Value zero = arith::ConstantOp::create(bb, l, bb.getZeroAttr(resultType));
+        scf::YieldOp::create(bb, l, zero);
+      });
+  map.map(op->getResult(0), ifOp.getResult(0));
+  return success();
+}
+
+LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
+  currentLoc = op->getLoc();
+  Value src = op->getOperand(0);
+  if (src.getType().getIntOrFloatBitWidth() != 32)
+    return op->emitError("the emulator exchanges only 32-bit values between lanes");
+  // The source as an array of every thread's value.
+  Value srcArray;
+  if (Value u = uniform.lookupOrNull(src)) {
+    srcArray = arrayFor(src);
+    auto fill = scf::ForOp::create(b, loc(), idx(0), numThreadsValue, idx(1));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(fill.getBody()->getTerminator());
+    memref::StoreOp::create(b, loc(), u, srcArray, ValueRange{fill.getInductionVar()});
+  } else {
+    srcArray = arrayFor(src);
+  }
+  Value dst = arrayFor(op->getResult(0));
+  Value n = i64(numThreads);
+  auto call = [&](StringRef name, SmallVector<Value> args) {
+    func::CallOp::create(b, loc(), runtimeFunction(name, args.size()), args);
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](amdgpu::DPPOp dpp) -> LogicalResult {
+        auto perm = dyn_cast_or_null<ArrayAttr>(dpp.getPermArgumentAttr());
+        if (dpp.getKind() != amdgpu::DPPPerm::quad_perm || !perm || dpp.getRowMask() != 0xf ||
+            dpp.getBankMask() != 0xf || dpp.getOld() != dpp.getSrc())
+          return op->emitError("the emulator implements DPP quad_perm with full masks only");
+        SmallVector<Value> args{addressOf(srcArray), addressOf(dst), n};
+        for (Attribute p : perm)
+          args.push_back(i64(cast<IntegerAttr>(p).getInt()));
+        call("rocktile_emu_dpp_quad_perm", args);
+        return success();
+      })
+      .Case([&](amdgpu::SwizzleBitModeOp s) {
+        call("rocktile_emu_ds_swizzle", {addressOf(srcArray), addressOf(dst), n, i64(s.getAndMask()),
+                                         i64(s.getOrMask()), i64(s.getXorMask())});
+        return success();
+      })
+      .Case([&](amdgpu::PermlaneSwapOp p) {
+        call("rocktile_emu_permlane_swap",
+             {addressOf(srcArray), addressOf(dst), n, i64(waveSize), i64(p.getRowLength())});
+        return success();
+      })
+      .Case([&](gpu::ShuffleOp s) -> LogicalResult {
+        auto offset = getConstantIntValue(uniform.lookupOrDefault(s.getOffset()));
+        auto width = getConstantIntValue(uniform.lookupOrDefault(s.getWidth()));
+        if (!offset || !width)
+          return op->emitError("the emulator needs constant shuffle offsets and widths");
+        Value valid = arrayFor(s.getValid());
+        call("rocktile_emu_shuffle", {addressOf(srcArray), addressOf(dst), addressOf(valid), n,
+                                      i64(waveSize), i64(*offset), i64(*width),
+                                      i64(int64_t(s.getMode()))});
+        return success();
+      })
+      .Default([&](Operation *) { return op->emitError("unknown cross-lane op"); });
+}
+
+struct LowerSimtToHostPass
+    : public rocktile::emulator::impl::LowerSimtToHostBase<LowerSimtToHostPass> {
+  using LowerSimtToHostBase::LowerSimtToHostBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<gpu::GPUFuncOp> kernels;
+    module.walk([&](gpu::GPUFuncOp f) {
+      if (f.isKernel())
+        kernels.push_back(f);
+    });
+    SmallVector<DictionaryAttr> sites;
+    for (gpu::GPUFuncOp kernel : kernels) {
+      WorkgroupLowering lowering(kernel, module, waveSize, sites);
+      if (failed(lowering.run()))
+        return signalPassFailure();
+    }
+    // The emulator reads the fault sites back from here.
+    module->setAttr("rocktile.emulator_sites",
+                    ArrayAttr::get(&getContext(), SmallVector<Attribute>(sites.begin(), sites.end())));
+    for (auto gpuModule : llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>()))
+      gpuModule.erase();
+    module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+  }
+};
+
+} // namespace
