@@ -1,0 +1,36 @@
+// Semantics of the matrix instructions (MFMA on gfx950, WMMA on gfx1250):
+// which lane and operand slot holds each element of A (MxK), B (KxN) and
+// C/D (MxN), and D = A x B + C over a wave's operands. Written from the ISA
+// facts (shared/isa/README.md), independently of the compiler's layouts, so
+// that the emulator can catch a wrong layout in the compiler.
+#ifndef ROCKTILE_EMULATOR_MATRIXINSTR_H
+#define ROCKTILE_EMULATOR_MATRIXINSTR_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include <utility>
+
+namespace rocktile::emulator {
+
+struct MatrixInstr {
+  /// (lane, slot) of one element of an operand.
+  using Placement = std::pair<unsigned, unsigned> (*)(unsigned row, unsigned col);
+  llvm::StringRef target, name;
+  unsigned waveSize, M, N, K;
+  unsigned abSlots; // elements of A (and B) per lane
+  unsigned dSlots;  // accumulator registers per lane
+  Placement a, b, d;
+
+  /// D = A x B + C for one wave. `a` and `b` hold waveSize x abSlots values
+  /// (lane-major), `c` and `d` waveSize x dSlots; narrow formats are given
+  /// already widened to float, and products accumulate in float.
+  void apply(const float *a, const float *b, const float *c, float *d) const;
+};
+
+/// Every matrix instruction the emulator knows.
+llvm::ArrayRef<MatrixInstr> allMatrixInstrs();
+const MatrixInstr *lookupMatrixInstr(llvm::StringRef target, llvm::StringRef name);
+
+} // namespace rocktile::emulator
+
+#endif

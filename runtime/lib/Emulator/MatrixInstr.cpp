@@ -1,0 +1,62 @@
+#include "rocktile/Emulator/MatrixInstr.h"
+#include "llvm/ADT/STLExtras.h"
+#include <vector>
+
+using namespace rocktile::emulator;
+
+namespace {
+using Place = std::pair<unsigned, unsigned>;
+
+// gfx950 MFMA, 16x16 outputs: k in groups of `kw` per lane, 16 rows apart.
+template <unsigned kw> Place mfma16A(unsigned i, unsigned k) { return {i + 16 * (k / kw), k % kw}; }
+template <unsigned kw> Place mfma16B(unsigned k, unsigned j) { return {j + 16 * (k / kw), k % kw}; }
+Place mfma16D(unsigned i, unsigned j) { return {j + 16 * (i / 4), i % 4}; }
+
+// gfx950 MFMA, 32x32 outputs.
+template <unsigned kw> Place mfma32A(unsigned i, unsigned k) { return {i + 32 * (k / kw), k % kw}; }
+template <unsigned kw> Place mfma32B(unsigned k, unsigned j) { return {j + 32 * (k / kw), k % kw}; }
+Place mfma32D(unsigned i, unsigned j) { return {j + 32 * ((i / 4) % 2), 4 * (i / 8) + i % 4}; }
+
+// gfx1250 WMMA 16x16x32 (16-bit types): 8 consecutive k per half-wave,
+// alternating halves every 8 k.
+Place wmmaA(unsigned i, unsigned k) { return {i + 16 * ((k / 8) % 2), 8 * (k / 16) + k % 8}; }
+Place wmmaB(unsigned k, unsigned j) { return {j + 16 * ((k / 8) % 2), 8 * (k / 16) + k % 8}; }
+Place wmmaD(unsigned i, unsigned j) { return {j + 16 * (i / 8), i % 8}; }
+
+const MatrixInstr instrs[] = {
+    {"gfx950", "mfma_f32_16x16x32_bf16", 64, 16, 16, 32, 8, 4, mfma16A<8>, mfma16B<8>, mfma16D},
+    {"gfx950", "mfma_f32_32x32x16_bf16", 64, 32, 32, 16, 8, 16, mfma32A<8>, mfma32B<8>, mfma32D},
+    {"gfx950", "mfma_f32_16x16x128_f8f6f4", 64, 16, 16, 128, 32, 4, mfma16A<32>, mfma16B<32>,
+     mfma16D},
+    {"gfx950", "mfma_f32_32x32x64_f8f6f4", 64, 32, 32, 64, 32, 16, mfma32A<32>, mfma32B<32>,
+     mfma32D},
+    {"gfx1250", "wmma_f32_16x16x32_bf16", 32, 16, 16, 32, 16, 8, wmmaA, wmmaB, wmmaD},
+};
+} // namespace
+
+void MatrixInstr::apply(const float *av, const float *bv, const float *cv, float *dv) const {
+  // Reads every operand before writing D, so D may alias C.
+  std::vector<float> out(waveSize * dSlots);
+  for (unsigned i = 0; i < M; ++i)
+    for (unsigned j = 0; j < N; ++j) {
+      auto [dl, ds] = d(i, j);
+      float acc = cv[dl * dSlots + ds];
+      for (unsigned k = 0; k < K; ++k) {
+        auto [al, as] = a(i, k);
+        auto [bl, bs] = b(k, j);
+        acc += av[al * abSlots + as] * bv[bl * abSlots + bs];
+      }
+      out[dl * dSlots + ds] = acc;
+    }
+  llvm::copy(out, dv);
+}
+
+llvm::ArrayRef<MatrixInstr> rocktile::emulator::allMatrixInstrs() { return instrs; }
+
+const MatrixInstr *rocktile::emulator::lookupMatrixInstr(llvm::StringRef target,
+                                                         llvm::StringRef name) {
+  for (const MatrixInstr &m : instrs)
+    if (m.target == target && m.name == name)
+      return &m;
+  return nullptr;
+}

@@ -1,0 +1,109 @@
+// The emulator's matrix instruction semantics against the ISA lane tables
+// (test/unit/isa/matrix_layouts.json, a copy of the team's shared/isa) and
+// against a plain matrix product.
+#include "rocktile/Emulator/MatrixInstr.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <gtest/gtest.h>
+#include <random>
+
+using namespace rocktile::emulator;
+
+namespace {
+
+llvm::json::Value loadTables() {
+  auto buffer = llvm::MemoryBuffer::getFile(ROCKTILE_ISA_JSON);
+  EXPECT_TRUE(bool(buffer)) << "cannot read " << ROCKTILE_ISA_JSON;
+  auto parsed = llvm::json::parse((*buffer)->getBuffer());
+  EXPECT_TRUE(bool(parsed));
+  return std::move(*parsed);
+}
+
+TEST(MatrixInstr, VendoredTablesMatchShared) {
+  auto shared = llvm::MemoryBuffer::getFile(ROCKTILE_SHARED_ISA_JSON);
+  if (!shared)
+    GTEST_SKIP() << "no shared/isa beside this checkout";
+  auto vendored = llvm::MemoryBuffer::getFile(ROCKTILE_ISA_JSON);
+  ASSERT_TRUE(bool(vendored));
+  EXPECT_EQ((*shared)->getBuffer(), (*vendored)->getBuffer())
+      << "test/unit/isa/matrix_layouts.json is out of date with shared/isa";
+}
+
+TEST(MatrixInstr, PlacementsMatchIsaTables) {
+  llvm::json::Value tables = loadTables();
+  unsigned checked = 0;
+  for (const MatrixInstr &m : allMatrixInstrs()) {
+    const llvm::json::Object *entry =
+        tables.getAsObject()->getObject(m.target)->getObject(m.name);
+    ASSERT_NE(entry, nullptr) << m.name.str() << " is not in the ISA tables";
+    EXPECT_EQ(*entry->getInteger("wave_size"), m.waveSize);
+    EXPECT_EQ(*entry->getInteger("a_slots"), m.abSlots);
+    for (auto [operand, place] : {std::pair{"A", m.a}, {"B", m.b}, {"D", m.d}}) {
+      const llvm::json::Array *rows = entry->getArray(operand);
+      ASSERT_NE(rows, nullptr);
+      for (const llvm::json::Value &row : *rows) {
+        const llvm::json::Array &e = *row.getAsArray();
+        auto [lane, slot] = place(*e[0].getAsInteger(), *e[1].getAsInteger());
+        ASSERT_EQ(lane, *e[2].getAsInteger()) << m.name.str() << " " << operand << "[" << *e[0].getAsInteger()
+                                              << "][" << *e[1].getAsInteger() << "] lane";
+        ASSERT_EQ(slot, *e[3].getAsInteger()) << m.name.str() << " " << operand << " slot";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000u);
+}
+
+TEST(MatrixInstr, ComputesProductPlusAccumulator) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> small(-3, 3);
+  for (const MatrixInstr &m : allMatrixInstrs()) {
+    std::vector<float> A(m.M * m.K), B(m.K * m.N), C(m.M * m.N);
+    for (float &v : A) v = small(rng);
+    for (float &v : B) v = small(rng);
+    for (float &v : C) v = small(rng);
+    std::vector<float> a(m.waveSize * m.abSlots), b(m.waveSize * m.abSlots), c(m.waveSize * m.dSlots),
+        d(m.waveSize * m.dSlots, -1);
+    for (unsigned i = 0; i < m.M; ++i)
+      for (unsigned k = 0; k < m.K; ++k) {
+        auto [l, s] = m.a(i, k);
+        a[l * m.abSlots + s] = A[i * m.K + k];
+      }
+    for (unsigned k = 0; k < m.K; ++k)
+      for (unsigned j = 0; j < m.N; ++j) {
+        auto [l, s] = m.b(k, j);
+        b[l * m.abSlots + s] = B[k * m.N + j];
+      }
+    for (unsigned i = 0; i < m.M; ++i)
+      for (unsigned j = 0; j < m.N; ++j) {
+        auto [l, s] = m.d(i, j);
+        c[l * m.dSlots + s] = C[i * m.N + j];
+      }
+    m.apply(a.data(), b.data(), c.data(), d.data());
+    for (unsigned i = 0; i < m.M; ++i)
+      for (unsigned j = 0; j < m.N; ++j) {
+        float expected = C[i * m.N + j];
+        for (unsigned k = 0; k < m.K; ++k)
+          expected += A[i * m.K + k] * B[k * m.N + j];
+        auto [l, s] = m.d(i, j);
+        ASSERT_EQ(d[l * m.dSlots + s], expected) << m.name.str() << " D[" << i << "][" << j << "]";
+      }
+  }
+}
+
+TEST(MatrixInstr, HandComputedMfma16x16x32) {
+  // A = all ones, B[k][j] = k: every D[i][j] = sum(k) = 496, plus C = 1.
+  const MatrixInstr *m = lookupMatrixInstr("gfx950", "mfma_f32_16x16x32_bf16");
+  ASSERT_NE(m, nullptr);
+  std::vector<float> a(64 * 8, 1), b(64 * 8), c(64 * 4, 1), d(64 * 4);
+  for (unsigned lane = 0; lane < 64; ++lane)
+    for (unsigned e = 0; e < 8; ++e)
+      b[lane * 8 + e] = 8 * (lane / 16) + e; // B[k][j] held at lane j + 16*(k/8), slot k%8
+  m->apply(a.data(), b.data(), c.data(), d.data());
+  for (float v : d)
+    EXPECT_EQ(v, 497);
+  // Lane 17 holds D[4..7][1]: rows 4*(17/16).. in registers 0..3.
+  EXPECT_EQ(m->d(5, 1), std::make_pair(17u, 1u));
+}
+
+} // namespace
