@@ -1,0 +1,48 @@
+// RUN: rocktile-opt %s -split-input-file --tile-lower-simt-to-host -verify-diagnostics
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @nested(%c: i1, %v: f32) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      // expected-error @+1 {{the emulator cannot run barriers or cross-lane ops inside control flow yet}}
+      scf.if %c {
+        %w = amdgpu.swizzle_bitmode %v 31 0 4 : f32
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    // expected-error @+1 {{the emulator needs a 1-D known_block_size}}
+    gpu.func @no_size(%v: f32) kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @wide(%v: f64) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      // expected-error @+1 {{the emulator exchanges only 32-bit values between lanes}}
+      %w = amdgpu.swizzle_bitmode %v 31 0 4 : f64
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @row_shr(%v: f32) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      // expected-error @+1 {{the emulator implements DPP quad_perm with full masks only}}
+      %w = amdgpu.dpp %v %v row_shr(1 : i32) : f32
+      gpu.return
+    }
+  }
+}

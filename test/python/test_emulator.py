@@ -1,0 +1,179 @@
+"""Kernels run in the CPU emulator on both targets, checked against numpy."""
+import os
+
+import numpy as np
+import pytest
+
+import rocktile
+import rocktile.language as tl
+from softmax import softmax_kernel
+from vector_add import add_kernel
+
+TARGETS = ["gfx950", "gfx1250"]
+
+
+def softmax_ref(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n", [1, 1000, 4097, 65536 + 3])
+def test_vector_add(target, n):
+    rng = np.random.default_rng(n)
+    x, y = rng.standard_normal(n, np.float32), rng.standard_normal(n, np.float32)
+    out = np.full(n, np.nan, np.float32)
+    add_kernel[(rocktile.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024, target=target)
+    np.testing.assert_array_equal(out, x + y)  # one rounding, same as numpy: exact
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape", [(37, 1000), (256, 4096), (1, 1), (5, 17), (3, 64)])
+def test_softmax(target, shape):
+    rows, cols = shape
+    x = np.random.default_rng(rows * cols).standard_normal(shape, np.float32) * 4
+    out = np.full_like(x, np.nan)
+    softmax_kernel[(rows,)](out, x, x.shape[1], out.shape[1], cols,
+                            BLOCK=rocktile.next_power_of_2(cols), target=target)
+    # f32 exp and sums in a different order than numpy: a few ulps.
+    np.testing.assert_allclose(out, softmax_ref(x), rtol=2e-6, atol=1e-7)
+
+
+@rocktile.jit
+def row_col_sums(x_ptr, rows_ptr, cols_ptr, M: tl.constexpr, N: tl.constexpr):
+    r = tl.arange(0, M)
+    c = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :])
+    tl.store(rows_ptr + r, tl.sum(x, axis=1))
+    tl.store(cols_ptr + c, tl.sum(x, axis=0))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape", [(4, 256), (64, 64), (256, 4), (32, 128)])
+@pytest.mark.parametrize("num_warps", [1, 4, 8])
+def test_2d_reductions(target, shape, num_warps):
+    """Reductions along each axis: within lanes, across lanes and across warps."""
+    m, n = shape
+    x = np.random.default_rng(m + n).integers(-100, 100, shape).astype(np.int32)
+    rows, cols = np.zeros(m, np.int32), np.zeros(n, np.int32)
+    row_col_sums[(1,)](x, rows, cols, M=m, N=n, target=target, num_warps=num_warps)
+    np.testing.assert_array_equal(rows, x.sum(axis=1))
+    np.testing.assert_array_equal(cols, x.sum(axis=0))
+
+
+@rocktile.jit
+def block_stats(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)
+    tl.store(out_ptr + tl.program_id(0) * 3 + 0, tl.max(tl.where(offs < n, x, -1e30), axis=0))
+    tl.store(out_ptr + tl.program_id(0) * 3 + 1, tl.min(tl.where(offs < n, x, 1e30), axis=0))
+    tl.store(out_ptr + tl.program_id(0) * 3 + 2, tl.sum(tl.exp(x) * (offs < n), axis=0))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_block_stats(target, dtype):
+    n, block = 3000, 512
+    x = np.random.default_rng(3).standard_normal(n).astype(dtype)
+    out = np.zeros(3 * rocktile.cdiv(n, block), np.float32)
+    block_stats[(rocktile.cdiv(n, block),)](x, out, n, BLOCK=block, target=target)
+    xs = x.astype(np.float32)
+    for b in range(rocktile.cdiv(n, block)):
+        part = xs[b * block:(b + 1) * block]
+        assert out[3 * b] == part.max() and out[3 * b + 1] == part.min()
+        np.testing.assert_allclose(out[3 * b + 2], np.exp(part).sum(), rtol=1e-5)
+
+
+@rocktile.jit
+def read_past_end(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs <= n)  # one element too many
+    tl.store(out_ptr + offs, x, mask=offs < n)
+
+
+@rocktile.jit
+def write_past_end(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, offs)
+
+
+LOAD_LINE = read_past_end.fn.__code__.co_firstlineno + 3
+STORE_LINE = write_past_end.fn.__code__.co_firstlineno + 3
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_read_past_end_is_reported(target):
+    x, out = np.ones(100, np.float32), np.zeros(100, np.float32)
+    with pytest.raises(rocktile.EmulatorError) as e:
+        read_past_end[(1,)](x, out, 100, BLOCK=128, target=target)
+    message = str(e.value)
+    wave = 64 if target == "gfx950" else 32
+    assert "kernel read_past_end, workgroup (0, 0, 0)" in message
+    assert f"wave {100 // wave}, lane {100 % wave}" in message
+    assert "load of 1 element(s) at index 100" in message
+    assert "'x_ptr' (100 elements of 4 bytes" in message
+    assert f"{__file__}:{LOAD_LINE}:" in message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_write_past_end_is_reported(target):
+    # A view may reach the rest of its allocation (as on a GPU); the fault is
+    # past the end of the allocation, at element 300.
+    buffer = np.full(300, -1, np.int32)
+    with pytest.raises(rocktile.EmulatorError) as e:
+        write_past_end[(3,)](buffer[:256], 256, BLOCK=128, target=target)
+    message = str(e.value)
+    assert "store of" in message and "at index 300" in message
+    assert "'out_ptr' (300 elements of 4 bytes" in message
+    assert f"{__file__}:{STORE_LINE}:" in message
+    np.testing.assert_array_equal(buffer[:256], np.arange(256))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_target_selection(target, monkeypatch):
+    x = np.zeros(64, np.float32)
+    monkeypatch.setenv("ROCKTILE_TARGET", target)
+    kernel = add_kernel[(1,)](x, x, x, 64, BLOCK=64)
+    assert kernel.target == target
+    rocktile.set_target("gfx950")
+    try:
+        assert add_kernel[(1,)](x, x, x, 64, BLOCK=64).target == "gfx950"
+        assert add_kernel[(1,)](x, x, x, 64, BLOCK=64, target="gfx1250").target == "gfx1250"
+    finally:
+        rocktile.set_target(None)
+
+
+def test_device_selection(monkeypatch):
+    x = np.zeros(64, np.float32)
+    monkeypatch.setenv("ROCKTILE_DEVICE", "hip")
+    with pytest.raises(RuntimeError, match="not implemented yet"):
+        add_kernel[(1,)](x, x, x, 64, BLOCK=64)
+    monkeypatch.setenv("ROCKTILE_DEVICE", "cuda")
+    with pytest.raises(ValueError, match="must be 'emulator' or 'hip'"):
+        add_kernel[(1,)](x, x, x, 64, BLOCK=64)
+
+
+def test_bad_launch_arguments():
+    x = np.zeros(64, np.float32)
+    with pytest.raises(TypeError):
+        add_kernel[(1,)](x, x, x, BLOCK=64)  # n missing
+    with pytest.raises(TypeError, match="cannot pass str"):
+        add_kernel[(1,)](x, x, "out", 64, BLOCK=64)
+    with pytest.raises(ValueError, match="1 to 3 dimensions"):
+        add_kernel[(1, 1, 1, 1)](x, x, x, 64, BLOCK=64)
+
+
+def test_grid_from_meta():
+    n = 5000
+    x = np.ones(n, np.float32)
+    out = np.zeros(n, np.float32)
+    add_kernel[lambda meta: (rocktile.cdiv(meta["n_elements"], meta["BLOCK"]),)](x, x, out, n, BLOCK=256)
+    np.testing.assert_array_equal(out, 2)
+
+
+def test_torch_tensors():
+    torch = pytest.importorskip("torch")
+    x, y = torch.randn(3000), torch.randn(3000)
+    out = torch.empty(3000)
+    add_kernel[(3,)](x, y, out, 3000, BLOCK=1024)
+    assert torch.equal(out, x + y)
