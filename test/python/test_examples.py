@@ -21,11 +21,16 @@ def test_examples_compile(target):
     assert soft.metadata["vgpr_spill_count"] == 0 and soft.metadata["sgpr_spill_count"] == 0
 
 
-def test_demo_prints_one_table_per_kernel(capsys):
+def test_demo_prints_resources_and_emulator_results(capsys):
     runpy.run_path(os.path.join(EXAMPLES, "demo.py"), run_name="__main__")
     out = capsys.readouterr().out
-    assert out.count("VGPRs") == 2 and "vector_add" in out and "softmax" in out
-    assert out.count("gfx950") == 2 and out.count("gfx1250") == 2
+    resources, emulated = out.split("In the CPU emulator")
+    assert resources.count("VGPRs") == 2 and "vector_add" in resources and "softmax" in resources
+    assert resources.count("gfx950") == 2 and resources.count("gfx1250") == 2
+    rows = [line.split() for line in emulated.splitlines() if line.startswith(("vector_add", "softmax"))]
+    assert [(r[0], r[1]) for r in rows] == [(k, t) for k in ("vector_add", "softmax") for t in ("gfx950", "gfx1250")]
+    for row in rows:  # max error is the column before the time ("12.3 ms")
+        assert float(row[-3]) < 1e-6
 
 
 @pytest.mark.parametrize("script", ["vector_add.py", "softmax.py"])
