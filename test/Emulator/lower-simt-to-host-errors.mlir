@@ -2,8 +2,11 @@
 
 module attributes {gpu.container_module} {
   gpu.module @m {
-    gpu.func @nested(%c: i1, %v: f32) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
-      // expected-error @+1 {{the emulator cannot run barriers or cross-lane ops inside control flow yet}}
+    gpu.func @divergent(%v: f32) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %t = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %c = arith.cmpi eq, %t, %c0 : index
+      // expected-error @+1 {{the emulator runs barriers and cross-lane ops inside control flow only when every thread of the workgroup takes the same path}}
       scf.if %c {
         %w = amdgpu.swizzle_bitmode %v 31 0 4 : f32
       }

@@ -1,4 +1,4 @@
-// RUN: rocktile-opt %s --tile-lower-simt-to-host="wave-size=64" | FileCheck %s
+// RUN: rocktile-opt %s -split-input-file --tile-lower-simt-to-host="wave-size=64" | FileCheck %s
 
 // A workgroup becomes a host function; segments between cross-lane ops and
 // barriers are loops over the 128 threads; the uniform row offset is
@@ -39,6 +39,36 @@ module attributes {gpu.container_module} {
       %view = memref.view %lds[%c0][] : memref<8xi8, #gpu.address_space<workgroup>> to memref<2xf32, #gpu.address_space<workgroup>>
       %s = arith.addf %v, %w : f32
       memref.store %s, %x[%i] : memref<?xf32, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A loop with uniform bounds around a cross-lane op runs on the host; its
+// carried value lives in a per-thread array across iterations.
+// CHECK-LABEL: func.func @loop_workgroup(
+// CHECK: scf.for %[[T0:.*]] =
+// CHECK-NEXT: memref.store %{{.*}}, %[[CARRIED:.*]][%[[T0]]] : memref<64xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK: memref.extract_aligned_pointer_as_index %[[CARRIED]]
+// CHECK: func.call @rocktile_emu_dpp_quad_perm
+// CHECK: memref.load %[[CARRIED]]
+// CHECK: memref.store %{{.*}}, %[[CARRIED]]
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @loop(%x: memref<?xf32, #gpu.address_space<global>>, %n: index) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %zero = arith.constant 0.0 : f32
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
+        %w = amdgpu.dpp %acc %acc quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32]) : f32
+        %s = arith.addf %w, %acc : f32
+        scf.yield %s : f32
+      }
+      %t = gpu.thread_id x
+      memref.store %r, %x[%t] : memref<?xf32, #gpu.address_space<global>>
       gpu.return
     }
   }

@@ -36,7 +36,7 @@ func.func @conflict(%p: !tile.ptr<f32>, %f: f32) {
 
 // -----
 
-// expected-error @+1 {{kernels with control flow are not supported yet}}
+// expected-error @+1 {{kernels with unstructured control flow (cf branches) are not supported; use scf ops}}
 func.func @branches(%c: i1) {
   cf.cond_br %c, ^a, ^b
 ^a:

@@ -67,3 +67,35 @@ func.func @rows(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %out: !tile.p
   tile.store %qo, %s : tensor<32x!tile.ptr<f16>>, tensor<32xf16>
   return
 }
+
+// -----
+
+// Values carried through a loop keep one layout: init, iteration argument,
+// yielded value and result.
+// GFX950: #[[L:.*]] = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+// GFX950-LABEL: func.func @loop
+// GFX950: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<1024xf32, #[[L]]>, tensor<1024x!tile.ptr<f32>, #[[L]]>)
+// GFX950: scf.yield %{{.*}}, %{{.*}} : tensor<1024xf32, #[[L]]>, tensor<1024x!tile.ptr<f32>, #[[L]]>
+// GFX950: scf.if %{{.*}} -> (tensor<1024xf32, #[[L]]>)
+func.func @loop(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %c: i1) {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %p0 = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %zero = arith.constant dense<0.0> : tensor<1024xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %res:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %p = %p0) -> (tensor<1024xf32>, tensor<1024x!tile.ptr<f32>>) : i32 {
+    %v = tile.load %p : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+    %a = arith.addf %acc, %v : tensor<1024xf32>
+    %step = arith.constant dense<1024> : tensor<1024xi32>
+    %q = tile.addptr %p, %step : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+    scf.yield %a, %q : tensor<1024xf32>, tensor<1024x!tile.ptr<f32>>
+  }
+  %sel = scf.if %c -> (tensor<1024xf32>) {
+    scf.yield %res#0 : tensor<1024xf32>
+  } else {
+    scf.yield %zero : tensor<1024xf32>
+  }
+  tile.store %p0, %sel : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
+  return
+}

@@ -88,3 +88,34 @@ func.func @outer(%a: f32, %out: !tile.ptr<f32>) attributes {tile.lds_bytes = 0 :
   return
 }
 
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// A loop carries each lane's registers; pointers carry their element indices
+// (their memref stays the argument's).
+// CHECK-LABEL: gpu.func @loop
+// CHECK-SAME: %[[X:[^:]*]]: memref<?xf32, #gpu.address_space<global>>
+// CHECK: %[[XA:.*]] = memref.assume_alignment %[[X]], 16
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[IDX:.*]] = %{{.*}}) -> (vector<4xf32>, vector<4xindex>) : i32 {
+// CHECK: %[[I0:.*]] = vector.extract %[[IDX]][0]
+// CHECK: vector.load %[[XA]][%[[I0]]] {alignment = 16 : i64}
+// CHECK: scf.yield %{{.*}}, %{{.*}} : vector<4xf32>, vector<4xindex>
+func.func @loop(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %p0 = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  %zero = arith.constant dense<0.0> : tensor<1024xf32, #b>
+  %step = arith.constant dense<1024> : tensor<1024xi32, #b>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %res:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %p = %p0) -> (tensor<1024xf32, #b>, tensor<1024x!tile.ptr<f32>, #b>) : i32 {
+    %v = tile.load %p : tensor<1024x!tile.ptr<f32>, #b> -> tensor<1024xf32, #b>
+    %a = arith.addf %acc, %v : tensor<1024xf32, #b>
+    %q = tile.addptr %p, %step : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+    scf.yield %a, %q : tensor<1024xf32, #b>, tensor<1024x!tile.ptr<f32>, #b>
+  }
+  tile.store %p0, %res#0 : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xf32, #b>
+  return
+}

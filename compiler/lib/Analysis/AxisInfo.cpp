@@ -1,6 +1,7 @@
 #include "rocktile/Analysis/AxisInfo.h"
 #include "rocktile/Dialect/Tile/IR/Tile.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <numeric>
 
@@ -68,24 +69,101 @@ static AxisInfo add(const AxisInfo &a, const AxisInfo &b, int64_t bScale) {
   return r;
 }
 
+/// What holds for both `a` and `b` (runs of both lengths: the shorter).
+static AxisInfo meet(const AxisInfo &a, const AxisInfo &b) {
+  AxisInfo r = a;
+  for (unsigned d = 0; d < r.getRank(); ++d) {
+    r.contiguity[d] = std::gcd(a.contiguity[d], b.contiguity[d]);
+    r.divisibility[d] = std::gcd(a.divisibility[d], b.divisibility[d]);
+    r.constancy[d] = std::gcd(a.constancy[d], b.constancy[d]);
+  }
+  return r;
+}
+
+static bool operator==(const AxisInfo &a, const AxisInfo &b) {
+  return a.contiguity == b.contiguity && a.divisibility == b.divisibility &&
+         a.constancy == b.constancy;
+}
+
 AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
-  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (auto func = dyn_cast<func::FuncOp>(op)) {
-      for (BlockArgument arg : func.getArguments()) {
-        auto div = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
-                                                      "tile.divisibility");
-        infos[arg] = uniform(arg, div ? div.getInt() : 1);
-      }
-      return;
+  root->walk<WalkOrder::PreOrder>([&](func::FuncOp func) {
+    for (BlockArgument arg : func.getArguments()) {
+      auto div = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "tile.divisibility");
+      infos[arg] = uniform(arg, div ? div.getInt() : 1);
     }
-    AxisInfo info = visit(op);
-    for (Value r : op->getResults())
-      infos[r] = info.getRank() == rankOf(r) ? info : AxisInfo::unknown(rankOf(r));
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (BlockArgument arg : block.getArguments())
-          infos[arg] = AxisInfo::unknown(rankOf(arg));
+    if (!func.isExternal())
+      visitBlock(func.getBody().front());
+    return WalkResult::skip();
   });
+}
+
+void AxisInfoAnalysis::visitBlock(Block &block) {
+  for (Operation &op : block)
+    visitOp(&op);
+}
+
+void AxisInfoAnalysis::setResults(Operation *op, ArrayRef<AxisInfo> results) {
+  for (auto [r, info] : llvm::zip(op->getResults(), results))
+    infos[r] = info.getRank() == rankOf(r) ? info : AxisInfo::unknown(rankOf(r));
+}
+
+void AxisInfoAnalysis::visitOp(Operation *op) {
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return visitFor(loop);
+  if (auto branch = dyn_cast<scf::IfOp>(op)) {
+    for (Region *r : {&branch.getThenRegion(), &branch.getElseRegion()})
+      if (!r->empty())
+        visitBlock(r->front());
+    SmallVector<AxisInfo> results;
+    for (auto [i, r] : llvm::enumerate(branch.getResults())) {
+      AxisInfo info = get(branch.thenYield().getOperand(i));
+      results.push_back(meet(info, get(branch.elseYield().getOperand(i))));
+    }
+    return setResults(op, results);
+  }
+  for (Region &region : op->getRegions())
+    for (Block &block : region) {
+      for (BlockArgument arg : block.getArguments())
+        infos[arg] = AxisInfo::unknown(rankOf(arg));
+      visitBlock(block);
+    }
+  if (op->getNumResults() == 1)
+    return setResults(op, {visit(op)});
+  for (Value r : op->getResults())
+    infos[r] = AxisInfo::unknown(rankOf(r));
+}
+
+/// Loop-carried values: start from what holds on entry, weaken by what the
+/// body yields until nothing changes.
+void AxisInfoAnalysis::visitFor(scf::ForOp loop) {
+  int64_t ivDiv = std::gcd(get(loop.getLowerBound()).divisibility[0],
+                           get(loop.getStep()).divisibility[0]);
+  infos[loop.getInductionVar()] = uniform(loop.getInductionVar(), ivDiv);
+  SmallVector<AxisInfo> state;
+  for (Value init : loop.getInitArgs())
+    state.push_back(get(init));
+  for (int round = 0;; ++round) {
+    for (auto [arg, info] : llvm::zip(loop.getRegionIterArgs(), state))
+      infos[arg] = info;
+    visitBlock(*loop.getBody());
+    bool changed = false;
+    for (auto [i, yielded] : llvm::enumerate(loop.getYieldedValues())) {
+      AxisInfo next = meet(state[i], get(yielded));
+      changed |= !(next == state[i]);
+      state[i] = next;
+    }
+    if (!changed)
+      break;
+    if (round == 3) { // no fixed point soon: assume nothing
+      for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+        state[i] = AxisInfo::unknown(rankOf(arg));
+      for (auto [arg, info] : llvm::zip(loop.getRegionIterArgs(), state))
+        infos[arg] = info;
+      visitBlock(*loop.getBody());
+      break;
+    }
+  }
+  setResults(loop, state);
 }
 
 const AxisInfo &AxisInfoAnalysis::get(Value v) const {

@@ -4,6 +4,7 @@
 #include "rocktile/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
@@ -60,17 +61,31 @@ public:
         return func.emitError("kernel arguments must be scalars or pointers, got ")
                << arg.getType();
     choosePreferences(body);
-    for (Operation &op : llvm::make_early_inc_range(body))
-      if (failed(assign(&op)))
-        return failure();
-    // Values recomputed in other layouts may have left their originals unused.
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-      if (isOpTriviallyDead(&op))
-        op.erase();
+    if (failed(assignBlock(body)))
+      return failure();
+    eraseDeadOps(body);
     return success();
   }
 
 private:
+  LogicalResult assignBlock(Block &block) {
+    for (Operation &op : llvm::make_early_inc_range(block))
+      if (failed(assign(&op)))
+        return failure();
+    return success();
+  }
+
+  /// Values recomputed in other layouts may have left their originals unused.
+  static void eraseDeadOps(Block &block) {
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
+      for (Region &region : op.getRegions())
+        for (Block &inner : region)
+          eraseDeadOps(inner);
+      if (isOpTriviallyDead(&op))
+        op.erase();
+    }
+  }
+
   static Attribute encodingOf(Value v) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     return t ? t.getEncoding() : Attribute();
@@ -128,7 +143,92 @@ private:
     return remat[key] = clone->getResult(0);
   }
 
+  /// The layout of a value carried through a loop: its initial value's
+  /// unless that one is recomputable, else the preferred or default one.
+  Attribute carriedLayout(Value init) {
+    auto type = dyn_cast<RankedTensorType>(init.getType());
+    if (!type)
+      return {};
+    if (!isRematerializable(init))
+      return encodingOf(init);
+    Attribute preferred = preferences.lookup(init);
+    return preferred ? preferred : defaults.lookup(type.getRank());
+  }
+
+  /// Gives each tensor operand of `op` (from `first` on) its layout.
+  LogicalResult unifyEach(Operation *op, ArrayRef<Attribute> layouts, unsigned first = 0) {
+    for (auto [i, layout] : llvm::enumerate(layouts))
+      if (layout && failed(unifyOperand(op, op->getOpOperand(first + i), layout)))
+        return failure();
+    return success();
+  }
+
+  static void setEncodings(ValueRange values, ArrayRef<Attribute> layouts) {
+    for (auto [v, layout] : llvm::zip(values, layouts))
+      if (layout)
+        setEncoding(v, layout);
+  }
+
+  LogicalResult assignFor(scf::ForOp loop) {
+    SmallVector<Attribute> layouts;
+    for (Value init : loop.getInitArgs())
+      layouts.push_back(carriedLayout(init));
+    if (failed(unifyEach(loop, layouts, loop.getNumControlOperands())))
+      return failure();
+    setEncodings(loop.getRegionIterArgs(), layouts);
+    setEncodings(loop.getResults(), layouts);
+    if (failed(assignBlock(*loop.getBody())))
+      return failure();
+    return unifyEach(loop.getBody()->getTerminator(), layouts);
+  }
+
+  LogicalResult assignIf(scf::IfOp branch) {
+    for (Region *r : {&branch.getThenRegion(), &branch.getElseRegion()})
+      if (!r->empty() && failed(assignBlock(r->front())))
+        return failure();
+    if (branch.getNumResults() == 0)
+      return success();
+    SmallVector<Attribute> layouts;
+    for (auto [t, e] : llvm::zip(branch.thenYield().getOperands(), branch.elseYield().getOperands()))
+      layouts.push_back(!isa<RankedTensorType>(t.getType()) ? Attribute()
+                        : isRematerializable(t)              ? encodingOf(e)
+                                                             : encodingOf(t));
+    setEncodings(branch.getResults(), layouts);
+    if (failed(unifyEach(branch.thenYield(), layouts)))
+      return failure();
+    return unifyEach(branch.elseYield(), layouts);
+  }
+
+  LogicalResult assignWhile(scf::WhileOp loop) {
+    if (loop.getInits().size() != loop.getNumResults())
+      return loop.emitError("while loops must carry the same values they return");
+    SmallVector<Attribute> layouts;
+    for (Value init : loop.getInits())
+      layouts.push_back(carriedLayout(init));
+    if (failed(unifyEach(loop, layouts)))
+      return failure();
+    setEncodings(loop.getBeforeArguments(), layouts);
+    if (failed(assignBlock(loop.getBefore().front())))
+      return failure();
+    if (failed(unifyEach(loop.getConditionOp(), layouts, /*first=*/1)))
+      return failure();
+    setEncodings(loop.getAfterArguments(), layouts);
+    setEncodings(loop.getResults(), layouts);
+    if (failed(assignBlock(loop.getAfter().front())))
+      return failure();
+    return unifyEach(loop.getAfter().front().getTerminator(), layouts);
+  }
+
   LogicalResult assign(Operation *op) {
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      return assignFor(loop);
+    if (auto branch = dyn_cast<scf::IfOp>(op))
+      return assignIf(branch);
+    if (auto loop = dyn_cast<scf::WhileOp>(op))
+      return assignWhile(loop);
+    // Terminators take the layouts their parent op gives them.
+    if (op->hasTrait<OpTrait::IsTerminator>())
+      return success();
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       auto parent = dyn_cast_or_null<BlockedLayoutAttr>(encodingOf(reduce.getSrcs()[0]));
       if (!parent)
@@ -192,6 +292,9 @@ private:
         preferences.try_emplace(v, layout);
     };
     for (Operation &op : llvm::reverse(body)) {
+      for (Region &region : op.getRegions())
+        for (Block &inner : region)
+          choosePreferences(inner);
       if (auto e = dyn_cast<ExpandDimsOp>(op)) {
         Attribute parent = preferences.lookup(e.getResult());
         if (!parent)
@@ -210,17 +313,20 @@ private:
 
   /// Gives every tensor operand of `op` the layout `layout`.
   LogicalResult unify(Operation *op, Attribute layout) {
-    for (OpOperand &use : op->getOpOperands()) {
-      Value o = use.get();
-      if (!isa<RankedTensorType>(o.getType()) || encodingOf(o) == layout)
-        continue;
-      if (!isRematerializable(o))
-        return op->emitError() << "operands have different layouts ("
-                               << encodingOf(o) << " vs " << layout
-                               << "); converting between them is not "
-                                  "supported yet";
-      use.set(rematerialize(o, layout, op));
-    }
+    for (OpOperand &use : op->getOpOperands())
+      if (isa<RankedTensorType>(use.get().getType()) && failed(unifyOperand(op, use, layout)))
+        return failure();
+    return success();
+  }
+
+  LogicalResult unifyOperand(Operation *op, OpOperand &use, Attribute layout) {
+    Value o = use.get();
+    if (encodingOf(o) == layout)
+      return success();
+    if (!isRematerializable(o))
+      return op->emitError() << "operands have different layouts (" << encodingOf(o) << " vs "
+                             << layout << "); converting between them is not supported yet";
+    use.set(rematerialize(o, layout, op));
     return success();
   }
 
@@ -253,7 +359,8 @@ struct AssignLayoutsPass
       if (func.isExternal())
         continue;
       if (!func.getBody().hasOneBlock()) {
-        func.emitError("kernels with control flow are not supported yet");
+        func.emitError("kernels with unstructured control flow (cf branches) are not supported; "
+                       "use scf ops");
         return signalPassFailure();
       }
       LayoutAssigner assigner(func, chooseDefaults(func, *t));

@@ -104,6 +104,16 @@ private:
   LogicalResult lowerStore(tile::StoreOp op);
   LogicalResult lowerReduce(tile::ReduceOp op);
   LogicalResult lowerElementwise(Operation *op);
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerFor(scf::ForOp loop);
+  LogicalResult lowerIf(scf::IfOp branch);
+  LogicalResult lowerWhile(scf::WhileOp loop);
+  /// The lane values of `values` for a control-flow edge whose pointers
+  /// must point into `bases` (a null base: not a pointer).
+  FailureOr<SmallVector<Value>> carried(Operation *op, ValueRange values, ArrayRef<Value> bases);
+  /// Binds `tileValues` to `laneValues`, pointers to their `bases`.
+  void bind(ValueRange tileValues, ValueRange laneValues, ArrayRef<Value> bases);
+  Type loweredType(Type type);
   SmallVector<Value> combine(tile::ReduceOp op, ValueRange acc, ValueRange next);
   Value shuffleXor(Value v, unsigned mask);
   /// Elements per memory access of `op`, and the byte alignment it has.
@@ -188,6 +198,133 @@ LogicalResult KernelLowering::run() {
   return success();
 }
 
+LogicalResult KernelLowering::lowerBlock(Block &block) {
+  for (Operation &op : block.without_terminator())
+    if (failed(lower(&op)))
+      return failure();
+  return success();
+}
+
+Type KernelLowering::loweredType(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return laneVectorType(tensor, *tile::getLinearLayout(tensor));
+  if (isa<tile::PointerType>(type))
+    return IndexType::get(type.getContext());
+  return type;
+}
+
+FailureOr<SmallVector<Value>> KernelLowering::carried(Operation *op, ValueRange tileValues,
+                                                      ArrayRef<Value> bases) {
+  SmallVector<Value> out;
+  for (auto [v, base] : llvm::zip(tileValues, bases)) {
+    LaneValue lv = values.lookup(v);
+    if (lv.base != base)
+      return op->emitError("a pointer carried through control flow must keep pointing "
+                           "into the same kernel argument");
+    out.push_back(lv.value);
+  }
+  return out;
+}
+
+void KernelLowering::bind(ValueRange tileValues, ValueRange laneValues, ArrayRef<Value> bases) {
+  for (auto [v, lane, base] : llvm::zip(tileValues, laneValues, bases))
+    values[v] = {base, lane};
+}
+
+LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
+  SmallVector<Value> inits, bases;
+  for (Value init : loop.getInitArgs()) {
+    inits.push_back(lookup(init));
+    bases.push_back(values.lookup(init).base);
+  }
+  LogicalResult status = success();
+  auto lowered = scf::ForOp::create(
+      b, loc(), lookup(loop.getLowerBound()), lookup(loop.getUpperBound()), lookup(loop.getStep()),
+      inits, [&](OpBuilder &nb, Location l, Value iv, ValueRange args) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+        values[loop.getInductionVar()] = {Value(), iv};
+        bind(loop.getRegionIterArgs(), args, bases);
+        status = lowerBlock(*loop.getBody());
+        FailureOr<SmallVector<Value>> next = failure();
+        if (succeeded(status))
+          next = carried(loop, loop.getYieldedValues(), bases);
+        if (failed(next))
+          status = failure();
+        scf::YieldOp::create(b, l, succeeded(next) ? *next : SmallVector<Value>(args));
+      });
+  bind(loop.getResults(), lowered.getResults(), bases);
+  return status;
+}
+
+LogicalResult KernelLowering::lowerIf(scf::IfOp branch) {
+  LogicalResult status = success();
+  SmallVector<Value> bases(branch.getNumResults());
+  auto buildBranch = [&](Region &region) {
+    return [&](OpBuilder &nb, Location l) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+      if (failed(lowerBlock(region.front())))
+        status = failure();
+      SmallVector<Value> yielded;
+      for (auto [i, v] : llvm::enumerate(region.front().getTerminator()->getOperands())) {
+        LaneValue lv = values.lookup(v);
+        if (&region == &branch.getThenRegion())
+          bases[i] = lv.base;
+        else if (lv.base != bases[i])
+          status = branch.emitError("both branches must give a pointer into the same kernel argument");
+        yielded.push_back(lv.value);
+      }
+      scf::YieldOp::create(b, l, yielded);
+    };
+  };
+  scf::IfOp lowered;
+  if (branch.getElseRegion().empty())
+    lowered = scf::IfOp::create(b, loc(), lookup(branch.getCondition()),
+                                buildBranch(branch.getThenRegion()));
+  else
+    lowered = scf::IfOp::create(b, loc(), lookup(branch.getCondition()),
+                                buildBranch(branch.getThenRegion()),
+                                buildBranch(branch.getElseRegion()));
+  bind(branch.getResults(), lowered.getResults(), bases);
+  return status;
+}
+
+LogicalResult KernelLowering::lowerWhile(scf::WhileOp loop) {
+  SmallVector<Value> inits, bases;
+  SmallVector<Type> types;
+  for (Value init : loop.getInits()) {
+    inits.push_back(lookup(init));
+    bases.push_back(values.lookup(init).base);
+    types.push_back(inits.back().getType());
+  }
+  LogicalResult status = success();
+  auto region = [&](Block &from, bool before) {
+    return [&, before](OpBuilder &nb, Location l, ValueRange args) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+      bind(from.getArguments(), args, bases);
+      if (failed(lowerBlock(from))) {
+        status = failure();
+      }
+      Operation *term = from.getTerminator();
+      ValueRange forwarded = before ? cast<scf::ConditionOp>(term).getArgs() : term->getOperands();
+      FailureOr<SmallVector<Value>> next = carried(loop, forwarded, bases);
+      if (failed(next))
+        status = failure();
+      SmallVector<Value> out = succeeded(next) ? *next : SmallVector<Value>(args);
+      if (before)
+        scf::ConditionOp::create(b, l, lookup(cast<scf::ConditionOp>(term).getCondition()), out);
+      else
+        scf::YieldOp::create(b, l, out);
+    };
+  };
+  auto lowered = scf::WhileOp::create(b, loc(), types, inits, region(loop.getBefore().front(), true),
+                                      region(loop.getAfter().front(), false));
+  bind(loop.getResults(), lowered.getResults(), bases);
+  return status;
+}
+
 LogicalResult KernelLowering::lower(Operation *op) {
   currentLoc = op->getLoc();
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
@@ -235,6 +372,9 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](tile::LoadOp l) { return lowerLoad(l); })
       .Case([&](tile::StoreOp s) { return lowerStore(s); })
       .Case([&](tile::ReduceOp r) { return lowerReduce(r); })
+      .Case([&](scf::ForOp loop) { return lowerFor(loop); })
+      .Case([&](scf::IfOp branch) { return lowerIf(branch); })
+      .Case([&](scf::WhileOp loop) { return lowerWhile(loop); })
       .Case([&](func::ReturnOp) {
         gpu::ReturnOp::create(b, loc());
         return success();

@@ -54,10 +54,14 @@ private:
   }
 
   bool isUniform(Operation *op);
-  void classify();
+  LogicalResult processBlock(Block &block);
+  LogicalResult emitHostFor(scf::ForOp loop);
+  LogicalResult emitHostIf(scf::IfOp branch);
+  /// Stores each thread's `from` values into the arrays of `to`.
+  void copyToArrays(ValueRange from, ValueRange to, Block &block);
   Value arrayFor(Value v);
   Value laneValue(Value v, Value tid, IRMapping &segment);
-  LogicalResult emitSegment(ArrayRef<Operation *> ops);
+  LogicalResult emitSegment(Block &block, ArrayRef<Operation *> ops);
   LogicalResult emitCrossLane(Operation *op);
   LogicalResult emitUniform(Operation *op);
   LogicalResult cloneChecked(Operation *op, IRMapping &map, Value tid);
@@ -75,7 +79,6 @@ private:
   Value ctx, numThreadsValue;
   int64_t numThreads = 0;
   IRMapping uniform;                    // values computed once per workgroup
-  DenseSet<Operation *> uniformOps;
   DenseMap<Value, Value> arrays;        // value -> memref<numThreads x T>
   DenseMap<Value, BufferOrigin> origins;
   SmallVector<Value> allocations;
@@ -91,23 +94,22 @@ func::FuncOp WorkgroupLowering::runtimeFunction(StringRef name, unsigned numArgs
   return f;
 }
 
+/// Computed once per workgroup: pure ops of values every thread shares.
 bool WorkgroupLowering::isUniform(Operation *op) {
   if (isa<gpu::BlockIdOp, gpu::GridDimOp, gpu::BlockDimOp, memref::AssumeAlignmentOp>(op))
     return true;
   if (isa<gpu::ThreadIdOp, gpu::LaneIdOp>(op) || op->getNumRegions() || isSegmentBoundary(op) ||
-      !isMemoryEffectFree(op) || isa<gpu::ReturnOp>(op))
+      !isMemoryEffectFree(op) || op->hasTrait<OpTrait::IsTerminator>())
     return false;
-  return llvm::all_of(op->getOperands(), [&](Value v) {
-    Operation *def = v.getDefiningOp();
-    return def ? uniformOps.contains(def) : true; // block arguments are kernel arguments
-  });
+  return llvm::all_of(op->getOperands(), [&](Value v) { return uniform.contains(v); });
 }
 
-/// Finds what is computed once per workgroup.
-void WorkgroupLowering::classify() {
-  for (Operation &op : kernel.getBody().front())
-    if (isUniform(&op))
-      uniformOps.insert(&op);
+static bool containsSegmentBoundary(Operation *op) {
+  return op->walk([&](Operation *inner) {
+           return inner != op && isSegmentBoundary(inner) ? WalkResult::interrupt()
+                                                          : WalkResult::advance();
+         })
+      .wasInterrupted();
 }
 
 /// The per-thread array holding `v` between segments (created on first use).
@@ -182,45 +184,116 @@ LogicalResult WorkgroupLowering::run() {
   }
   numThreadsValue = idx(numThreads);
 
-  classify();
-  SmallVector<Operation *> segment;
-  auto flush = [&]() -> LogicalResult {
-    LogicalResult r = segment.empty() ? success() : emitSegment(segment);
-    segment.clear();
-    return r;
-  };
-  for (Operation &op : kernel.getBody().front()) {
-    if (uniformOps.contains(&op)) {
-      if (failed(emitUniform(&op)))
-        return failure();
-      continue;
-    }
-    if (isa<gpu::ReturnOp>(op))
-      continue;
-    if (isSegmentBoundary(&op)) {
-      if (failed(flush()))
-        return failure();
-      if (isCrossLane(&op) && failed(emitCrossLane(&op)))
-        return failure();
-      continue;
-    }
-    // A cross-lane op or barrier nested in control flow would need the
-    // segments to split inside it.
-    WalkResult nested = op.walk([&](Operation *inner) {
-      return inner != &op && isSegmentBoundary(inner) ? WalkResult::interrupt()
-                                                      : WalkResult::advance();
-    });
-    if (nested.wasInterrupted())
-      return op.emitError("the emulator cannot run barriers or cross-lane ops inside control flow yet");
-    segment.push_back(&op);
-  }
-  if (failed(flush()))
+  if (failed(processBlock(kernel.getBody().front())))
     return failure();
   b.setInsertionPointToEnd(entry);
   currentLoc = kernel.getLoc();
   for (Value a : allocations)
     memref::DeallocOp::create(b, loc(), a);
   func::ReturnOp::create(b, loc());
+  return success();
+}
+
+/// Emits `block`'s ops at the current host-level point: once-per-workgroup
+/// values directly, runs of per-thread ops as thread loops, lockstep ops as
+/// runtime calls, and uniform control flow around lockstep ops as host
+/// control flow whose body is processed the same way.
+LogicalResult WorkgroupLowering::processBlock(Block &block) {
+  SmallVector<Operation *> segment;
+  auto flush = [&]() -> LogicalResult {
+    LogicalResult r = segment.empty() ? success() : emitSegment(block, segment);
+    segment.clear();
+    return r;
+  };
+  for (Operation &op : block) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      break; // the parent handles what a block yields
+    if (isUniform(&op)) {
+      if (failed(emitUniform(&op)))
+        return failure();
+      continue;
+    }
+    if (isSegmentBoundary(&op)) {
+      if (failed(flush()) || (isCrossLane(&op) && failed(emitCrossLane(&op))))
+        return failure();
+      continue;
+    }
+    if (!containsSegmentBoundary(&op)) {
+      segment.push_back(&op);
+      continue;
+    }
+    if (failed(flush()))
+      return failure();
+    // Lockstep ops inside control flow: every thread must take the same path.
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (loop && uniform.contains(loop.getLowerBound()) && uniform.contains(loop.getUpperBound()) &&
+        uniform.contains(loop.getStep())) {
+      if (failed(emitHostFor(loop)))
+        return failure();
+      continue;
+    }
+    auto branch = dyn_cast<scf::IfOp>(op);
+    if (branch && uniform.contains(branch.getCondition())) {
+      if (failed(emitHostIf(branch)))
+        return failure();
+      continue;
+    }
+    return op.emitError("the emulator runs barriers and cross-lane ops inside control flow only "
+                        "when every thread of the workgroup takes the same path (uniform loop "
+                        "bounds or branch conditions)");
+  }
+  return flush();
+}
+
+void WorkgroupLowering::copyToArrays(ValueRange from, ValueRange to, Block &block) {
+  if (from.empty())
+    return;
+  currentLoc = from.front().getLoc();
+  auto loop = scf::ForOp::create(b, loc(), idx(0), numThreadsValue, idx(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value tid = loop.getInductionVar();
+  IRMapping map;
+  // Read every value before writing any: `to` may hold some of `from`.
+  SmallVector<Value> lanes;
+  for (Value v : from)
+    lanes.push_back(laneValue(v, tid, map));
+  for (auto [lane, dst] : llvm::zip(lanes, to))
+    memref::StoreOp::create(b, loc(), lane, arrayFor(dst), ValueRange{tid});
+}
+
+LogicalResult WorkgroupLowering::emitHostFor(scf::ForOp loop) {
+  currentLoc = loop.getLoc();
+  // Loop-carried values live in per-thread arrays, shared by the iteration
+  // arguments and the results.
+  for (auto [arg, result] : llvm::zip(loop.getRegionIterArgs(), loop.getResults()))
+    arrays[result] = arrayFor(arg);
+  copyToArrays(loop.getInitArgs(), loop.getRegionIterArgs(), *loop->getBlock());
+  auto host = scf::ForOp::create(b, loc(), uniform.lookup(loop.getLowerBound()),
+                                 uniform.lookup(loop.getUpperBound()), uniform.lookup(loop.getStep()));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(host.getBody()->getTerminator());
+  uniform.map(loop.getInductionVar(), host.getInductionVar());
+  if (failed(processBlock(*loop.getBody())))
+    return failure();
+  copyToArrays(loop.getYieldedValues(), loop.getRegionIterArgs(), *loop.getBody());
+  return success();
+}
+
+LogicalResult WorkgroupLowering::emitHostIf(scf::IfOp branch) {
+  currentLoc = branch.getLoc();
+  auto host = scf::IfOp::create(b, loc(), uniform.lookup(branch.getCondition()),
+                                /*withElseRegion=*/!branch.getElseRegion().empty());
+  for (auto [from, to] : {std::pair{&branch.getThenRegion(), &host.getThenRegion()},
+                          {&branch.getElseRegion(), &host.getElseRegion()}}) {
+    if (from->empty())
+      continue;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(to->front().getTerminator());
+    if (failed(processBlock(from->front())))
+      return failure();
+    copyToArrays(from->front().getTerminator()->getOperands(), branch.getResults(), from->front());
+  }
   return success();
 }
 
@@ -281,7 +354,7 @@ Value WorkgroupLowering::laneValue(Value v, Value tid, IRMapping &segment) {
   return loaded;
 }
 
-LogicalResult WorkgroupLowering::emitSegment(ArrayRef<Operation *> ops) {
+LogicalResult WorkgroupLowering::emitSegment(Block &block, ArrayRef<Operation *> ops) {
   currentLoc = ops.front()->getLoc();
   auto loop = scf::ForOp::create(b, loc(), idx(0), numThreadsValue, idx(1));
   OpBuilder::InsertionGuard guard(b);
@@ -295,9 +368,9 @@ LogicalResult WorkgroupLowering::emitSegment(ArrayRef<Operation *> ops) {
     op->walk([&](Operation *inner) {
       for (Value operand : inner->getOperands()) {
         Operation *def = operand.getDefiningOp();
-        bool local = def && (inSegment.contains(kernel.getBody().front().findAncestorOpInBlock(*def)));
+        bool local = def && inSegment.contains(block.findAncestorOpInBlock(*def));
         if (!local && !map.contains(operand) &&
-            !(isa<BlockArgument>(operand) && operand.getParentRegion() != &kernel.getBody()))
+            !(isa<BlockArgument>(operand) && op->isAncestor(operand.getParentRegion()->getParentOp())))
           map.map(operand, laneValue(operand, tid, map));
       }
     });
@@ -305,7 +378,7 @@ LogicalResult WorkgroupLowering::emitSegment(ArrayRef<Operation *> ops) {
       return failure();
     for (Value r : op->getResults()) {
       bool usedLater = llvm::any_of(r.getUsers(), [&](Operation *user) {
-        return !inSegment.contains(kernel.getBody().front().findAncestorOpInBlock(*user));
+        return !inSegment.contains(block.findAncestorOpInBlock(*user));
       });
       if (usedLater)
         memref::StoreOp::create(b, loc(), map.lookup(r), arrayFor(r), ValueRange{tid});

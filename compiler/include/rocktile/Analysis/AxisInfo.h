@@ -12,6 +12,10 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+namespace mlir::scf {
+class ForOp;
+}
+
 namespace rocktile {
 
 struct AxisInfo {
@@ -29,6 +33,11 @@ public:
   const AxisInfo &get(mlir::Value v) const;
 
 private:
+  void visitBlock(mlir::Block &block);
+  void visitOp(mlir::Operation *op);
+  void visitFor(mlir::scf::ForOp loop);
+  void setResults(mlir::Operation *op, llvm::ArrayRef<AxisInfo> results);
+  /// What `op`'s single result is, from its operands.
   AxisInfo visit(mlir::Operation *op);
   llvm::DenseMap<mlir::Value, AxisInfo> infos;
 };
