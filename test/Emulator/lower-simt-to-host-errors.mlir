@@ -5,9 +5,9 @@ module attributes {gpu.container_module} {
     gpu.func @divergent(%v: f32) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
       %t = gpu.thread_id x
       %c0 = arith.constant 0 : index
-      %c = arith.cmpi eq, %t, %c0 : index
-      // expected-error @+1 {{the emulator runs barriers and cross-lane ops inside control flow only when every thread of the workgroup takes the same path}}
-      scf.if %c {
+      %c1 = arith.constant 1 : index
+      // expected-error @+1 {{the emulator runs barriers and cross-lane ops inside a for loop only when every thread of the workgroup runs the same iterations}}
+      scf.for %i = %c0 to %t step %c1 {
         %w = amdgpu.swizzle_bitmode %v 31 0 4 : f32
       }
       gpu.return

@@ -119,3 +119,42 @@ func.func @loop(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) attr
   tile.store %p0, %res#0 : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xf32, #b>
   return
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// Atomics on a tile update each element once: lanes holding broadcast
+// copies (here: warps 1-3 and lanes 16-63 of a 64-element tile) skip it.
+// A scalar atomic runs in thread 0 and reaches the others through LDS.
+// CHECK-LABEL: gpu.func @atomics
+// CHECK-SAME: workgroup(%[[LDS:.*]] : memref<4xi8, #gpu.address_space<workgroup>>)
+// CHECK: %[[LANE:.*]] = arith.andi %{{.*}}, %c63_i32
+// CHECK: %[[WARP:.*]] = arith.shrui %{{.*}}, %c6_i32
+// CHECK: %[[L:.*]] = arith.andi %[[LANE]], %c48_i32
+// CHECK: %[[LOK:.*]] = arith.cmpi eq, %[[L]], %c0_i32
+// CHECK: %[[W:.*]] = arith.andi %[[WARP]], %c3_i32
+// CHECK: %[[WOK:.*]] = arith.cmpi eq, %[[W]], %c0_i32
+// CHECK: %[[OWNS:.*]] = arith.andi %[[LOK]], %[[WOK]]
+// CHECK: scf.if %[[OWNS]] -> (i32) {
+// CHECK-NEXT: memref.atomic_rmw addi
+// CHECK: memref.view %[[LDS]]
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK-NEXT: memref.generic_atomic_rmw
+// CHECK: arith.cmpi eq
+// CHECK: arith.select
+// CHECK: memref.store
+// CHECK: gpu.barrier
+// CHECK: memref.load
+func.func @atomics(%x: !tile.ptr<i32>, %lock: !tile.ptr<i32>) attributes {tile.lds_bytes = 4 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<i32> -> tensor<64x!tile.ptr<i32>, #b>
+  %xp = tile.addptr %xs, %r : tensor<64x!tile.ptr<i32>, #b>, tensor<64xi32, #b>
+  %old = tile.atomic_rmw add %xp, %r : tensor<64x!tile.ptr<i32>, #b>, tensor<64xi32, #b>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %prev = tile.atomic_cas %lock, %c0, %c1 {tile.lds_offset = 0 : i64} : !tile.ptr<i32>, i32
+  tile.store %lock, %prev : !tile.ptr<i32>, i32
+  return
+}

@@ -14,6 +14,9 @@ SmallVector<unsigned> rocktile::getReducedWarpBits(tile::ReduceOp op) {
 }
 
 int64_t rocktile::getLdsScratchBytes(Operation *op) {
+  // A scalar atomic runs in one thread, which hands the old value to all.
+  if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType()))
+    return std::max<int64_t>(op->getResult(0).getType().getIntOrFloatBitWidth() / 8, 4);
   auto reduce = dyn_cast<tile::ReduceOp>(op);
   if (!reduce)
     return 0;

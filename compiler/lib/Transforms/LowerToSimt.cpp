@@ -103,6 +103,15 @@ private:
   LogicalResult lowerLoad(tile::LoadOp op);
   LogicalResult lowerStore(tile::StoreOp op);
   LogicalResult lowerReduce(tile::ReduceOp op);
+  LogicalResult lowerAtomic(Operation *op);
+  /// One element's atomic update at `index` of `base`, returning the old value.
+  Value emitAtomic(OpBuilder &bb, Location l, Operation *op, Value base, Value index, Value value,
+                   Value cmp);
+  /// True in the one lane and warp that own each element of `layout` (the
+  /// others hold broadcast copies); null when every lane owns its elements.
+  Value ownsElements(const LinearLayout &layout);
+  /// A view of `op`'s LDS scratch holding `count` elements of `elt`.
+  FailureOr<Value> scratchView(Operation *op, Type elt, int64_t count);
   LogicalResult lowerElementwise(Operation *op);
   LogicalResult lowerBlock(Block &block);
   LogicalResult lowerFor(scf::ForOp loop);
@@ -372,6 +381,11 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](tile::LoadOp l) { return lowerLoad(l); })
       .Case([&](tile::StoreOp s) { return lowerStore(s); })
       .Case([&](tile::ReduceOp r) { return lowerReduce(r); })
+      .Case<tile::AtomicRMWOp, tile::AtomicCASOp>([&](Operation *a) { return lowerAtomic(a); })
+      .Case([&](tile::BarrierOp) {
+        gpu::BarrierOp::create(b, loc());
+        return success();
+      })
       .Case([&](scf::ForOp loop) { return lowerFor(loop); })
       .Case([&](scf::IfOp branch) { return lowerIf(branch); })
       .Case([&](scf::WhileOp loop) { return lowerWhile(loop); })
@@ -540,7 +554,16 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
   LaneValue ptr = values.lookup(op.getPtr());
   Value value = lookup(op.getValue());
   Value mask = op.getMask() ? lookup(op.getMask()) : Value();
+  // Each element is written once: by the lane and warp that own it, or for
+  // a scalar by thread 0 (the other copies would only repeat the write).
+  auto tensorType = dyn_cast<RankedTensorType>(op.getValue().getType());
+  Value owns = tensorType ? ownsElements(layoutOf(op.getValue()))
+                          : arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq,
+                                                  arith::OrIOp::create(b, loc(), laneId, warpId), i32(0))
+                                .getResult();
   auto guarded = [&](Value pred, function_ref<void(OpBuilder &, Location)> store) {
+    if (owns)
+      pred = pred ? arith::AndIOp::create(b, loc(), owns, pred).getResult() : owns;
     if (!pred)
       return store(b, loc());
     scf::IfOp::create(b, loc(), pred, [&](OpBuilder &bb, Location l) {
@@ -548,7 +571,7 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
       scf::YieldOp::create(bb, l);
     });
   };
-  if (!isa<RankedTensorType>(op.getValue().getType())) {
+  if (!tensorType) {
     guarded(mask, [&](OpBuilder &bb, Location l) {
       memref::StoreOp::create(bb, l, value, ptr.base, ValueRange{ptr.value});
     });
@@ -583,6 +606,126 @@ SmallVector<Value> KernelLowering::combine(tile::ReduceOp op, ValueRange acc,
   for (Value v : body.getTerminator()->getOperands())
     out.push_back(map.lookupOrDefault(v));
   return out;
+}
+
+Value KernelLowering::ownsElements(const LinearLayout &layout) {
+  Value owns;
+  for (auto [in, index] : {std::pair{LinearLayout::Lane, laneId}, {LinearLayout::Warp, warpId}}) {
+    int64_t copies = 0;
+    for (auto [bit, basis] : llvm::enumerate(layout.getBases(in)))
+      if (llvm::all_of(basis, [](int64_t v) { return v == 0; }))
+        copies |= int64_t(1) << bit;
+    if (!copies)
+      continue;
+    Value first = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq,
+                                        arith::AndIOp::create(b, loc(), index, i32(copies)), i32(0));
+    owns = owns ? arith::AndIOp::create(b, loc(), owns, first).getResult() : first;
+  }
+  return owns;
+}
+
+FailureOr<Value> KernelLowering::scratchView(Operation *op, Type elt, int64_t count) {
+  auto offset = op->getAttrOfType<IntegerAttr>("tile.lds_offset");
+  if (!offset || kernel.getWorkgroupAttributions().empty())
+    return op->emitError("needs LDS scratch: run tile-allocate-lds first");
+  Value lds = kernel.getWorkgroupAttributions()[0];
+  auto type = MemRefType::get({count}, elt, MemRefLayoutAttrInterface(),
+                              cast<MemRefType>(lds.getType()).getMemorySpace());
+  return memref::ViewOp::create(b, loc(), type, lds, idx(offset.getInt()), ValueRange{}).getResult();
+}
+
+Value KernelLowering::emitAtomic(OpBuilder &bb, Location l, Operation *op, Value base, Value index,
+                                 Value value, Value cmp) {
+  Type elt = value.getType();
+  bool isFloat = isa<FloatType>(elt);
+  auto generic = [&](auto combine) -> Value {
+    auto rmw = memref::GenericAtomicRMWOp::create(bb, l, base, ValueRange{index});
+    OpBuilder body = OpBuilder::atBlockEnd(rmw.getBody());
+    memref::AtomicYieldOp::create(body, l, combine(body, rmw.getCurrentValue()));
+    return rmw.getResult();
+  };
+  if (cmp)
+    return generic([&](OpBuilder &body, Value current) -> Value {
+      Value same = arith::CmpIOp::create(body, l, arith::CmpIPredicate::eq, current, cmp);
+      return arith::SelectOp::create(body, l, same, value, current);
+    });
+  using K = arith::AtomicRMWKind;
+  K kind;
+  switch (cast<tile::AtomicRMWOp>(op).getKind()) {
+  case tile::AtomicKind::add: kind = isFloat ? K::addf : K::addi; break;
+  case tile::AtomicKind::max: kind = isFloat ? K::maximumf : K::maxs; break;
+  case tile::AtomicKind::min: kind = isFloat ? K::minimumf : K::mins; break;
+  case tile::AtomicKind::umax: kind = K::maxu; break;
+  case tile::AtomicKind::umin: kind = K::minu; break;
+  case tile::AtomicKind::xchg: kind = K::assign; break;
+  case tile::AtomicKind::and_: kind = K::andi; break;
+  case tile::AtomicKind::or_: kind = K::ori; break;
+  case tile::AtomicKind::xor_: // no memref.atomic_rmw kind: a compare-and-swap loop
+    return generic([&](OpBuilder &body, Value current) -> Value {
+      return arith::XOrIOp::create(body, l, current, value);
+    });
+  }
+  return memref::AtomicRMWOp::create(bb, l, kind, value, base, ValueRange{index});
+}
+
+LogicalResult KernelLowering::lowerAtomic(Operation *op) {
+  auto rmw = dyn_cast<tile::AtomicRMWOp>(op);
+  auto cas = dyn_cast<tile::AtomicCASOp>(op);
+  LaneValue ptr = values.lookup(op->getOperand(0));
+  Value value = lookup(rmw ? rmw.getValue() : cas.getValue());
+  Value cmp = cas ? lookup(cas.getCmp()) : Value();
+  Value mask = rmw && rmw.getMask() ? lookup(rmw.getMask()) : Value();
+  Type resultType = op->getResult(0).getType();
+  auto guarded = [&](Value pred, Value index, Value v, Value c, Type elt) -> Value {
+    if (!pred)
+      return emitAtomic(b, loc(), op, ptr.base, index, v, c);
+    return scf::IfOp::create(
+               b, loc(), pred,
+               [&](OpBuilder &bb, Location l) {
+                 scf::YieldOp::create(bb, l, emitAtomic(bb, l, op, ptr.base, index, v, c));
+               },
+               [&](OpBuilder &bb, Location l) {
+                 scf::YieldOp::create(bb, l, Value(arith::ConstantOp::create(bb, l, bb.getZeroAttr(elt))));
+               })
+        .getResult(0);
+  };
+  auto tensorType = dyn_cast<RankedTensorType>(resultType);
+  if (!tensorType) {
+    // One thread updates memory; the old value reaches all through LDS.
+    FailureOr<Value> view = scratchView(op, resultType, 1);
+    if (failed(view))
+      return failure();
+    Value first = arith::CmpIOp::create(
+        b, loc(), arith::CmpIPredicate::eq,
+        arith::OrIOp::create(b, loc(), laneId, warpId), i32(0));
+    Value pred = mask ? arith::AndIOp::create(b, loc(), first, mask).getResult() : first;
+    gpu::BarrierOp::create(b, loc());
+    scf::IfOp::create(b, loc(), pred, [&](OpBuilder &bb, Location l) {
+      Value old = emitAtomic(bb, l, op, ptr.base, ptr.value, value, cmp);
+      memref::StoreOp::create(bb, l, old, *view, ValueRange{idx(0)});
+      scf::YieldOp::create(bb, l);
+    });
+    gpu::BarrierOp::create(b, loc());
+    values[op->getResult(0)] = {Value(), memref::LoadOp::create(b, loc(), *view, ValueRange{idx(0)})};
+    return success();
+  }
+  Value owns = ownsElements(layoutOf(op->getResult(0)));
+  Type elt = tensorType.getElementType();
+  SmallVector<Value> olds;
+  for (int64_t r = 0, n = cast<VectorType>(value.getType()).getNumElements(); r < n; ++r) {
+    Value pred = owns;
+    if (mask) {
+      Value m = vector::ExtractOp::create(b, loc(), mask, r);
+      pred = pred ? arith::AndIOp::create(b, loc(), pred, m).getResult() : m;
+    }
+    Value index = vector::ExtractOp::create(b, loc(), ptr.value, r);
+    Value v = vector::ExtractOp::create(b, loc(), value, r);
+    Value c = cmp ? vector::ExtractOp::create(b, loc(), cmp, r).getResult() : Value();
+    olds.push_back(guarded(pred, index, v, c, elt));
+  }
+  values[op->getResult(0)] = {
+      Value(), vector::FromElementsOp::create(b, loc(), cast<VectorType>(value.getType()), olds)};
+  return success();
 }
 
 Value KernelLowering::shuffleXor(Value v, unsigned mask) {

@@ -84,6 +84,13 @@ struct LaunchState {
     std::string where = llvm::formatv("kernel {0}, workgroup ({1}, {2}, {3}), wave {4}, lane {5}",
                                       kernel.name, w.workgroup[0], w.workgroup[1], w.workgroup[2],
                                       thread / kernel.waveSize, thread % kernel.waveSize);
+    if (s.kind == "divergent") {
+      fault = llvm::formatv("{0}: threads disagree on a condition that guards a barrier or a "
+                            "cross-lane op (thread 0 and thread {1}); every thread of the program "
+                            "must take the same path there\n  at {2}",
+                            where, thread, s.location);
+      return;
+    }
     if (s.kind == "alignment") {
       fault = llvm::formatv("{0}: pointer argument '{1}' (address {2:x}) is not {3}-byte aligned, "
                             "as the kernel was specialized for\n  at {4}",
@@ -112,6 +119,18 @@ extern "C" void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int
                                    int64_t size, int64_t thread) {
   auto *w = reinterpret_cast<WorkerContext *>(ctx);
   w->launch->report(*w, site, index, count, size, thread);
+}
+
+extern "C" int64_t rocktile_emu_shared_condition(int64_t ctx, int64_t site, int64_t conditions,
+                                                 int64_t n) {
+  auto *c = reinterpret_cast<const uint8_t *>(conditions);
+  for (int64_t t = 1; t < n; ++t)
+    if (bool(c[t]) != bool(c[0])) {
+      auto *w = reinterpret_cast<WorkerContext *>(ctx);
+      w->launch->report(*w, site, 0, 0, 0, t);
+      break;
+    }
+  return c[0];
 }
 
 EmulatedKernel::~EmulatedKernel() = default;
@@ -183,6 +202,7 @@ FailureOr<std::unique_ptr<EmulatedKernel>> EmulatedKernel::create(ModuleOp simt,
     add("rocktile_emu_permlane_swap", &rocktile_emu_permlane_swap);
     add("rocktile_emu_shuffle", &rocktile_emu_shuffle);
     add("rocktile_emu_fault", &rocktile_emu_fault);
+    add("rocktile_emu_shared_condition", &rocktile_emu_shared_condition);
     return map;
   });
   k->engine->initialize();

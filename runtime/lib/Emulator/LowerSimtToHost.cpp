@@ -67,7 +67,11 @@ private:
   LogicalResult cloneChecked(Operation *op, IRMapping &map, Value tid);
   int64_t addSite(Operation *op, StringRef kind, Value memref, int64_t eltBytes);
   std::optional<BufferOrigin> originOf(Value memref);
-  func::FuncOp runtimeFunction(StringRef name, unsigned numArgs);
+  func::FuncOp runtimeFunction(StringRef name, unsigned numArgs, bool returnsI64 = false);
+  /// Thread 0's value of a per-thread condition, which every thread must
+  /// share (control flow around lockstep ops); a disagreement is a fault.
+  Value sharedCondition(Operation *op, Value cond);
+  LogicalResult emitHostWhile(scf::WhileOp loop);
 
   gpu::GPUFuncOp kernel;
   ModuleOp module;
@@ -84,12 +88,15 @@ private:
   SmallVector<Value> allocations;
 };
 
-func::FuncOp WorkgroupLowering::runtimeFunction(StringRef name, unsigned numArgs) {
+func::FuncOp WorkgroupLowering::runtimeFunction(StringRef name, unsigned numArgs, bool returnsI64) {
   if (auto f = module.lookupSymbol<func::FuncOp>(name))
     return f;
   OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
   SmallVector<Type> args(numArgs, mb.getI64Type());
-  auto f = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(args, {}));
+  SmallVector<Type> results;
+  if (returnsI64)
+    results.push_back(mb.getI64Type());
+  auto f = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(args, results));
   f.setPrivate();
   return f;
 }
@@ -232,15 +239,19 @@ LogicalResult WorkgroupLowering::processBlock(Block &block) {
         return failure();
       continue;
     }
-    auto branch = dyn_cast<scf::IfOp>(op);
-    if (branch && uniform.contains(branch.getCondition())) {
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
       if (failed(emitHostIf(branch)))
         return failure();
       continue;
     }
-    return op.emitError("the emulator runs barriers and cross-lane ops inside control flow only "
-                        "when every thread of the workgroup takes the same path (uniform loop "
-                        "bounds or branch conditions)");
+    if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+      if (failed(emitHostWhile(loop)))
+        return failure();
+      continue;
+    }
+    return op.emitError("the emulator runs barriers and cross-lane ops inside a for loop only "
+                        "when every thread of the workgroup runs the same iterations (loop "
+                        "bounds computed without thread indices)");
   }
   return flush();
 }
@@ -280,9 +291,50 @@ LogicalResult WorkgroupLowering::emitHostFor(scf::ForOp loop) {
   return success();
 }
 
+Value WorkgroupLowering::sharedCondition(Operation *op, Value cond) {
+  if (Value u = uniform.lookupOrNull(cond))
+    return u;
+  currentLoc = op->getLoc();
+  int64_t site = addSite(op, "divergent", Value(), 1);
+  Value first = func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_shared_condition", 4, true),
+                                     ValueRange{ctx, i64(site), addressOf(arrayFor(cond)), i64(numThreads)})
+                    .getResult(0);
+  return arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::ne, first, i64(0));
+}
+
+LogicalResult WorkgroupLowering::emitHostWhile(scf::WhileOp loop) {
+  currentLoc = loop.getLoc();
+  for (auto [arg, result] : llvm::zip(loop.getAfterArguments(), loop.getResults()))
+    arrays[result] = arrayFor(arg);
+  copyToArrays(loop.getInits(), loop.getBeforeArguments(), *loop->getBlock());
+  LogicalResult status = success();
+  scf::WhileOp::create(
+      b, loc(), TypeRange{}, ValueRange{},
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+        Block &before = loop.getBefore().front();
+        if (failed(processBlock(before)))
+          status = failure();
+        scf::ConditionOp condition = loop.getConditionOp();
+        copyToArrays(condition.getArgs(), loop.getAfterArguments(), before);
+        scf::ConditionOp::create(b, l, sharedCondition(loop, condition.getCondition()), ValueRange{});
+      },
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+        Block &after = loop.getAfter().front();
+        if (failed(processBlock(after)))
+          status = failure();
+        copyToArrays(after.getTerminator()->getOperands(), loop.getBeforeArguments(), after);
+        scf::YieldOp::create(b, l);
+      });
+  return status;
+}
+
 LogicalResult WorkgroupLowering::emitHostIf(scf::IfOp branch) {
   currentLoc = branch.getLoc();
-  auto host = scf::IfOp::create(b, loc(), uniform.lookup(branch.getCondition()),
+  auto host = scf::IfOp::create(b, loc(), sharedCondition(branch, branch.getCondition()),
                                 /*withElseRegion=*/!branch.getElseRegion().empty());
   for (auto [from, to] : {std::pair{&branch.getThenRegion(), &host.getThenRegion()},
                           {&branch.getElseRegion(), &host.getElseRegion()}}) {
@@ -413,6 +465,10 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
   else if (auto s = dyn_cast<vector::StoreOp>(op))
     memref = s.getBase(), index = s.getIndices().front(), stored = s.getValueToStore(),
     count = s.getVectorType().getNumElements();
+  else if (auto a = dyn_cast<memref::AtomicRMWOp>(op))
+    memref = a.getMemref(), index = a.getIndices().front(), resultType = a.getType();
+  else if (auto a = dyn_cast<memref::GenericAtomicRMWOp>(op))
+    memref = a.getMemref(), index = a.getIndices().front(), resultType = a.getType();
 
   if (!memref) {
     // Structured ops: clone the shell, then their bodies op by op so that
@@ -441,7 +497,10 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
     return op->emitError("the emulator checks only 1-D memory accesses");
   Value hostMemref = map.lookupOrDefault(uniform.lookupOrDefault(memref));
   int64_t eltBytes = std::max<int64_t>(cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8, 1);
-  int64_t site = addSite(op, stored ? "store" : "load", hostMemref, eltBytes);
+  StringRef kind = isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op) ? "atomic update"
+                   : stored                                                 ? "store"
+                                                                            : "load";
+  int64_t site = addSite(op, kind, hostMemref, eltBytes);
   Value hostIndex = map.lookupOrDefault(index);
   Value size = memref::DimOp::create(builder, loc(), hostMemref, 0);
   Value end = arith::AddIOp::create(builder, loc(), hostIndex, idx(count));

@@ -175,3 +175,35 @@ func.func @bad_order(%x: tensor<4x4xf32, #tile.blocked<sizePerThread = [1, 1], t
 func.func @bad_slice(%x: tensor<4xf32, #tile.slice<dim = 2, parent = #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]>>>) {
   return
 }
+
+// -----
+
+func.func @atomic_xor_float(%p: !tile.ptr<f32>, %v: f32) {
+  // expected-error @+1 {{'xor' needs integer values, got 'f32'}}
+  %o = tile.atomic_rmw xor %p, %v : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+func.func @atomic_narrow(%p: !tile.ptr<i16>, %v: i16) {
+  // expected-error @+1 {{atomics need 32- or 64-bit elements, got 'i16'}}
+  %o = tile.atomic_rmw add %p, %v : !tile.ptr<i16>, i16
+  return
+}
+
+// -----
+
+func.func @atomic_pointee(%p: !tile.ptr<i32>, %v: i64) {
+  // expected-error @+1 {{value type 'i64' does not match the pointers, which need 'i32'}}
+  %o = tile.atomic_rmw add %p, %v : !tile.ptr<i32>, i64
+  return
+}
+
+// -----
+
+func.func @cas_float(%p: !tile.ptr<f32>, %v: f32) {
+  // expected-error @+1 {{compare-and-swap needs 32- or 64-bit integers, got 'f32'}}
+  %o = tile.atomic_cas %p, %v, %v : !tile.ptr<f32>, f32
+  return
+}

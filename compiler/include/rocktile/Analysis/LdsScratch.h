@@ -1,5 +1,5 @@
 // LDS that an op needs only while it runs (to exchange values between
-// warps). Shared by the allocator, which sizes it, and the lowering, which
+// warps, or to hand a scalar atomic's result to every thread). Shared by the allocator, which sizes it, and the lowering, which
 // lays it out, so both agree by construction.
 #ifndef ROCKTILE_ANALYSIS_LDSSCRATCH_H
 #define ROCKTILE_ANALYSIS_LDSSCRATCH_H

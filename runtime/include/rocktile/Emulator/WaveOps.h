@@ -24,6 +24,9 @@ void rocktile_emu_permlane_swap(int64_t src, int64_t dst, int64_t n, int64_t wav
 /// or i - offset (mode 3, up); `valid` is 0 where that lane is outside.
 void rocktile_emu_shuffle(int64_t src, int64_t dst, int64_t valid, int64_t n,
                           int64_t waveSize, int64_t offset, int64_t width, int64_t mode);
+/// Thread 0's value of a condition all `n` threads must share (stored as
+/// bytes); reports a fault when they disagree.
+int64_t rocktile_emu_shared_condition(int64_t ctx, int64_t site, int64_t conditions, int64_t n);
 /// A memory access outside its buffer: records the first one of a launch.
 void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int64_t count,
                         int64_t size, int64_t thread);

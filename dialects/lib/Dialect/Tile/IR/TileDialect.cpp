@@ -7,6 +7,7 @@ using namespace mlir;
 using namespace rocktile::tile;
 
 #include "rocktile/Dialect/Tile/IR/TileDialect.cpp.inc"
+#include "rocktile/Dialect/Tile/IR/TileEnums.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "rocktile/Dialect/Tile/IR/TileTypes.cpp.inc"

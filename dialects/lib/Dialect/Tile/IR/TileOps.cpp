@@ -110,6 +110,35 @@ LogicalResult StoreOp::verify() {
                       getMask());
 }
 
+LogicalResult AtomicRMWOp::verify() {
+  Type elt = getElementTypeOrSelf(getValue().getType());
+  bool isFloat = isa<FloatType>(elt);
+  switch (getKind()) {
+  case AtomicKind::umax:
+  case AtomicKind::umin:
+  case AtomicKind::and_:
+  case AtomicKind::or_:
+  case AtomicKind::xor_:
+    if (isFloat)
+      return emitOpError() << "'" << stringifyAtomicKind(getKind())
+                           << "' needs integer values, got " << elt;
+    break;
+  default:
+    break;
+  }
+  unsigned bits = elt.getIntOrFloatBitWidth();
+  if (bits != 32 && bits != 64)
+    return emitOpError() << "atomics need 32- or 64-bit elements, got " << elt;
+  return verifyAccess(*this, getPtr().getType(), getValue().getType(), getMask());
+}
+
+LogicalResult AtomicCASOp::verify() {
+  Type elt = getElementTypeOrSelf(getValue().getType());
+  if (!isa<IntegerType>(elt) || (elt.getIntOrFloatBitWidth() != 32 && elt.getIntOrFloatBitWidth() != 64))
+    return emitOpError() << "compare-and-swap needs 32- or 64-bit integers, got " << elt;
+  return verifyAccess(*this, getPtr().getType(), getValue().getType(), Value());
+}
+
 LogicalResult ReduceOp::verifyRegions() {
   if (getSrcs().empty())
     return emitOpError() << "needs at least one operand";

@@ -12,6 +12,7 @@
 #include "rocktile/Dialect/Tile/IR/LinearLayout.h"
 
 #include "rocktile/Dialect/Tile/IR/TileDialect.h.inc"
+#include "rocktile/Dialect/Tile/IR/TileEnums.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "rocktile/Dialect/Tile/IR/TileTypes.h.inc"

@@ -4,6 +4,7 @@
 include "rocktile/Dialect/Tile/IR/TileDialect.td"
 include "rocktile/Dialect/Tile/IR/TileTypes.td"
 include "rocktile/Dialect/Tile/IR/TileAttrs.td"
+include "rocktile/Dialect/Tile/IR/TileEnums.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/IR/OpBase.td"
@@ -159,6 +160,64 @@ def Tile_StoreOp : Tile_Op<"store", [
     type($value) (`,` type($mask)^)?
   }];
   let hasVerifier = 1;
+}
+
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "Atomic read-modify-write of global memory, returning the old values";
+  let description = [{
+    For each pointer where `mask` is true, atomically combines the element in
+    memory with `value` (`add`, `max`, `min` signed or floating, `umax`/`umin`
+    unsigned, `xchg`, `and`, `or`, `xor`) and returns what memory held
+    before (undefined where masked off). Each element is updated once, however
+    many lanes hold it. A scalar pointer is updated once per program.
+
+    ```mlir
+    %old = tile.atomic_rmw add %ptrs, %v, mask = %m : tensor<64xi1>
+        : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AtomicKindAttr:$kind, Tile_PtrLike:$ptr, Tile_Value:$value,
+                       Optional<Tile_BoolLike>:$mask);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $kind $ptr `,` $value (`,` `mask` `=` $mask^ `:` type($mask))? attr-dict `:` type($ptr) `,`
+    type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>,
+    AllTypesMatch<["cmp", "value", "result"]>]> {
+  let summary = "Atomic compare-and-swap in global memory, returning the old values";
+  let description = [{
+    For each pointer, atomically: if memory holds `cmp`, write `value`.
+    Returns what memory held before. A scalar pointer is updated once per
+    program (the usual lock: `while tl.atomic_cas(lock, 0, 1) == 1: pass`).
+
+    ```mlir
+    %old = tile.atomic_cas %lock, %zero, %one : !tile.ptr<i32>, i32
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$cmp, Tile_Value:$value);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = "$ptr `,` $cmp `,` $value attr-dict `:` type($ptr) `,` type($value)";
+  let hasVerifier = 1;
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier"> {
+  let summary = "Synchronize all threads of the program";
+  let description = [{
+    Every thread waits until all have arrived, and memory writes before it
+    are visible after it within the program (`tl.debug_barrier()`).
+
+    ```mlir
+    tile.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 //===----------------------------------------------------------------------===//
