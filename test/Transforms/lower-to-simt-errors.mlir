@@ -5,7 +5,7 @@
 
 func.func @needs_lds(%v: f32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
   %t = tile.splat %v : f32 -> tensor<1024xf32, #b>
-  // expected-error @+1 {{cross-warp reduction has no LDS: run tile-allocate-lds first}}
+  // expected-error @+1 {{needs LDS scratch: run tile-allocate-lds first}}
   %s = tile.reduce(%t) axis = 0 : (tensor<1024xf32, #b>) -> f32 {
   ^bb0(%a: f32, %c: f32):
     %u = arith.addf %a, %c : f32

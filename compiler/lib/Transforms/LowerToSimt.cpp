@@ -110,8 +110,9 @@ private:
   /// True in the one lane and warp that own each element of `layout` (the
   /// others hold broadcast copies); null when every lane owns its elements.
   Value ownsElements(const LinearLayout &layout);
-  /// A view of `op`'s LDS scratch holding `count` elements of `elt`.
-  FailureOr<Value> scratchView(Operation *op, Type elt, int64_t count);
+  /// A view of `op`'s LDS scratch holding `count` elements of `elt`,
+  /// `byteOffset` bytes into it.
+  FailureOr<Value> scratchView(Operation *op, Type elt, int64_t count, int64_t byteOffset = 0);
   LogicalResult lowerElementwise(Operation *op);
   LogicalResult lowerBlock(Block &block);
   LogicalResult lowerFor(scf::ForOp loop);
@@ -624,14 +625,16 @@ Value KernelLowering::ownsElements(const LinearLayout &layout) {
   return owns;
 }
 
-FailureOr<Value> KernelLowering::scratchView(Operation *op, Type elt, int64_t count) {
+FailureOr<Value> KernelLowering::scratchView(Operation *op, Type elt, int64_t count,
+                                             int64_t byteOffset) {
   auto offset = op->getAttrOfType<IntegerAttr>("tile.lds_offset");
   if (!offset || kernel.getWorkgroupAttributions().empty())
     return op->emitError("needs LDS scratch: run tile-allocate-lds first");
   Value lds = kernel.getWorkgroupAttributions()[0];
   auto type = MemRefType::get({count}, elt, MemRefLayoutAttrInterface(),
                               cast<MemRefType>(lds.getType()).getMemorySpace());
-  return memref::ViewOp::create(b, loc(), type, lds, idx(offset.getInt()), ValueRange{}).getResult();
+  return memref::ViewOp::create(b, loc(), type, lds, idx(offset.getInt() + byteOffset), ValueRange{})
+      .getResult();
 }
 
 Value KernelLowering::emitAtomic(OpBuilder &bb, Location l, Operation *op, Value base, Value index,
@@ -810,10 +813,6 @@ LogicalResult KernelLowering::lowerReduce(tile::ReduceOp op) {
   //    combines the partials of all warps along the axis in the same order.
   SmallVector<unsigned> warpBits = getReducedWarpBits(op);
   if (!warpBits.empty()) {
-    auto offsetAttr = op->getAttrOfType<IntegerAttr>("tile.lds_offset");
-    if (!offsetAttr || kernel.getWorkgroupAttributions().empty())
-      return op.emitError("cross-warp reduction has no LDS: run tile-allocate-lds first");
-    Value lds = kernel.getWorkgroupAttributions()[0];
     int64_t warps = int64_t(1) << warpBits.size();
     int64_t outputs = resultType ? resultType.getNumElements() : 1;
     Value slot = i32(0);
@@ -836,13 +835,14 @@ LogicalResult KernelLowering::lowerReduce(tile::ReduceOp op) {
       }
       elementIndex.push_back(linear);
     }
-    int64_t byteOffset = offsetAttr.getInt();
+    int64_t byteOffset = 0;
     SmallVector<Value> views;
     for (Value r : op.getResults()) {
       Type elt = tile::getElementTypeOrSelf(r.getType());
-      auto viewType = MemRefType::get({warps * outputs}, elt, MemRefLayoutAttrInterface(),
-                                      cast<MemRefType>(lds.getType()).getMemorySpace());
-      views.push_back(memref::ViewOp::create(b, loc(), viewType, lds, idx(byteOffset), ValueRange{}));
+      FailureOr<Value> view = scratchView(op, elt, warps * outputs, byteOffset);
+      if (failed(view))
+        return failure();
+      views.push_back(*view);
       byteOffset += warps * outputs * ((elt.getIntOrFloatBitWidth() / 8 + 3) / 4 * 4);
     }
     auto toIndex = [&](Value v) { return arith::IndexCastOp::create(b, loc(), b.getIndexType(), v); };
