@@ -99,3 +99,37 @@ func.func @loop(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %c: 
   tile.store %p0, %sel : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
   return
 }
+
+// -----
+
+// Where a user needs another layout than a value has and the value cannot
+// be recomputed, a conversion is inserted: a row sum (slice) plus a loaded
+// vector (blocked), and a reduction of a reduction.
+// GFX950-LABEL: func.func @conversions
+// GFX950: %[[S:.*]] = tile.reduce
+// GFX950: %[[V:.*]] = tile.load
+// GFX950: %[[VC:.*]] = tile.convert_layout %[[V]] : tensor<16xf32, #[[B1:.*]]> -> tensor<16xf32, #slice>
+// GFX950: arith.addf %[[S]], %[[VC]] : tensor<16xf32, #slice>
+// GFX950: %[[SC:.*]] = tile.convert_layout %[[S]] : tensor<16xf32, #slice> -> tensor<16xf32, #[[B1]]>
+// GFX950: tile.reduce(%[[SC]]) axis = 0
+func.func @conversions(%p: !tile.ptr<f32>, %f: f32) {
+  %x = tile.splat %f : f32 -> tensor<16x16xf32>
+  %s = tile.reduce(%x) axis = 1 : (tensor<16x16xf32>) -> tensor<16xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tile.reduce.return %t : f32
+  }
+  %r = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>>
+  %q = tile.addptr %ps, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  %v = tile.load %q : tensor<16x!tile.ptr<f32>> -> tensor<16xf32>
+  %w = arith.addf %s, %v : tensor<16xf32>
+  %t = tile.reduce(%s) axis = 0 : (tensor<16xf32>) -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %u = arith.addf %a, %b : f32
+    tile.reduce.return %u : f32
+  }
+  tile.store %q, %w : tensor<16x!tile.ptr<f32>>, tensor<16xf32>
+  tile.store %p, %t : !tile.ptr<f32>, f32
+  return
+}

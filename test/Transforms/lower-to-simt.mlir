@@ -158,3 +158,28 @@ func.func @atomics(%x: !tile.ptr<i32>, %lock: !tile.ptr<i32>) attributes {tile.l
   tile.store %lock, %prev : !tile.ptr<i32>, i32
   return
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+#c = #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// A conversion that moves elements between lanes goes through LDS: every
+// lane writes its elements at their row-major index, then reads its new ones.
+// CHECK-LABEL: gpu.func @convert
+// CHECK: %[[VIEW:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<4096xi8, #gpu.address_space<workgroup>> to memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[VIEW]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.load %[[VIEW]]
+func.func @convert(%v: f32, %out: !tile.ptr<f32>) attributes {tile.lds_bytes = 4096 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #b>
+  %f = arith.sitofp %r : tensor<1024xi32, #b> to tensor<1024xf32, #b>
+  %g = tile.convert_layout %f {tile.lds_offset = 0 : i64} : tensor<1024xf32, #b> -> tensor<1024xf32, #c>
+  %s = tile.reduce(%g) axis = 0 {tile.lds_offset = 0 : i64} : (tensor<1024xf32, #c>) -> f32 {
+  ^bb0(%a: f32, %x: f32):
+    %t = arith.maxnumf %a, %x : f32
+    tile.reduce.return %t : f32
+  }
+  return
+}

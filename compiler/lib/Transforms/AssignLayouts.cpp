@@ -231,9 +231,8 @@ private:
       return success();
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       auto parent = dyn_cast_or_null<BlockedLayoutAttr>(encodingOf(reduce.getSrcs()[0]));
-      if (!parent)
-        return op->emitError("reducing a tile that is itself a reduction "
-                             "result is not supported yet");
+      if (!parent) // reducing a reduction's result: first spread it over a blocked layout
+        parent = cast<BlockedLayoutAttr>(defaults.lookup(cast<RankedTensorType>(reduce.getSrcs()[0].getType()).getRank()));
       if (failed(unify(op, parent)))
         return failure();
       for (Value r : reduce.getResults())
@@ -262,23 +261,20 @@ private:
   /// The layout of `op`'s results: its operands' where they have one that
   /// cannot be recomputed, else the default blocked layout of the rank.
   Attribute resultLayout(Operation *op) {
-    if (auto e = dyn_cast<ExpandDimsOp>(op)) {
-      auto slice = dyn_cast<SliceLayoutAttr>(encodingOf(e.getSrc()));
-      if (slice && slice.getDim() == e.getAxis())
+    auto expand = dyn_cast<ExpandDimsOp>(op);
+    if (expand) {
+      auto slice = dyn_cast<SliceLayoutAttr>(encodingOf(expand.getSrc()));
+      if (slice && slice.getDim() == expand.getAxis())
         return slice.getParent();
-      if (!isRematerializable(e.getSrc())) {
-        op->emitError("expanding a dimension of this tile needs a layout "
-                      "conversion, which rocktile does not support yet");
-        return {};
-      }
+    } else {
+      for (Value o : op->getOperands())
+        if (isa<RankedTensorType>(o.getType()) && !isRematerializable(o))
+          return encodingOf(o);
     }
-    for (Value o : op->getOperands())
-      if (isa<RankedTensorType>(o.getType()) && !isRematerializable(o))
-        return encodingOf(o);
     unsigned rank = op->getNumResults()
                         ? cast<RankedTensorType>(op->getResult(0).getType()).getRank()
                         : cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
-    Attribute preferred = preferences.lookup(op->getResult(0));
+    Attribute preferred = op->getNumResults() ? preferences.lookup(op->getResult(0)) : Attribute();
     return preferred ? preferred : defaults.lookup(rank);
   }
 
@@ -323,10 +319,13 @@ private:
     Value o = use.get();
     if (encodingOf(o) == layout)
       return success();
-    if (!isRematerializable(o))
-      return op->emitError() << "operands have different layouts (" << encodingOf(o) << " vs "
-                             << layout << "); converting between them is not supported yet";
-    use.set(rematerialize(o, layout, op));
+    if (isRematerializable(o)) {
+      use.set(rematerialize(o, layout, op));
+      return success();
+    }
+    OpBuilder b(op);
+    auto type = cast<RankedTensorType>(o.getType()).cloneWithEncoding(layout);
+    use.set(ConvertLayoutOp::create(b, op->getLoc(), type, o));
     return success();
   }
 

@@ -104,6 +104,9 @@ private:
   LogicalResult lowerStore(tile::StoreOp op);
   LogicalResult lowerReduce(tile::ReduceOp op);
   LogicalResult lowerAtomic(Operation *op);
+  LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op);
+  /// The row-major index (in the tile) of each of this lane's registers.
+  SmallVector<Value> rowMajorIndices(const LinearLayout &layout);
   /// One element's atomic update at `index` of `base`, returning the old value.
   Value emitAtomic(OpBuilder &bb, Location l, Operation *op, Value base, Value index, Value value,
                    Value cmp);
@@ -382,6 +385,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](tile::LoadOp l) { return lowerLoad(l); })
       .Case([&](tile::StoreOp s) { return lowerStore(s); })
       .Case([&](tile::ReduceOp r) { return lowerReduce(r); })
+      .Case([&](tile::ConvertLayoutOp c) { return lowerConvertLayout(c); })
       .Case<tile::AtomicRMWOp, tile::AtomicCASOp>([&](Operation *a) { return lowerAtomic(a); })
       .Case([&](tile::BarrierOp) {
         gpu::BarrierOp::create(b, loc());
@@ -609,6 +613,49 @@ SmallVector<Value> KernelLowering::combine(tile::ReduceOp op, ValueRange acc,
   return out;
 }
 
+SmallVector<Value> KernelLowering::rowMajorIndices(const LinearLayout &layout) {
+  SmallVector<Value> threadPart, indices;
+  for (unsigned d = 0; d < layout.getRank(); ++d)
+    threadPart.push_back(threadCoord(layout, d));
+  for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
+    LinearLayout::Coord c = layout.apply(LinearLayout::Register, r);
+    Value linear = i32(0);
+    for (unsigned d = 0; d < layout.getRank(); ++d) {
+      Value coord = arith::AddIOp::create(b, loc(), threadPart[d], i32(c[d]));
+      linear = arith::AddIOp::create(
+          b, loc(), arith::MulIOp::create(b, loc(), linear, i32(layout.getShape()[d])), coord);
+    }
+    indices.push_back(linear);
+  }
+  return indices;
+}
+
+LogicalResult KernelLowering::lowerConvertLayout(tile::ConvertLayoutOp op) {
+  if (!needsLdsExchange(op))
+    return lowerRegisterRemap(op, op.getSrc(), [](LinearLayout::Coord c) { return c; });
+  LinearLayout from = layoutOf(op.getSrc()), to = layoutOf(op);
+  if (!from.isAdditive() || !to.isAdditive())
+    return op.emitError("layout conversion needs layouts whose coordinates add up");
+  LaneValue src = values.lookup(op.getSrc());
+  auto vtype = laneVectorType(op.getType(), to);
+  FailureOr<Value> view = scratchView(op, vtype.getElementType(), op.getType().getNumElements());
+  if (failed(view))
+    return failure();
+  auto toIndex = [&](Value v) { return arith::IndexCastOp::create(b, loc(), b.getIndexType(), v); };
+  // Every lane writes what it holds (copies write the same value), then
+  // reads what the new layout gives it.
+  gpu::BarrierOp::create(b, loc());
+  for (auto [r, at] : llvm::enumerate(rowMajorIndices(from)))
+    memref::StoreOp::create(b, loc(), vector::ExtractOp::create(b, loc(), src.value, r), *view,
+                            ValueRange{toIndex(at)});
+  gpu::BarrierOp::create(b, loc());
+  SmallVector<Value> elems;
+  for (Value at : rowMajorIndices(to))
+    elems.push_back(memref::LoadOp::create(b, loc(), *view, ValueRange{toIndex(at)}));
+  values[op] = {src.base, vector::FromElementsOp::create(b, loc(), vtype, elems)};
+  return success();
+}
+
 Value KernelLowering::ownsElements(const LinearLayout &layout) {
   Value owns;
   for (auto [in, index] : {std::pair{LinearLayout::Lane, laneId}, {LinearLayout::Warp, warpId}}) {
@@ -820,21 +867,7 @@ LogicalResult KernelLowering::lowerReduce(tile::ReduceOp op) {
       Value w = arith::AndIOp::create(b, loc(), arith::ShRUIOp::create(b, loc(), warpId, i32(bit)), i32(1));
       slot = arith::OrIOp::create(b, loc(), slot, arith::ShLIOp::create(b, loc(), w, i32(i)));
     }
-    // Row-major index of each result register's element.
-    SmallVector<Value> elementIndex;
-    SmallVector<Value> threadPart;
-    for (unsigned d = 0; d < resultLayout.getRank(); ++d)
-      threadPart.push_back(threadCoord(resultLayout, d));
-    for (int64_t r = 0; r < resultLayout.getNumRegisters(); ++r) {
-      LinearLayout::Coord c = resultLayout.apply(LinearLayout::Register, r);
-      Value linear = i32(0);
-      for (unsigned d = 0; d < resultLayout.getRank(); ++d) {
-        Value coord = arith::AddIOp::create(b, loc(), threadPart[d], i32(c[d]));
-        linear = arith::AddIOp::create(
-            b, loc(), arith::MulIOp::create(b, loc(), linear, i32(resultLayout.getShape()[d])), coord);
-      }
-      elementIndex.push_back(linear);
-    }
+    SmallVector<Value> elementIndex = rowMajorIndices(resultLayout);
     int64_t byteOffset = 0;
     SmallVector<Value> views;
     for (Value r : op.getResults()) {

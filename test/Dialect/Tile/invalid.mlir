@@ -207,3 +207,11 @@ func.func @cas_float(%p: !tile.ptr<f32>, %v: f32) {
   %o = tile.atomic_cas %p, %v, %v : !tile.ptr<f32>, f32
   return
 }
+
+// -----
+
+func.func @convert_shape(%x: tensor<16xf32>) {
+  // expected-error @+1 {{changes only the layout: 'tensor<16xf32>' and 'tensor<32xf32>' must have the same shape and element type}}
+  %y = tile.convert_layout %x : tensor<16xf32> -> tensor<32xf32>
+  return
+}

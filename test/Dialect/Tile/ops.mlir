@@ -66,6 +66,8 @@ func.func @all_ops(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %
 // CHECK-LABEL: func.func @layouts
 // CHECK-SAME: tensor<16x64xf32, #blocked>
 // CHECK-SAME: tensor<16xf32, #slice>
+// CHECK: tile.convert_layout %{{.*}} : tensor<16xf32, #slice> -> tensor<16xf32, #blocked1>
 func.func @layouts(%a: tensor<16x64xf32, #blocked>, %b: tensor<16xf32, #tile.slice<dim = 1, parent = #blocked>>) {
+  %c = tile.convert_layout %b : tensor<16xf32, #tile.slice<dim = 1, parent = #blocked>> -> tensor<16xf32, #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]>>
   return
 }

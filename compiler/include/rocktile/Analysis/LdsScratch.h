@@ -12,6 +12,12 @@ namespace rocktile {
 /// reduced axis (their count is log2 of the warps holding partial results).
 llvm::SmallVector<unsigned> getReducedWarpBits(tile::ReduceOp op);
 
+/// Whether a layout conversion must move elements between lanes (through
+/// LDS) rather than only rename registers.
+bool needsLdsExchange(tile::ConvertLayoutOp op);
+/// Bytes per element when `type`'s elements go through LDS.
+int64_t exchangeBytes(mlir::RankedTensorType type);
+
 /// Bytes of LDS scratch `op` needs; 0 when it needs none.
 int64_t getLdsScratchBytes(mlir::Operation *op);
 

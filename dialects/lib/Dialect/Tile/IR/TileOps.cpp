@@ -72,6 +72,14 @@ LogicalResult ExpandDimsOp::verify() {
   return success();
 }
 
+LogicalResult ConvertLayoutOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  if (src.getShape() != dst.getShape() || src.getElementType() != dst.getElementType())
+    return emitOpError() << "changes only the layout: " << src << " and " << dst
+                         << " must have the same shape and element type";
+  return success();
+}
+
 LogicalResult AddPtrOp::verify() {
   if (shapeOf(getPtr().getType()) != shapeOf(getOffset().getType()))
     return emitOpError() << "pointer and offset shapes differ: "

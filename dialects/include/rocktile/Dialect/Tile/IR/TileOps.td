@@ -100,6 +100,24 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+  let summary = "Move a tile's elements to the lanes of another layout";
+  let description = [{
+    Same shape and elements, another distribution. Layout assignment inserts
+    it where a value's layout differs from what its user needs; the lowering
+    renames registers when the lanes already hold the right elements and
+    goes through LDS otherwise.
+
+    ```mlir
+    %y = tile.convert_layout %x : tensor<64xf32, #slice> -> tensor<64xf32, #blocked>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Memory
 //===----------------------------------------------------------------------===//
