@@ -12,6 +12,7 @@ gfx950 and gfx1250.
     k.asm["amdgcn"], k.hsaco, k.metadata
 """
 from . import language
+from .tuning import Config, autotune, heuristics
 from .compiler import CompiledKernel, compile
 from .errors import CompilationError, EmulatorError
 from .jit import JITFunction, jit
@@ -25,6 +26,6 @@ def next_power_of_2(n: int) -> int:
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-__all__ = ["jit", "compile", "cdiv", "next_power_of_2", "CompilationError", "EmulatorError",
+__all__ = ["jit", "compile", "cdiv", "autotune", "Config", "heuristics", "next_power_of_2", "CompilationError", "EmulatorError",
            "CompiledKernel", "set_target", "get_target",
            "JITFunction", "language", "constexpr"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import functools
 import inspect
 
-from . import compiler
+from . import compiler, rewrite
 from .compiler import CompiledKernel, Specialization
 from .errors import (CompilationError, definition_position, error_from_compile_error,
                      error_from_exception)
-from .language import core, semantic
+from .language import control, core, semantic
 
 __all__ = ["jit", "JITFunction"]
 
@@ -43,6 +43,7 @@ class JITFunction:
         self.do_not_specialize = frozenset(
             self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize)
         self.cache: dict[Specialization, CompiledKernel] = {}
+        self._traced_fn = None
         _KERNEL_CODES.add(fn.__code__)
 
     def __repr__(self):
@@ -50,7 +51,7 @@ class JITFunction:
 
     def __call__(self, *args, **kwargs):
         if semantic.is_tracing():
-            return self.fn(*args, **kwargs)  # a @jit function called from a kernel: inline it
+            return self.traced_fn(*args, **kwargs)  # a @jit function called from a kernel: inline it
         raise RuntimeError(f"{self.__name__} is a rocktile kernel: launch it as {self.__name__}[grid](...), "
                            "or compile it with .warmup(...) / .compile(...)")
 
@@ -112,6 +113,14 @@ class JITFunction:
     # ------------------------------------------------------------------
     # Tracing.
 
+    @property
+    def traced_fn(self):
+        """The function that tracing runs: `fn` with its dynamic control flow
+        rewritten into calls that build scf ops (see rocktile.rewrite)."""
+        if self._traced_fn is None:
+            self._traced_fn = rewrite.rewrite(self.fn, control, _KERNEL_CODES)
+        return self._traced_fn
+
     def trace(self, spec: Specialization):
         """Run the Python function on proxies and return (module, IRBuilder).
         Pointer and scalar parameters become `tl.tensor` scalars; constexpr
@@ -134,7 +143,7 @@ class JITFunction:
         values.update((a.name, core.tensor(entry.arg(i), a.type)) for i, a in enumerate(spec.args))
         with semantic.tracing(ir):
             try:
-                result = self.fn(*(values[name] for name in self.arg_names))
+                result = self.traced_fn(*(values[name] for name in self.arg_names))
             except CompilationError:
                 raise
             except Exception as e:

@@ -85,7 +85,10 @@ def binary_result(a_type, b_type, op):
     ("fp16", "fp16", lambda a, b: a + 1.5, tl.float16),
     ("bf16", "bf16", lambda a, b: 2 * a, tl.bfloat16),
     ("i32", "i32", lambda a, b: a + 1.5, tl.float32),
-    ("i8", "i8", lambda a, b: a + 1, tl.int32),
+    ("i8", "i8", lambda a, b: a + 1, tl.int8),  # a Python int of the same kind takes the tensor's type
+    ("u8", "u8", lambda a, b: a * 2, tl.uint8),
+    ("fp16", "fp16", lambda a, b: a / 2, tl.float32),
+    ("i16", "i16", lambda a, b: a + 2.0, tl.float32),
     ("i64", "i64", lambda a, b: a * 3, tl.int64),
     ("i32", "i32", lambda a, b: tl.maximum(a, b), tl.int32),
     ("fp16", "fp32", lambda a, b: tl.minimum(a, b), tl.float32),
@@ -120,6 +123,22 @@ def test_ops(a_type, op, expected_ops):
     _, ir = binary_result(a_type, a_type, op)
     for name in expected_ops:
         assert name in ir, name
+
+
+@pytest.mark.parametrize("a_type, op, message", [
+    ("i32", lambda a, b: a + 2**31, "out of range for int32"),
+    ("i8", lambda a, b: a * 300, "out of range for int8"),
+    ("u32", lambda a, b: a - 1 + (-1), "unsigned tensor (uint32) and the negative number -1"),
+])
+def test_python_ints_must_fit_the_tensor_type(a_type, op, message):
+    with pytest.raises(rocktile.CompilationError, match=re.escape(message)):
+        binary_result(a_type, a_type, op)
+
+
+def test_python_int_types():
+    from rocktile.language.semantic import python_dtype
+    assert [python_dtype(v) for v in (True, 1, 2**31, -2**31 - 1, 2**63)] == [
+        tl.int1, tl.int32, tl.uint32, tl.int64, tl.uint64]
 
 
 def test_int_literals_and_weak_floats_make_constants_of_the_result_type():

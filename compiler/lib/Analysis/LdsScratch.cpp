@@ -41,6 +41,8 @@ int64_t rocktile::getLdsScratchBytes(Operation *op) {
   // A scalar atomic runs in one thread, which hands the old value to all.
   if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType()))
     return std::max<int64_t>(op->getResult(0).getType().getIntOrFloatBitWidth() / 8, 4);
+  if (auto reshape = dyn_cast<tile::ReshapeOp>(op))
+    return reshape.getType().getNumElements() * exchangeBytes(reshape.getType());
   if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op))
     return needsLdsExchange(convert) ? convert.getType().getNumElements() * exchangeBytes(convert.getType())
                                      : 0;

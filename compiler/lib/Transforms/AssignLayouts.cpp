@@ -45,6 +45,21 @@ BlockedLayoutAttr chooseBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape,
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
 }
 
+/// `layout` with its dimensions permuted: result dimension i is dimension
+/// order[i] of the source.
+BlockedLayoutAttr permute(BlockedLayoutAttr layout, ArrayRef<int32_t> order) {
+  SmallVector<unsigned> spt, tpw, wpc, fastest, inverse(order.size());
+  for (auto [i, d] : llvm::enumerate(order)) {
+    spt.push_back(layout.getSizePerThread()[d]);
+    tpw.push_back(layout.getThreadsPerWarp()[d]);
+    wpc.push_back(layout.getWarpsPerCTA()[d]);
+    inverse[d] = i;
+  }
+  for (unsigned d : layout.getOrder())
+    fastest.push_back(inverse[d]);
+  return BlockedLayoutAttr::get(layout.getContext(), spt, tpw, wpc, fastest);
+}
+
 bool isElementwise(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>() || isa<AddPtrOp>(op);
 }
@@ -229,6 +244,23 @@ private:
     // Terminators take the layouts their parent op gives them.
     if (op->hasTrait<OpTrait::IsTerminator>())
       return success();
+    if (auto trans = dyn_cast<TransOp>(op)) {
+      // Lanes keep their elements; only the dimensions are renamed.
+      auto src = dyn_cast<BlockedLayoutAttr>(encodingOf(trans.getSrc()));
+      if (!src) {
+        src = cast<BlockedLayoutAttr>(defaults.lookup(trans.getType().getRank()));
+        if (failed(unifyOperand(op, op->getOpOperand(0), src)))
+          return failure();
+      }
+      setEncoding(trans.getResult(), permute(src, trans.getOrder()));
+      return success();
+    }
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      Attribute preferred = preferences.lookup(reshape.getResult());
+      setEncoding(reshape.getResult(),
+                  preferred ? preferred : defaults.lookup(reshape.getType().getRank()));
+      return success();
+    }
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       auto parent = dyn_cast_or_null<BlockedLayoutAttr>(encodingOf(reduce.getSrcs()[0]));
       if (!parent) // reducing a reduction's result: first spread it over a blocked layout

@@ -105,6 +105,10 @@ private:
   LogicalResult lowerReduce(tile::ReduceOp op);
   LogicalResult lowerAtomic(Operation *op);
   LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op);
+  LogicalResult lowerTrans(tile::TransOp op);
+  /// Moves `op`'s operand into its result's layout (and shape, in row-major
+  /// order) by way of its LDS scratch.
+  LogicalResult exchangeThroughLds(Operation *op);
   /// The row-major index (in the tile) of each of this lane's registers.
   SmallVector<Value> rowMajorIndices(const LinearLayout &layout);
   /// One element's atomic update at `index` of `base`, returning the old value.
@@ -386,6 +390,8 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](tile::StoreOp s) { return lowerStore(s); })
       .Case([&](tile::ReduceOp r) { return lowerReduce(r); })
       .Case([&](tile::ConvertLayoutOp c) { return lowerConvertLayout(c); })
+      .Case([&](tile::TransOp t) { return lowerTrans(t); })
+      .Case([&](tile::ReshapeOp r) { return exchangeThroughLds(r); })
       .Case<tile::AtomicRMWOp, tile::AtomicCASOp>([&](Operation *a) { return lowerAtomic(a); })
       .Case([&](tile::BarrierOp) {
         gpu::BarrierOp::create(b, loc());
@@ -633,12 +639,34 @@ SmallVector<Value> KernelLowering::rowMajorIndices(const LinearLayout &layout) {
 LogicalResult KernelLowering::lowerConvertLayout(tile::ConvertLayoutOp op) {
   if (!needsLdsExchange(op))
     return lowerRegisterRemap(op, op.getSrc(), [](LinearLayout::Coord c) { return c; });
+  return exchangeThroughLds(op);
+}
+
+LogicalResult KernelLowering::lowerTrans(tile::TransOp op) {
   LinearLayout from = layoutOf(op.getSrc()), to = layoutOf(op);
+  auto permuted = [&](LinearLayout::Coord c) {
+    LinearLayout::Coord out;
+    for (int32_t d : op.getOrder())
+      out.push_back(c[d]);
+    return out;
+  };
+  for (auto in : {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp})
+    for (auto [s, d] : llvm::zip_equal(from.getBases(in), to.getBases(in)))
+      if (permuted(s) != d)
+        return op.emitError("the result's layout must be the source's with permuted dimensions");
+  values[op] = values.lookup(op.getSrc());
+  return success();
+}
+
+LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
+  Value srcValue = op->getOperand(0), result = op->getResult(0);
+  LinearLayout from = layoutOf(srcValue), to = layoutOf(result);
   if (!from.isAdditive() || !to.isAdditive())
-    return op.emitError("layout conversion needs layouts whose coordinates add up");
-  LaneValue src = values.lookup(op.getSrc());
-  auto vtype = laneVectorType(op.getType(), to);
-  FailureOr<Value> view = scratchView(op, vtype.getElementType(), op.getType().getNumElements());
+    return op->emitError("moving elements between lanes needs layouts whose coordinates add up");
+  LaneValue src = values.lookup(srcValue);
+  auto resultType = cast<RankedTensorType>(result.getType());
+  auto vtype = laneVectorType(resultType, to);
+  FailureOr<Value> view = scratchView(op, vtype.getElementType(), resultType.getNumElements());
   if (failed(view))
     return failure();
   auto toIndex = [&](Value v) { return arith::IndexCastOp::create(b, loc(), b.getIndexType(), v); };
@@ -652,7 +680,7 @@ LogicalResult KernelLowering::lowerConvertLayout(tile::ConvertLayoutOp op) {
   SmallVector<Value> elems;
   for (Value at : rowMajorIndices(to))
     elems.push_back(memref::LoadOp::create(b, loc(), *view, ValueRange{toIndex(at)}));
-  values[op] = {src.base, vector::FromElementsOp::create(b, loc(), vtype, elems)};
+  values[result] = {src.base, vector::FromElementsOp::create(b, loc(), vtype, elems)};
   return success();
 }
 

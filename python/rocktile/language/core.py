@@ -219,6 +219,9 @@ class tensor:
         self.dtype = type.scalar
         self.shape = type.shape if type.is_block() else ()
         self.numel = type.numel if type.is_block() else 1
+        ir = getattr(semantic._state, "ir", None)
+        if ir is not None and ir.regions:
+            ir.region_tensors.append(self)
 
     def __repr__(self):
         return f"tensor({self.type.mlir})"
@@ -245,16 +248,19 @@ class tensor:
 
     def __getitem__(self, index): return semantic.subscript(self, index)
 
-    # A tensor's value is only known when the kernel runs.
+    # A tensor's value is only known when the kernel runs.  `if`, `while`,
+    # `and`, `or`, `not` and `x if c else y` in a kernel's own code are
+    # rewritten not to ask for it (rocktile.rewrite); anything else does.
     def __bool__(self):
         raise SemanticError(
-            "the truth value of a tensor is only known when the kernel runs: Python `if`, `while`, "
-            "`and`, `or` and `not` on a tensor are not supported yet; use tl.where(), `&`/`|`, "
-            "or make the condition a tl.constexpr")
+            "the truth value of a tensor is only known when the kernel runs: it can be the condition of an "
+            "`if`, `while` or `x if c else y` in the kernel, but not of Python code that needs a Python bool "
+            "(e.g. assert, any(), a comprehension's `if`); use tl.where() or `&`/`|` there")
 
     def __index__(self):
-        raise SemanticError("a tensor cannot be used as a Python integer (e.g. in range() or as a "
-                            "list index) while tracing; use a tl.constexpr parameter instead")
+        raise SemanticError("a tensor cannot be used as a Python integer (e.g. as a list or tuple index) "
+                            "while tracing; use a tl.constexpr, or tl.static_range to unroll a loop whose "
+                            "index must be a Python int")
 
     __int__ = __float__ = __index__
 
@@ -275,6 +281,11 @@ class tensor:
     def sqrt(self): return sqrt(self)
     def rsqrt(self): return rsqrt(self)
     def abs(self): return abs(self)
+    def sin(self): return sin(self)
+    def cos(self): return cos(self)
+    def sigmoid(self): return sigmoid(self)
+    def argmax(self, axis, tie_break_left=True, keep_dims=False): return argmax(self, axis, tie_break_left, keep_dims)
+    def argmin(self, axis, tie_break_left=True, keep_dims=False): return argmin(self, axis, tie_break_left, keep_dims)
 
 
 # --------------------------------------------------------------------------
@@ -400,6 +411,21 @@ def log(x): return semantic.float_math("math.log", _unwrap(x), "log")
 def log2(x): return semantic.float_math("math.log2", _unwrap(x), "log2")
 def sqrt(x): return semantic.float_math("math.sqrt", _unwrap(x), "sqrt")
 def rsqrt(x): return semantic.float_math("math.rsqrt", _unwrap(x), "rsqrt")
+def sin(x): return semantic.float_math("math.sin", _unwrap(x), "sin")
+def cos(x): return semantic.float_math("math.cos", _unwrap(x), "cos")
+def erf(x): return semantic.float_math("math.erf", _unwrap(x), "erf")
+def floor(x): return semantic.float_math("math.floor", _unwrap(x), "floor")
+def ceil(x): return semantic.float_math("math.ceil", _unwrap(x), "ceil")
+
+
+def sigmoid(x):
+    """1 / (1 + exp(-x))."""
+    return semantic.sigmoid(_unwrap(x))
+
+
+def fma(x, y, z):
+    """x * y + z, rounded once."""
+    return semantic.fma(x, y, z)
 
 
 def abs(x):
@@ -415,17 +441,33 @@ def sum(input, axis=None, keep_dims=False, dtype=None):
 
 
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    """Maximum along `axis` (all axes if None)."""
+    """Maximum along `axis` (all axes if None); with return_indices=True,
+    (maximum, its index)."""
     if _unwrap(return_indices):
-        raise SemanticError("tl.max(..., return_indices=True) is not supported yet")
+        return semantic.arg_reduce(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), "max",
+                                   builtins.bool(_unwrap(return_indices_tie_break_left)))
     return semantic.reduce_minmax(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), "max")
 
 
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    """Minimum along `axis` (all axes if None)."""
+    """Minimum along `axis` (all axes if None); with return_indices=True,
+    (minimum, its index)."""
     if _unwrap(return_indices):
-        raise SemanticError("tl.min(..., return_indices=True) is not supported yet")
+        return semantic.arg_reduce(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), "min",
+                                   builtins.bool(_unwrap(return_indices_tie_break_left)))
     return semantic.reduce_minmax(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), "min")
+
+
+def argmax(input, axis, tie_break_left=True, keep_dims=False):
+    """The index of the maximum along `axis` (int32); ties go to the smallest index."""
+    return semantic.arg_reduce(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), "max",
+                               builtins.bool(_unwrap(tie_break_left)))[1]
+
+
+def argmin(input, axis, tie_break_left=True, keep_dims=False):
+    """The index of the minimum along `axis` (int32); ties go to the smallest index."""
+    return semantic.arg_reduce(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), "min",
+                               builtins.bool(_unwrap(tie_break_left)))[1]
 
 
 def cdiv(x, div):
@@ -434,9 +476,28 @@ def cdiv(x, div):
     return (x + div - 1) // div
 
 
-def static_range(*args):
+def static_range(arg1, arg2=None, step=None):
     """range() over constexprs; the loop is unrolled while tracing."""
+    args = [a for a in (arg1, arg2, step) if a is not None]
     return builtins.range(*(_int_arg(a, "a static_range bound") for a in args))
+
+
+class range:
+    """`for i in tl.range(start, end, step, num_stages=...)`: a loop traced as
+    scf.for, like `range(...)`.  Bounds may be runtime integer scalars.  The
+    scheduling hints (num_stages, loop_unroll_factor, ...) are accepted and
+    not used yet."""
+
+    def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
+                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False, disable_licm=False):
+        self.start, self.end = (0, arg1) if arg2 is None else (arg1, arg2)
+        self.step = 1 if step is None else step
+        self.num_stages = _unwrap(num_stages)
+
+    def __iter__(self):
+        # Reached only where the kernel's source could not be rewritten.
+        return iter(builtins.range(*(_int_arg(a, "a range bound without the kernel's source")
+                                     for a in (self.start, self.end, self.step))))
 
 
 def static_assert(condition, message=""):
@@ -446,5 +507,6 @@ def static_assert(condition, message=""):
 
 
 def static_print(*args, **kwargs):
-    """print() while compiling."""
-    builtins.print(*(_unwrap(a) for a in args), **kwargs)
+    """print() while compiling (once, even where a branch is traced twice)."""
+    if semantic.current().dry_runs == 0:
+        builtins.print(*(_unwrap(a) for a in args), **kwargs)

@@ -45,6 +45,11 @@ class IRBuilder:
         self.extents: dict = {}
         self.default_position = default_position
         self.default_loc = self.make_loc(*default_position)
+        # `dry_runs` > 0 while branches are traced only to learn their result
+        # types (see control.if_).  `regions` > 0 inside the body of an scf
+        # op; the tensors made there are listed in `region_tensors`, to be
+        # invalidated when the body is left: no IR outside can use them.
+        self.dry_runs, self.regions, self.region_tensors = 0, 0, []
 
     def type(self, ty):
         text = ty.mlir
@@ -76,9 +81,18 @@ class IRBuilder:
 
     def create(self, name, operands, result_types, attrs=None, num_regions=0):
         handles = [o.handle if isinstance(o, core.tensor) else o for o in operands]
+        if any(isinstance(h, Discarded) for h in handles):
+            raise SemanticError(
+                "a value computed inside a loop or an `if` on runtime values is used outside it without "
+                "being assigned to a variable there (e.g. it was appended to a list); assign it to a "
+                "variable instead")
         types = [self.type(t) for t in result_types]
         attributes = {k: self.attr(v) for k, v in (attrs or {}).items()}
         return self.builder.create(name, handles, types, attributes, self.loc(), num_regions)
+
+
+class Discarded:
+    """The handle of a tensor that may no longer be used (see IRBuilder.regions)."""
 
 
 _state = threading.local()
@@ -135,13 +149,15 @@ def _is_number(x):
 
 
 def python_dtype(x):
-    """The dtype of a Python number: bool -> int1, int -> int32 (int64 or
-    uint64 if it does not fit), float -> float32."""
+    """The dtype of a Python number, as Triton gives it: bool -> int1, int ->
+    int32 (uint32, int64 or uint64 if it does not fit), float -> float32."""
     if isinstance(x, bool):
         return core.int1
     if isinstance(x, int):
         if -2**31 <= x < 2**31:
             return core.int32
+        if 2**31 <= x < 2**32:
+            return core.uint32
         if -2**63 <= x < 2**63:
             return core.int64
         if 0 <= x < 2**64:
@@ -355,19 +371,43 @@ def computation_type(a, b, op, div_or_mod=False):
     return _integer_promote(a, b)
 
 
+def _kind(ty):
+    """Triton's kinds of dtype: bool < integer < floating point."""
+    return 0 if ty.is_bool() else 1 if ty.is_int() else 2
+
+
 def _operands(a, b, op, div_or_mod=False):
     """Check and convert the operands of a binary elementwise op: both get the
     promoted dtype and the broadcast shape.  Returns (a, b, dtype)."""
     a, b = _value(a), _value(b)
     a_ty, b_ty = _operand_dtype(a, op), _operand_dtype(b, op)
-    # A Python float takes the float type of the tensor it meets (Triton's weak typing).
-    if isinstance(a, float) and isinstance(b, core.tensor) and b_ty.is_floating():
-        a_ty = b_ty
-    if isinstance(b, float) and isinstance(a, core.tensor) and a_ty.is_floating():
-        b_ty = a_ty
-    ty = computation_type(a_ty, b_ty, op, div_or_mod)
+    a_num, b_num = _is_number(a), _is_number(b)
+    ty = None
+    if a_num != b_num:
+        # A Python number of a lower or equal kind than the tensor it meets
+        # takes the tensor's type (Triton's rule, as PyTorch's): x_i8 + 1 is
+        # int8, x_fp16 * 0.5 is fp16, x_i32 * 0.5 is fp32.
+        number_ty, tensor_ty = (a_ty, b_ty) if a_num else (b_ty, a_ty)
+        if _kind(number_ty) <= _kind(tensor_ty) and not tensor_ty.is_ptr():
+            ty = core.float32 if div_or_mod and tensor_ty.is_half() else tensor_ty
+    if ty is None:
+        ty = computation_type(a_ty, b_ty, op, div_or_mod)
+    if ty.is_int() and not ty.is_bool():
+        for x in (a, b):
+            if _is_number(x) and not isinstance(x, bool) and isinstance(x, int):
+                _check_int_range(x, ty, op)
     shape = broadcast_shapes(_shape(a), _shape(b), f"'{op}'")
     return broadcast_to(cast(a, ty), shape), broadcast_to(cast(b, ty), shape), ty
+
+
+def _check_int_range(x, ty, op):
+    bits = ty.primitive_bitwidth
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if ty.is_int_signed() else (0, (1 << bits) - 1)
+    if x < 0 and ty.is_int_unsigned():
+        raise SemanticError(f"cannot apply '{op}' to an unsigned tensor ({ty}) and the negative number {x}; "
+                            "cast one of them explicitly")
+    if not low <= x <= high:
+        raise SemanticError(f"the number {x} is out of range for {ty} in '{op}'; cast the tensor to a wider type")
 
 
 def _operand_dtype(x, op):
@@ -591,6 +631,28 @@ def float_math(op_name, x, fname):
     return _emit(op_name, [x], x.type)
 
 
+def sigmoid(x):
+    """1 / (1 + exp(-x)), in fp32 for half types."""
+    x = _numeric(x, "tl.sigmoid")
+    if not x.dtype.is_floating():
+        raise SemanticError(f"tl.sigmoid expects a floating-point tensor, got {x.dtype}")
+    wide = cast(x, core.float32) if x.dtype.is_half() else x
+    one = broadcast_to(constant(1.0, wide.dtype), wide.shape)
+    y = truediv(one, add(one, float_math("math.exp", neg(wide), "exp")))
+    return cast(y, x.dtype)
+
+
+def fma(x, y, z):
+    """x * y + z with one rounding (math.fma), after promotion and broadcasting."""
+    x, y, z = _value(x), _value(y), _value(z)
+    x, y, _ = _operands(x, y, "tl.fma")
+    x, z, ty = _operands(x, z, "tl.fma")
+    y = broadcast_to(cast(y, ty), x.shape)
+    if not ty.is_floating():
+        raise SemanticError(f"tl.fma expects floating-point operands, got {ty}")
+    return _emit("math.fma", [x, y, z], x.type)
+
+
 def abs_(x):
     x = _numeric(x, "tl.abs")
     if x.dtype.is_floating():
@@ -743,6 +805,42 @@ def sum_(x, axis, keep_dims, dtype):
     if dtype is not None:
         x = cast(x, dtype)
     return reduce([x], axis, lambda a, b: [add(a[0], b[0])], keep_dims, "tl.sum")[0]
+
+
+def _index_combine(which, tie_break_left):
+    """The combiner of argmax/argmin over (value, index) pairs: the larger
+    (smaller) value; on a tie the smaller index, as Triton's tie_break_left."""
+    better = greater if which == "max" else less
+
+    def combine(a, b):
+        (va, ia), (vb, ib) = a, b
+        pick_a = better(va, vb)
+        if tie_break_left:
+            pick_a = or_(pick_a, and_(equal(va, vb), less(ia, ib)))
+        return [where(pick_a, va, vb), where(pick_a, ia, ib)]
+    return combine
+
+
+def arg_reduce(x, axis, keep_dims, which, tie_break_left=True):
+    """(max or min, its index) along `axis`; with axis=None over the whole
+    tile, the index being the row-major flat index (as Triton's)."""
+    x = _numeric(x, f"tl.arg{which}")
+    if not x.shape:
+        return x, constant(0, core.int32)
+    rank = len(x.shape)
+    axes = list(range(rank)) if axis is None else [axis % rank if -rank <= axis < rank else axis]
+    if not 0 <= axes[0] < rank:
+        raise SemanticError(f"tl.arg{which}: axis {axis} is out of range for a tensor of rank {rank}")
+    index = None
+    for ax in axes:  # the flat index over the reduced axes, row-major
+        r = arange(0, x.shape[ax])
+        for _ in range(ax):
+            r = expand_dims(r, 0)
+        for _ in range(ax + 1, rank):
+            r = expand_dims(r, len(r.shape))
+        index = r if index is None else add(mul(index, x.shape[ax]), r)
+    index = broadcast_to(index, x.shape)
+    return tuple(reduce([x, index], axis, _index_combine(which, tie_break_left), keep_dims, f"tl.arg{which}"))
 
 
 def reduce_minmax(x, axis, keep_dims, which):

@@ -72,6 +72,31 @@ LogicalResult ExpandDimsOp::verify() {
   return success();
 }
 
+LogicalResult TransOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  ArrayRef<int32_t> order = getOrder();
+  SmallVector<int32_t> sorted(order);
+  llvm::sort(sorted);
+  if (int64_t(order.size()) != src.getRank() ||
+      !llvm::equal(sorted, llvm::seq<int32_t>(0, src.getRank())))
+    return emitOpError() << "order must be a permutation of the " << src.getRank()
+                         << " dimensions";
+  SmallVector<int64_t> shape;
+  for (int32_t d : order)
+    shape.push_back(src.getDimSize(d));
+  if (dst.getShape() != ArrayRef<int64_t>(shape) || dst.getElementType() != src.getElementType())
+    return emitOpError() << "result must be " << src.clone(shape) << ", got " << dst;
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  if (src.getNumElements() != dst.getNumElements() || src.getElementType() != dst.getElementType())
+    return emitOpError() << "cannot reshape " << src << " into " << dst
+                         << ": element counts or types differ";
+  return success();
+}
+
 LogicalResult ConvertLayoutOp::verify() {
   auto src = getSrc().getType(), dst = getType();
   if (src.getShape() != dst.getShape() || src.getElementType() != dst.getElementType())

@@ -100,6 +100,39 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_TransOp : Tile_Op<"trans", [Pure]> {
+  let summary = "Permute the dimensions of a tile";
+  let description = [{
+    Result dimension `i` is source dimension `order[i]` (`tl.trans`,
+    `tl.permute`). Lanes keep their elements: the result's layout is the
+    source's with its dimensions permuted.
+
+    ```mlir
+    %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<16x64xf32> -> tensor<64x16xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+  let summary = "View a tile's elements, in row-major order, with another shape";
+  let description = [{
+    The element at row-major position k of the source is at row-major
+    position k of the result (`tl.reshape`).
+
+    ```mlir
+    %r = tile.reshape %x : tensor<16x64xf32> -> tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
   let summary = "Move a tile's elements to the lanes of another layout";
   let description = [{
