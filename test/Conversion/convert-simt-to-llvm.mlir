@@ -7,6 +7,10 @@
 // CHECK-SAME: !llvm.ptr<1>
 // CHECK-SAME: rocdl.kernel
 // CHECK: rocdl.workitem.id.x
+// The grid size comes from the hidden kernel arguments, not the device library.
+// CHECK: %[[HIDDEN:.*]] = llvm.call_intrinsic "llvm.amdgcn.implicitarg.ptr"() : () -> !llvm.ptr<4>
+// CHECK: %[[Y:.*]] = llvm.getelementptr %[[HIDDEN]][4] : (!llvm.ptr<4>) -> !llvm.ptr<4>, i8
+// CHECK: llvm.load %[[Y]] invariant {alignment = 4 : i64} : !llvm.ptr<4> -> i32
 // CHECK: llvm.intr.exp(%{{.*}}) : (vector<4xf32>) -> vector<4xf32>
 // CHECK: llvm.intr.exp2
 // CHECK: llvm.intr.log
@@ -24,6 +28,7 @@ module attributes {gpu.container_module} {
       %c0 = arith.constant 0 : index
       %v = vector.broadcast %s : f32 to vector<4xf32>
       %t = gpu.thread_id x
+      %gy = gpu.grid_dim y
       %e = math.exp %v : vector<4xf32>
       %e2 = math.exp2 %s : f32
       %l = math.log %e2 : f32

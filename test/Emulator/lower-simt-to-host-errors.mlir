@@ -30,9 +30,9 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.module @m {
-    gpu.func @wide(%v: f64) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
-      // expected-error @+1 {{the emulator exchanges only 32-bit values between lanes}}
-      %w = amdgpu.swizzle_bitmode %v 31 0 4 : f64
+    gpu.func @narrow(%v: f16) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      // expected-error @+1 {{the emulator exchanges only 32- and 64-bit values between lanes}}
+      %w = amdgpu.swizzle_bitmode %v 31 0 4 : f16
       gpu.return
     }
   }

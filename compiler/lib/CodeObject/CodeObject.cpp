@@ -182,6 +182,11 @@ rocktile::readKernelMetadata(StringRef hsaco, std::string &kernelName) {
   md["code_size"] = 0;
   for (const object::ELFSymbolRef &sym : file->symbols()) {
     auto name = sym.getName();
+    // Nothing is linked beside the kernel: a call out would fail to load.
+    auto flags = sym.getFlags();
+    if (name && !name->empty() && flags && (*flags & object::SymbolRef::SF_Undefined))
+      return createStringError("the kernel calls '" + name->str() +
+                               "', which is not available without the ROCm device library");
     if (name && *name == kernelName && sym.getELFType() == ELF::STT_FUNC)
       md["code_size"] = sym.getSize();
   }

@@ -7,6 +7,7 @@
 #include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
@@ -26,6 +27,30 @@ namespace rocktile {
 using namespace mlir;
 
 namespace {
+
+/// The grid size in workgroups, from the code object's hidden kernel
+/// arguments (block_count_x/y/z at bytes 0/4/8), instead of upstream's call
+/// into the ROCm device library.
+struct GridDimFromHiddenArgs : public ConvertOpToLLVMPattern<gpu::GridDimOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(gpu::GridDimOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto constant = LLVM::LLVMPointerType::get(rewriter.getContext(), 4);
+    Value hidden = LLVM::CallIntrinsicOp::create(rewriter, loc, constant,
+                                                 rewriter.getStringAttr("llvm.amdgcn.implicitarg.ptr"),
+                                                 ValueRange{})
+                       .getResult(0);
+    Value field = LLVM::GEPOp::create(rewriter, loc, constant, rewriter.getI8Type(), hidden,
+                                      ArrayRef<LLVM::GEPArg>{int32_t(4 * unsigned(op.getDimension()))});
+    Value count = LLVM::LoadOp::create(rewriter, loc, rewriter.getI32Type(), field, /*alignment=*/4,
+                                       /*isVolatile=*/false, /*isNonTemporal=*/false,
+                                       /*isInvariant=*/true);
+    rewriter.replaceOpWithNewOp<LLVM::ZExtOp>(op, getTypeConverter()->getIndexType(), count);
+    return success();
+  }
+};
+
 struct ConvertSimtToLLVMPass
     : public rocktile::impl::ConvertSimtToLLVMBase<ConvertSimtToLLVMPass> {
   using ConvertSimtToLLVMBase::ConvertSimtToLLVMBase;
@@ -57,6 +82,7 @@ struct ConvertSimtToLLVMPass
     // Ahead of any device-library lowering of the same ops.
     populateMathToLLVMConversionPatterns(converter, patterns, /*approximateLog1p=*/true,
                                          /*benefit=*/10);
+    patterns.add<GridDimFromHiddenArgs>(converter, /*benefit=*/10);
     populateGpuToROCDLConversionPatterns(converter, patterns, gpu::amd::Runtime::HIP, *chip);
     populateAMDGPUToROCDLConversionPatterns(converter, patterns, *chip);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);

@@ -11,6 +11,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -997,6 +999,12 @@ struct LowerToSimtPass : public rocktile::impl::LowerToSimtBase<LowerToSimtPass>
         return signalPassFailure();
       func.erase();
     }
+    // Math without an LLVM intrinsic becomes arithmetic here, so that the GPU
+    // and the emulator run the same expansion.
+    RewritePatternSet expansions(ctx);
+    populatePolynomialApproximateErfPattern(expansions);
+    if (failed(applyPatternsGreedily(gpuModule, std::move(expansions))))
+      return signalPassFailure();
   }
 };
 

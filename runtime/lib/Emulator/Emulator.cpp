@@ -121,6 +121,15 @@ extern "C" void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int
   w->launch->report(*w, site, index, count, size, thread);
 }
 
+// Half-precision conversions that LLVM calls on hosts without native f16
+// instructions; libgcc provides them (linked statically).
+extern "C" {
+_Float16 __truncdfhf2(double);
+_Float16 __truncsfhf2(float);
+float __extendhfsf2(_Float16);
+double __extendhfdf2(_Float16);
+}
+
 extern "C" int64_t rocktile_emu_shared_condition(int64_t ctx, int64_t site, int64_t conditions,
                                                  int64_t n) {
   auto *c = reinterpret_cast<const uint8_t *>(conditions);
@@ -203,6 +212,10 @@ FailureOr<std::unique_ptr<EmulatedKernel>> EmulatedKernel::create(ModuleOp simt,
     add("rocktile_emu_shuffle", &rocktile_emu_shuffle);
     add("rocktile_emu_fault", &rocktile_emu_fault);
     add("rocktile_emu_shared_condition", &rocktile_emu_shared_condition);
+    add("__truncdfhf2", &__truncdfhf2);
+    add("__truncsfhf2", &__truncsfhf2);
+    add("__extendhfsf2", &__extendhfsf2);
+    add("__extendhfdf2", &__extendhfdf2);
     return map;
   });
   k->engine->initialize();

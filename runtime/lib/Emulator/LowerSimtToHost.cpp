@@ -547,8 +547,9 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
 LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
   currentLoc = op->getLoc();
   Value src = op->getOperand(0);
-  if (src.getType().getIntOrFloatBitWidth() != 32)
-    return op->emitError("the emulator exchanges only 32-bit values between lanes");
+  int64_t bits = src.getType().getIntOrFloatBitWidth();
+  if (bits != 32 && bits != 64)
+    return op->emitError("the emulator exchanges only 32- and 64-bit values between lanes");
   // The source as an array of every thread's value.
   Value srcArray;
   if (Value u = uniform.lookupOrNull(src)) {
@@ -562,6 +563,7 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
   }
   Value dst = arrayFor(op->getResult(0));
   Value n = i64(numThreads);
+  Value bytes = i64(bits / 8);
   auto call = [&](StringRef name, SmallVector<Value> args) {
     func::CallOp::create(b, loc(), runtimeFunction(name, args.size()), args);
   };
@@ -571,20 +573,20 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
         if (dpp.getKind() != amdgpu::DPPPerm::quad_perm || !perm || dpp.getRowMask() != 0xf ||
             dpp.getBankMask() != 0xf || dpp.getOld() != dpp.getSrc())
           return op->emitError("the emulator implements DPP quad_perm with full masks only");
-        SmallVector<Value> args{addressOf(srcArray), addressOf(dst), n};
+        SmallVector<Value> args{addressOf(srcArray), addressOf(dst), n, bytes};
         for (Attribute p : perm)
           args.push_back(i64(cast<IntegerAttr>(p).getInt()));
         call("rocktile_emu_dpp_quad_perm", args);
         return success();
       })
       .Case([&](amdgpu::SwizzleBitModeOp s) {
-        call("rocktile_emu_ds_swizzle", {addressOf(srcArray), addressOf(dst), n, i64(s.getAndMask()),
+        call("rocktile_emu_ds_swizzle", {addressOf(srcArray), addressOf(dst), n, bytes, i64(s.getAndMask()),
                                          i64(s.getOrMask()), i64(s.getXorMask())});
         return success();
       })
       .Case([&](amdgpu::PermlaneSwapOp p) {
         call("rocktile_emu_permlane_swap",
-             {addressOf(srcArray), addressOf(dst), n, i64(waveSize), i64(p.getRowLength())});
+             {addressOf(srcArray), addressOf(dst), n, bytes, i64(waveSize), i64(p.getRowLength())});
         return success();
       })
       .Case([&](gpu::ShuffleOp s) -> LogicalResult {
@@ -593,7 +595,7 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
         if (!offset || !width)
           return op->emitError("the emulator needs constant shuffle offsets and widths");
         Value valid = arrayFor(s.getValid());
-        call("rocktile_emu_shuffle", {addressOf(srcArray), addressOf(dst), addressOf(valid), n,
+        call("rocktile_emu_shuffle", {addressOf(srcArray), addressOf(dst), addressOf(valid), n, bytes,
                                       i64(waveSize), i64(*offset), i64(*width),
                                       i64(int64_t(s.getMode()))});
         return success();

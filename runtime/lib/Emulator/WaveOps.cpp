@@ -5,37 +5,39 @@
 #include <cstring>
 
 namespace {
-const uint32_t *in(int64_t address) { return reinterpret_cast<const uint32_t *>(address); }
-uint32_t *out(int64_t address) { return reinterpret_cast<uint32_t *>(address); }
+/// dst[lane] = src[from(lane)] for every lane, for values of `bytes` bytes.
+template <typename From> void gather(int64_t src, int64_t dst, int64_t n, int64_t bytes, From from) {
+  auto *in = reinterpret_cast<const char *>(src);
+  auto *out = reinterpret_cast<char *>(dst);
+  for (int64_t lane = 0; lane < n; ++lane)
+    std::memcpy(out + lane * bytes, in + from(lane) * bytes, bytes);
+}
 } // namespace
 
 extern "C" {
 
-void rocktile_emu_dpp_quad_perm(int64_t src, int64_t dst, int64_t n, int64_t perm0,
-                                int64_t perm1, int64_t perm2, int64_t perm3) {
+void rocktile_emu_dpp_quad_perm(int64_t src, int64_t dst, int64_t n, int64_t bytes,
+                                int64_t perm0, int64_t perm1, int64_t perm2, int64_t perm3) {
   const int64_t perm[4] = {perm0, perm1, perm2, perm3};
-  for (int64_t lane = 0; lane < n; ++lane)
-    out(dst)[lane] = in(src)[(lane & ~int64_t(3)) + perm[lane & 3]];
+  gather(src, dst, n, bytes, [&](int64_t lane) { return (lane & ~int64_t(3)) + perm[lane & 3]; });
 }
 
-void rocktile_emu_ds_swizzle(int64_t src, int64_t dst, int64_t n, int64_t andMask,
+void rocktile_emu_ds_swizzle(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t andMask,
                              int64_t orMask, int64_t xorMask) {
-  for (int64_t lane = 0; lane < n; ++lane) {
-    int64_t group = lane & ~int64_t(31);
-    out(dst)[lane] = in(src)[group + (((lane & 31 & andMask) | orMask) ^ xorMask)];
-  }
+  gather(src, dst, n, bytes, [&](int64_t lane) {
+    return (lane & ~int64_t(31)) + (((lane & 31 & andMask) | orMask) ^ xorMask);
+  });
 }
 
-void rocktile_emu_permlane_swap(int64_t src, int64_t dst, int64_t n, int64_t waveSize,
-                                int64_t rowLength) {
-  for (int64_t lane = 0; lane < n; ++lane)
-    out(dst)[lane] = in(src)[lane ^ rowLength];
+void rocktile_emu_permlane_swap(int64_t src, int64_t dst, int64_t n, int64_t bytes,
+                                int64_t waveSize, int64_t rowLength) {
+  gather(src, dst, n, bytes, [&](int64_t lane) { return lane ^ rowLength; });
 }
 
-void rocktile_emu_shuffle(int64_t src, int64_t dst, int64_t valid, int64_t n, int64_t waveSize,
-                          int64_t offset, int64_t width, int64_t mode) {
+void rocktile_emu_shuffle(int64_t src, int64_t dst, int64_t valid, int64_t n, int64_t bytes,
+                          int64_t waveSize, int64_t offset, int64_t width, int64_t mode) {
   auto *ok = reinterpret_cast<uint8_t *>(valid);
-  for (int64_t lane = 0; lane < n; ++lane) {
+  gather(src, dst, n, bytes, [&](int64_t lane) {
     int64_t wave = lane - lane % waveSize, inWave = lane % waveSize;
     int64_t segment = inWave - inWave % width, inSegment = inWave % width;
     int64_t from = mode == 0 ? inSegment ^ offset
@@ -44,7 +46,7 @@ void rocktile_emu_shuffle(int64_t src, int64_t dst, int64_t valid, int64_t n, in
                              : inSegment - offset;
     bool inside = from >= 0 && from < width;
     ok[lane] = inside;
-    out(dst)[lane] = in(src)[inside ? wave + segment + from : lane];
-  }
+    return inside ? wave + segment + from : lane;
+  });
 }
 }

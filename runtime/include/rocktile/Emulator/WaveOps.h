@@ -1,6 +1,7 @@
 // The emulation runtime's wave-wide instructions, called from emulated
 // kernels. Each takes the values of all `n` threads of a workgroup (waves of
-// `waveSize` consecutive threads) and applies the instruction to every wave
+// `waveSize` consecutive threads; `bytes` per value: 4, or 8 for values the
+// hardware moves as two dwords) and applies the instruction to every wave
 // at once, as the hardware does in lockstep. Semantics follow the ISA, not
 // rocktile's lowering; the names are shared with the host lowering pass.
 #ifndef ROCKTILE_EMULATOR_WAVEOPS_H
@@ -10,19 +11,19 @@
 
 extern "C" {
 /// DPP quad_perm: lane i reads lane 4*(i/4) + perm[i%4].
-void rocktile_emu_dpp_quad_perm(int64_t src, int64_t dst, int64_t n, int64_t perm0,
+void rocktile_emu_dpp_quad_perm(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t perm0,
                                 int64_t perm1, int64_t perm2, int64_t perm3);
 /// ds_swizzle in bit mode: within each 32 lanes, lane i reads lane
 /// ((i & andMask) | orMask) ^ xorMask.
-void rocktile_emu_ds_swizzle(int64_t src, int64_t dst, int64_t n, int64_t andMask,
+void rocktile_emu_ds_swizzle(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t andMask,
                              int64_t orMask, int64_t xorMask);
 /// v_permlane16_swap / v_permlane32_swap: lane i reads lane i ^ rowLength.
-void rocktile_emu_permlane_swap(int64_t src, int64_t dst, int64_t n, int64_t waveSize,
+void rocktile_emu_permlane_swap(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t waveSize,
                                 int64_t rowLength);
 /// gpu.shuffle (ds_bpermute): within segments of `width` lanes, lane i reads
 /// lane i ^ offset (mode 0), offset (mode 1, idx), i + offset (mode 2, down)
 /// or i - offset (mode 3, up); `valid` is 0 where that lane is outside.
-void rocktile_emu_shuffle(int64_t src, int64_t dst, int64_t valid, int64_t n,
+void rocktile_emu_shuffle(int64_t src, int64_t dst, int64_t valid, int64_t n, int64_t bytes,
                           int64_t waveSize, int64_t offset, int64_t width, int64_t mode);
 /// Thread 0's value of a condition all `n` threads must share (stored as
 /// bytes); reports a fault when they disagree.
