@@ -31,3 +31,20 @@ func.func @within_warps(%x: tensor<4x256xf32, #b>) {
   }
   return
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+#c = #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// A conversion that moves elements between lanes stages the whole tile;
+// one that only renames registers needs nothing.
+// CHECK-LABEL: func.func @conversion
+// CHECK-SAME: tile.lds_bytes = 4096
+// CHECK: tile.convert_layout %{{.*}} {tile.lds_offset = 0 : i64} : tensor<1024xf32, #blocked> -> tensor<1024xf32, #blocked1>
+// CHECK: tile.convert_layout %{{.*}} : tensor<1024xf32, #blocked> -> tensor<1024xf32, #blocked>
+func.func @conversion(%x: tensor<1024xf32, #b>) {
+  %y = tile.convert_layout %x : tensor<1024xf32, #b> -> tensor<1024xf32, #c>
+  %z = tile.convert_layout %x : tensor<1024xf32, #b> -> tensor<1024xf32, #b>
+  return
+}

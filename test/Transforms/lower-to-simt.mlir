@@ -183,3 +183,31 @@ func.func @convert(%v: f32, %out: !tile.ptr<f32>) attributes {tile.lds_bytes = 4
   }
   return
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [16, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#t = #tile.blocked<sizePerThread = [4, 1], threadsPerWarp = [4, 16], warpsPerCTA = [1, 4], order = [0, 1]>
+#r = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// A transpose keeps every lane's registers (its layout is the source's with
+// the dimensions swapped); a reshape moves elements through LDS in row-major
+// order.
+// CHECK-LABEL: gpu.func @trans_reshape
+// CHECK: %[[X:.*]] = arith.sitofp
+// CHECK-NOT: vector.shuffle
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.store
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.load
+func.func @trans_reshape(%p: !tile.ptr<f32>) attributes {tile.lds_bytes = 4096 : i64, tile.num_warps = 4 : i32} {
+  %c = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #tile.slice<dim = 0, parent = #b>>
+  %e = tile.expand_dims %c {axis = 0 : i32} : tensor<16xi32, #tile.slice<dim = 0, parent = #b>> -> tensor<1x16xi32, #b>
+  %x = tile.broadcast %e : tensor<1x16xi32, #b> -> tensor<64x16xi32, #b>
+  %f = arith.sitofp %x : tensor<64x16xi32, #b> to tensor<64x16xf32, #b>
+  %t = tile.trans %f {order = array<i32: 1, 0>} : tensor<64x16xf32, #b> -> tensor<16x64xf32, #t>
+  %r = tile.reshape %t {tile.lds_offset = 0 : i64} : tensor<16x64xf32, #t> -> tensor<1024xf32, #r>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #r>
+  tile.store %ps, %r : tensor<1024x!tile.ptr<f32>, #r>, tensor<1024xf32, #r>
+  return
+}

@@ -215,3 +215,27 @@ func.func @convert_shape(%x: tensor<16xf32>) {
   %y = tile.convert_layout %x : tensor<16xf32> -> tensor<32xf32>
   return
 }
+
+// -----
+
+func.func @trans_order(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{order must be a permutation of the 2 dimensions}}
+  %y = tile.trans %x {order = array<i32: 0, 0>} : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @trans_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{result must be 'tensor<8x4xf32>', got 'tensor<4x8xf32>'}}
+  %y = tile.trans %x {order = array<i32: 1, 0>} : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{cannot reshape 'tensor<4x8xf32>' into 'tensor<64xf32>': element counts or types differ}}
+  %y = tile.reshape %x : tensor<4x8xf32> -> tensor<64xf32>
+  return
+}
