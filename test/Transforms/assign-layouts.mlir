@@ -133,3 +133,22 @@ func.func @conversions(%p: !tile.ptr<f32>, %f: f32) {
   tile.store %p, %t : !tile.ptr<f32>, f32
   return
 }
+
+// -----
+
+// tl.multiple_of / tl.max_contiguous: an offset of unknown alignment that
+// the kernel promises is contiguous and 16-aligned gets 4-wide accesses.
+// GFX950: #[[B:.*]] = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+// GFX950-LABEL: func.func @hinted
+// GFX950: tile.assume {{.*}} : tensor<1024xi32, #[[B]]>
+func.func @hinted(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %off: i32) {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %s = tile.splat %off : i32 -> tensor<1024xi32>
+  %o = arith.addi %s, %r : tensor<1024xi32>
+  %h = tile.assume %o {divisibility = array<i64: 16>, contiguity = array<i64: 1024>} : tensor<1024xi32>
+  %p = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %q = tile.addptr %p, %h : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %v = tile.load %q : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+  tile.store %q, %v : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
+  return
+}

@@ -189,6 +189,19 @@ AxisInfo AxisInfoAnalysis::visit(Operation *op) {
                          highestPowerOf2Divisor(s.getSplatValue<APInt>().getSExtValue()));
         return AxisInfo::unknown(rankOf(result));
       })
+      .Case([&](tile::AssumeOp a) {
+        // The kernel's word: take whatever is stronger.
+        AxisInfo info = get(a.getSrc());
+        auto raise = [](SmallVector<int64_t, 4> &field, std::optional<ArrayRef<int64_t>> claim) {
+          if (claim)
+            for (auto [f, c] : llvm::zip(field, *claim))
+              f = std::max(f, c);
+        };
+        raise(info.divisibility, a.getDivisibility());
+        raise(info.contiguity, a.getContiguity());
+        raise(info.constancy, a.getConstancy());
+        return info;
+      })
       .Case([&](tile::MakeRangeOp r) {
         AxisInfo info = AxisInfo::unknown(1);
         info.contiguity[0] = r.getEnd() - r.getStart();

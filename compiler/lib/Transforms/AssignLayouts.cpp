@@ -61,7 +61,7 @@ BlockedLayoutAttr permute(BlockedLayoutAttr layout, ArrayRef<int32_t> order) {
 }
 
 bool isElementwise(Operation *op) {
-  return op->hasTrait<OpTrait::Elementwise>() || isa<AddPtrOp>(op);
+  return op->hasTrait<OpTrait::Elementwise>() || isa<AddPtrOp, AssumeOp>(op);
 }
 
 class LayoutAssigner {

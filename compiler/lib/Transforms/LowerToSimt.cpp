@@ -393,6 +393,10 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](tile::ReduceOp r) { return lowerReduce(r); })
       .Case([&](tile::ConvertLayoutOp c) { return lowerConvertLayout(c); })
       .Case([&](tile::TransOp t) { return lowerTrans(t); })
+      .Case([&](tile::AssumeOp a) {
+        values[a] = values.lookup(a.getSrc()); // facts only: used by the axis analysis
+        return success();
+      })
       .Case([&](tile::ReshapeOp r) { return exchangeThroughLds(r); })
       .Case<tile::AtomicRMWOp, tile::AtomicCASOp>([&](Operation *a) { return lowerAtomic(a); })
       .Case([&](tile::BarrierOp) {

@@ -239,3 +239,19 @@ func.func @reshape_count(%x: tensor<4x8xf32>) {
   %y = tile.reshape %x : tensor<4x8xf32> -> tensor<64xf32>
   return
 }
+
+// -----
+
+func.func @assume_rank(%x: tensor<4x8xi32>) {
+  // expected-error @+1 {{divisibility needs one value per dimension (2), got 1}}
+  %y = tile.assume %x {divisibility = array<i64: 16>} : tensor<4x8xi32>
+  return
+}
+
+// -----
+
+func.func @assume_pow2(%x: i32) {
+  // expected-error @+1 {{contiguity values must be powers of two, got 3}}
+  %y = tile.assume %x {contiguity = array<i64: 3>} : i32
+  return
+}

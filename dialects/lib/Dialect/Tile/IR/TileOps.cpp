@@ -72,6 +72,22 @@ LogicalResult ExpandDimsOp::verify() {
   return success();
 }
 
+LogicalResult AssumeOp::verify() {
+  size_t rank = std::max<size_t>(shapeOf(getSrc().getType()).size(), 1);
+  for (auto [name, values] : {std::pair{"divisibility", getDivisibility()},
+                              {"contiguity", getContiguity()}, {"constancy", getConstancy()}}) {
+    if (!values)
+      continue;
+    if (values->size() != rank)
+      return emitOpError() << name << " needs one value per dimension (" << rank << "), got "
+                           << values->size();
+    for (int64_t v : *values)
+      if (v < 1 || !llvm::isPowerOf2_64(v))
+        return emitOpError() << name << " values must be powers of two, got " << v;
+  }
+  return success();
+}
+
 LogicalResult TransOp::verify() {
   auto src = getSrc().getType(), dst = getType();
   ArrayRef<int32_t> order = getOrder();
