@@ -293,7 +293,8 @@ PYBIND11_MODULE(_C, m) {
     return names;
   });
 
-  m.def("compile", [](const PyOperation &module, const std::string &target, unsigned numWarps) {
+  m.def("compile", [](const PyOperation &module, const std::string &target, unsigned numWarps,
+                      bool allowEmulatorOnly) {
     auto moduleOp = dyn_cast<ModuleOp>(module.op);
     if (!moduleOp)
       throw py::value_error("compile() takes a builtin.module");
@@ -305,7 +306,7 @@ PYBIND11_MODULE(_C, m) {
     {
       py::gil_scoped_release release;
       if (succeeded(verify(*copy)))
-        result = rocktile::compile(*copy, {target, numWarps});
+        result = rocktile::compile(*copy, {target, numWarps, allowEmulatorOnly});
     }
     if (failed(result))
       throw CompileError(diags.text());
@@ -319,8 +320,10 @@ PYBIND11_MODULE(_C, m) {
     out["llir"] = result->llir;
     out["amdgcn"] = result->amdgcn;
     out["simt_with_locations"] = result->simtWithLocations;
+    out["emulator_only"] = result->emulatorOnly;
     out["hsaco"] = py::bytes(result->hsaco);
     out["metadata"] = md;
     return out;
-  }, py::arg("module"), py::arg("target"), py::arg("num_warps"));
+  }, py::arg("module"), py::arg("target"), py::arg("num_warps"),
+     py::arg("allow_emulator_only") = false);
 }

@@ -3,7 +3,7 @@
 // A workgroup becomes a host function; segments between cross-lane ops and
 // barriers are loops over the 128 threads; the uniform row offset is
 // computed once; accesses are bounds-checked and report their source site.
-// CHECK: module attributes {rocktile.emulator_sites = [{arg = 0 : i64, element_bytes = 4 : i64, kind = "load", lds_offset = 0 : i64, location = "kernel.py:3:7"}, {arg = 0 : i64, element_bytes = 4 : i64, kind = "store"
+// CHECK: module attributes {rocktile.emulator_sites = [{arg = 0 : i64, element_bytes = 4 : i64, kind = "load", lds_offset = 0 : i64, location = "kernel.py:3:7", message = ""}, {arg = 0 : i64, element_bytes = 4 : i64, kind = "store"
 // CHECK-DAG: func.func private @rocktile_emu_fault(i64, i64, i64, i64, i64, i64)
 // CHECK-DAG: func.func private @rocktile_emu_ds_swizzle(i64, i64, i64, i64, i64, i64, i64)
 // CHECK-LABEL: func.func @k_workgroup(

@@ -211,3 +211,22 @@ func.func @trans_reshape(%p: !tile.ptr<f32>) attributes {tile.lds_bytes = 4096 :
   tile.store %ps, %r : tensor<1024x!tile.ptr<f32>, #r>, tensor<1024xf32, #r>
   return
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// device_print / device_assert become gpu.printf / cf.assert, and the kernel
+// is marked as runnable only in the emulator (with the op's location).
+// CHECK-LABEL: gpu.func @debug
+// CHECK-SAME: rocktile.emulator_only = #loc
+// CHECK: gpu.printf "pid (%d, %d, %d) idx (%d) x%%: %d\0A"
+// CHECK: cf.assert %{{.*}}, "x must be small"
+func.func @debug(%n: i32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32, #b>
+  tile.print %r {prefix = "x%: "} : tensor<256xi32, #b>
+  %ns = tile.splat %n : i32 -> tensor<256xi32, #b>
+  %ok = arith.cmpi slt, %r, %ns : tensor<256xi32, #b>
+  tile.assert %ok {message = "x must be small"} : tensor<256xi1, #b>
+  return
+}

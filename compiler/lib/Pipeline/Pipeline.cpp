@@ -1,5 +1,6 @@
 #include "rocktile/Pipeline/Pipeline.h"
 #include "rocktile/CodeObject/CodeObject.h"
+#include "rocktile/Target/Target.h"
 #include "rocktile/Transforms/Passes.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -118,6 +119,23 @@ FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions
     return failure();
   result.simt = print(module);
   result.simtWithLocations = print(module, /*withLocations=*/true);
+  std::optional<Location> emulatorOnly;
+  module.walk([&](gpu::GPUFuncOp f) {
+    if (auto where = f->getAttrOfType<LocationAttr>("rocktile.emulator_only"))
+      emulatorOnly = Location(where);
+    result.kernelName = f.getName().str();
+  });
+  if (emulatorOnly) {
+    if (options.allowEmulatorOnly) {
+      result.emulatorOnly = true;
+      result.metadata["wave_size"] = lookupTarget(options.target)->waveSize;
+      return result;
+    }
+    return emitError(*emulatorOnly) << "tl.device_print and tl.device_assert run only in the "
+                                       "emulator for now; they cannot be compiled for "
+                                    << options.target << " hardware",
+           failure();
+  }
   if (failed(run(buildLLVMPipeline)))
     return failure();
 

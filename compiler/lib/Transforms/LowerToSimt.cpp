@@ -7,6 +7,7 @@
 #include "rocktile/Target/Target.h"
 #include "rocktile/Transforms/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -108,6 +109,10 @@ private:
   LogicalResult lowerAtomic(Operation *op);
   LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op);
   LogicalResult lowerTrans(tile::TransOp op);
+  LogicalResult lowerPrint(tile::PrintOp op);
+  LogicalResult lowerAssert(tile::AssertOp op);
+  /// Marks the kernel as runnable only in the emulator, because of `op`.
+  void markEmulatorOnly(Operation *op);
   /// Moves `op`'s operand into its result's layout (and shape, in row-major
   /// order) by way of its LDS scratch.
   LogicalResult exchangeThroughLds(Operation *op);
@@ -393,6 +398,8 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](tile::ReduceOp r) { return lowerReduce(r); })
       .Case([&](tile::ConvertLayoutOp c) { return lowerConvertLayout(c); })
       .Case([&](tile::TransOp t) { return lowerTrans(t); })
+      .Case([&](tile::PrintOp p) { return lowerPrint(p); })
+      .Case([&](tile::AssertOp a) { return lowerAssert(a); })
       .Case([&](tile::AssumeOp a) {
         values[a] = values.lookup(a.getSrc()); // facts only: used by the axis analysis
         return success();
@@ -661,6 +668,75 @@ LogicalResult KernelLowering::lowerTrans(tile::TransOp op) {
       if (permuted(s) != d)
         return op.emitError("the result's layout must be the source's with permuted dimensions");
   values[op] = values.lookup(op.getSrc());
+  return success();
+}
+
+void KernelLowering::markEmulatorOnly(Operation *op) {
+  if (!kernel->hasAttr("rocktile.emulator_only"))
+    kernel->setAttr("rocktile.emulator_only", op->getLoc());
+}
+
+/// printf's conversion for a value of `type` (narrow values are widened by
+/// the printf lowering's argument promotion).
+static StringRef printfConversion(Type type) {
+  if (isa<FloatType>(type))
+    return "%f";
+  return type.getIntOrFloatBitWidth() > 32 || type.isIndex() ? "%lld" : "%d";
+}
+
+LogicalResult KernelLowering::lowerPrint(tile::PrintOp op) {
+  markEmulatorOnly(op);
+  std::string prefix;
+  for (char c : op.getPrefix())
+    prefix += c == '%' ? std::string("%%") : std::string(1, c);
+  SmallVector<Value> pid;
+  for (auto dim : {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})
+    pid.push_back(arith::IndexCastOp::create(b, loc(), b.getI32Type(),
+                                             gpu::BlockIdOp::create(b, loc(), dim)));
+  auto print = [&](Value pred, Value index, Value value) {
+    auto emit = [&](OpBuilder &bb, Location l) {
+      std::string format = "pid (%d, %d, %d) ";
+      SmallVector<Value> args(pid);
+      if (index) {
+        format += "idx (%d) ";
+        args.push_back(index);
+      }
+      format += prefix + printfConversion(value.getType()).str() + "\n";
+      args.push_back(value);
+      gpu::PrintfOp::create(bb, l, bb.getStringAttr(format), args);
+    };
+    if (!pred)
+      return emit(b, loc());
+    scf::IfOp::create(b, loc(), pred, [&](OpBuilder &bb, Location l) {
+      emit(bb, l);
+      scf::YieldOp::create(bb, l);
+    });
+  };
+  Value firstThread = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq,
+                                            arith::OrIOp::create(b, loc(), laneId, warpId), i32(0));
+  for (Value arg : op.getArgs()) {
+    Value lane = lookup(arg);
+    if (!isa<RankedTensorType>(arg.getType())) {
+      print(firstThread, Value(), lane);
+      continue;
+    }
+    LinearLayout layout = layoutOf(arg);
+    Value owns = ownsElements(layout);
+    for (auto [r, index] : llvm::enumerate(rowMajorIndices(layout)))
+      print(owns, index, vector::ExtractOp::create(b, loc(), lane, r));
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerAssert(tile::AssertOp op) {
+  markEmulatorOnly(op);
+  Value cond = lookup(op.getCondition());
+  if (!isa<VectorType>(cond.getType())) {
+    cf::AssertOp::create(b, loc(), cond, op.getMessage());
+    return success();
+  }
+  for (int64_t r = 0, n = cast<VectorType>(cond.getType()).getNumElements(); r < n; ++r)
+    cf::AssertOp::create(b, loc(), vector::ExtractOp::create(b, loc(), cond, r), op.getMessage());
   return success();
 }
 

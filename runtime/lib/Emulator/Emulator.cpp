@@ -7,6 +7,7 @@
 #include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
@@ -33,6 +34,49 @@ using namespace rocktile::emulator;
 
 namespace {
 
+/// gpu.printf on the host: the C library's printf, with C's argument
+/// promotions (narrow floats to double, narrow integers to int).
+struct HostPrintf : public ConvertOpToLLVMPattern<gpu::PrintfOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(gpu::PrintfOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+    auto printf = module.lookupSymbol<LLVM::LLVMFuncOp>("printf");
+    if (!printf) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      printf = LLVM::LLVMFuncOp::create(
+          rewriter, loc, "printf",
+          LLVM::LLVMFunctionType::get(rewriter.getI32Type(), {ptr}, /*isVarArg=*/true));
+    }
+    std::string text = op.getFormat().str();
+    text.push_back('\0');
+    std::string name = "rocktile_format_" + std::to_string(llvm::hash_value(text));
+    auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
+    if (!global) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      auto type = LLVM::LLVMArrayType::get(rewriter.getI8Type(), text.size());
+      global = LLVM::GlobalOp::create(rewriter, loc, type, /*isConstant=*/true,
+                                      LLVM::Linkage::Internal, name, rewriter.getStringAttr(text));
+    }
+    SmallVector<Value> args{LLVM::AddressOfOp::create(rewriter, loc, global)};
+    for (Value v : adaptor.getArgs()) {
+      Type t = v.getType();
+      if (isa<FloatType>(t) && t.getIntOrFloatBitWidth() < 64)
+        v = LLVM::FPExtOp::create(rewriter, loc, rewriter.getF64Type(), v);
+      else if (isa<IntegerType>(t) && t.getIntOrFloatBitWidth() < 32)
+        v = LLVM::SExtOp::create(rewriter, loc, rewriter.getI32Type(), v);
+      args.push_back(v);
+    }
+    LLVM::CallOp::create(rewriter, loc, printf, args);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// The host program in upstream dialects -> LLVM dialect. Every GPU address
 /// space is host memory.
 struct HostToLLVM : public PassWrapper<HostToLLVM, OperationPass<ModuleOp>> {
@@ -42,6 +86,7 @@ struct HostToLLVM : public PassWrapper<HostToLLVM, OperationPass<ModuleOp>> {
     LLVMTypeConverter converter(ctx);
     populateGpuMemorySpaceAttributeConversions(converter, [](gpu::AddressSpace) { return 0u; });
     RewritePatternSet patterns(ctx);
+    patterns.add<HostPrintf>(converter);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns);
@@ -84,6 +129,10 @@ struct LaunchState {
     std::string where = llvm::formatv("kernel {0}, workgroup ({1}, {2}, {3}), wave {4}, lane {5}",
                                       kernel.name, w.workgroup[0], w.workgroup[1], w.workgroup[2],
                                       thread / kernel.waveSize, thread % kernel.waveSize);
+    if (s.kind == "assert") {
+      fault = llvm::formatv("{0}: device_assert failed: {1}\n  at {2}", where, s.message, s.location);
+      return;
+    }
     if (s.kind == "divergent") {
       fault = llvm::formatv("{0}: threads disagree on a condition that guards a barrier or a "
                             "cross-lane op (thread 0 and thread {1}); every thread of the program "
@@ -182,7 +231,8 @@ FailureOr<std::unique_ptr<EmulatedKernel>> EmulatedKernel::create(ModuleOp simt,
                         int(d.getAs<IntegerAttr>("arg").getInt()),
                         d.getAs<IntegerAttr>("lds_offset").getInt(),
                         d.getAs<IntegerAttr>("element_bytes").getInt(),
-                        d.getAs<StringAttr>("location").str()});
+                        d.getAs<StringAttr>("location").str(),
+                        d.getAs<StringAttr>("message").str()});
   }
 
   static std::once_flag nativeTarget;
@@ -311,5 +361,6 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
   work();
   for (std::thread &t : threads)
     t.join();
+  std::fflush(stdout); // device_print output, before the caller prints more
   return state.fault;
 }

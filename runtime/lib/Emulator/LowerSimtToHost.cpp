@@ -1,6 +1,7 @@
 #include "rocktile/Emulator/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -65,7 +66,8 @@ private:
   LogicalResult emitCrossLane(Operation *op);
   LogicalResult emitUniform(Operation *op);
   LogicalResult cloneChecked(Operation *op, IRMapping &map, Value tid);
-  int64_t addSite(Operation *op, StringRef kind, Value memref, int64_t eltBytes);
+  int64_t addSite(Operation *op, StringRef kind, Value memref, int64_t eltBytes,
+                  StringRef message = "");
   std::optional<BufferOrigin> originOf(Value memref);
   func::FuncOp runtimeFunction(StringRef name, unsigned numArgs, bool returnsI64 = false);
   /// Thread 0's value of a per-thread condition, which every thread must
@@ -137,7 +139,8 @@ std::optional<BufferOrigin> WorkgroupLowering::originOf(Value memref) {
   return std::nullopt;
 }
 
-int64_t WorkgroupLowering::addSite(Operation *op, StringRef kind, Value memref, int64_t eltBytes) {
+int64_t WorkgroupLowering::addSite(Operation *op, StringRef kind, Value memref, int64_t eltBytes,
+                                   StringRef message) {
   std::optional<BufferOrigin> origin = originOf(memref);
   Builder attrs(op->getContext());
   std::string where;
@@ -155,6 +158,7 @@ int64_t WorkgroupLowering::addSite(Operation *op, StringRef kind, Value memref, 
       attrs.getNamedAttr("lds_offset", attrs.getI64IntegerAttr(origin ? origin->ldsOffset : 0)),
       attrs.getNamedAttr("element_bytes", attrs.getI64IntegerAttr(eltBytes)),
       attrs.getNamedAttr("location", attrs.getStringAttr(where)),
+      attrs.getNamedAttr("message", attrs.getStringAttr(message)),
   }));
   return sites.size() - 1;
 }
@@ -445,6 +449,17 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
   OpBuilder &builder = b;
   if (auto t = dyn_cast<gpu::ThreadIdOp>(op)) {
     map.map(t.getResult(), t.getDimension() == gpu::Dimension::x ? tid : idx(0));
+    return success();
+  }
+  if (auto check = dyn_cast<cf::AssertOp>(op)) {
+    int64_t site = addSite(op, "assert", Value(), 0, check.getMsg());
+    Value failed = arith::XOrIOp::create(b, loc(), map.lookupOrDefault(check.getArg()),
+                                         arith::ConstantIntOp::create(b, loc(), 1, 1));
+    func::FuncOp fault = runtimeFunction("rocktile_emu_fault", 6);
+    scf::IfOp::create(b, loc(), failed, [&](OpBuilder &bb, Location l) {
+      func::CallOp::create(bb, l, fault, ValueRange{ctx, i64(site), i64(0), i64(0), i64(0), asI64(tid)});
+      scf::YieldOp::create(bb, l);
+    });
     return success();
   }
   if (auto lane = dyn_cast<gpu::LaneIdOp>(op)) {

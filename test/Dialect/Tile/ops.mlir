@@ -60,6 +60,10 @@ func.func @all_ops(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %
   %was = tile.atomic_cas %l, %c0, %c1 : !tile.ptr<i32>, i32
   // CHECK: tile.barrier
   tile.barrier
+  // CHECK: tile.print %{{.*}}, %{{.*}} {prefix = "y: "} : tensor<16x64xf32>, i32
+  tile.print %y, %n {prefix = "y: "} : tensor<16x64xf32>, i32
+  // CHECK: tile.assert %{{.*}} {message = "in range"} : tensor<16x64xi1>
+  tile.assert %m {message = "in range"} : tensor<16x64xi1>
   // CHECK: tile.assume %{{.*}} {contiguity = array<i64: 64>, divisibility = array<i64: 16>} : tensor<64xi32>
   %hint = tile.assume %r {divisibility = array<i64: 16>, contiguity = array<i64: 64>} : tensor<64xi32>
   // CHECK: tile.trans %{{.*}} {order = array<i32: 1, 0>} : tensor<16x64xf32> -> tensor<64x16xf32>

@@ -14,6 +14,9 @@ namespace rocktile {
 struct CompileOptions {
   std::string target = "gfx950";
   unsigned numWarps = 4;
+  /// Stop at the SIMT program when the kernel uses what only the emulator
+  /// runs (device_print, device_assert) instead of reporting an error.
+  bool allowEmulatorOnly = false;
 };
 
 /// Every dialect, interface and translation the pipeline uses.
@@ -32,6 +35,9 @@ struct CompileResult {
   std::string tile, simt, llir, amdgcn, hsaco;
   /// The SIMT program with source locations: what the emulator runs.
   std::string simtWithLocations;
+  /// Set when the kernel runs only in the emulator: no LLVM IR, assembly or
+  /// code object were made.
+  bool emulatorOnly = false;
   std::map<std::string, int64_t> metadata;
   std::string kernelName;
 };

@@ -13,6 +13,7 @@ namespace scf { class SCFDialect; }
 namespace arith { class ArithDialect; }
 namespace ROCDL { class ROCDLDialect; }
 namespace amdgpu { class AMDGPUDialect; }
+namespace cf { class ControlFlowDialect; }
 } // namespace mlir
 
 namespace rocktile {

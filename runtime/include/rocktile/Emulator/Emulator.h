@@ -32,6 +32,7 @@ struct FaultSite {
   int64_t ldsOffset;     // LDS: byte offset of the view
   int64_t elementBytes;
   std::string location;  // file:line:col
+  std::string message;   // assert: the kernel's message
 };
 
 class EmulatedKernel {

@@ -281,6 +281,37 @@ def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
   let hasVerifier = 1;
 }
 
+def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Print values from the device (tl.device_print)";
+  let description = [{
+    Prints each element of each operand with the program id and the
+    element's index, after `prefix`. Runs in the emulator; compiling it for
+    hardware is an error for now (printing there needs the ROCm device
+    library's hostcalls).
+
+    ```mlir
+    tile.print %x {prefix = "x: "} : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Value>:$args, StrAttr:$prefix);
+  let assemblyFormat = "$args attr-dict `:` type($args)";
+}
+
+def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Check a condition on the device (tl.device_assert)";
+  let description = [{
+    Every element of `condition` must be true; otherwise the launch fails
+    with `message` and the source location. Runs in the emulator; compiling
+    it for hardware is an error for now.
+
+    ```mlir
+    tile.assert %ok {message = "index out of range"} : tensor<64xi1>
+    ```
+  }];
+  let arguments = (ins Tile_BoolLike:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition attr-dict `:` type($condition)";
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier"> {
   let summary = "Synchronize all threads of the program";
   let description = [{
