@@ -100,16 +100,6 @@ struct PyOperation {
   }
 };
 
-std::string print(Operation *op, bool debugInfo) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  OpPrintingFlags flags;
-  if (debugInfo)
-    flags.enableDebugInfo();
-  op->print(os, flags);
-  return s;
-}
-
 template <typename T> std::string str(T v) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -171,9 +161,9 @@ PYBIND11_MODULE(_C, m) {
         if (failed(verify(o.op)))
           throw CompileError(diags.text());
       })
-      .def("to_string", [](const PyOperation &o, bool debugInfo) { return print(o.op, debugInfo); },
+      .def("to_string", [](const PyOperation &o, bool debugInfo) { return rocktile::printIR(o.op, debugInfo); },
            py::arg("debug_info") = false)
-      .def("__str__", [](const PyOperation &o) { return print(o.op, false); });
+      .def("__str__", [](const PyOperation &o) { return rocktile::printIR(o.op); });
 
   py::class_<IRContext>(m, "Context")
       .def(py::init<>())

@@ -95,7 +95,7 @@ void rocktile::registerPipelines() {
       [](OpPassManager &pm, const Options &o) { buildLLVMPipeline(pm, o.get()); });
 }
 
-static std::string print(Operation *op, bool withLocations = false) {
+std::string rocktile::printIR(Operation *op, bool withLocations) {
   std::string s;
   llvm::raw_string_ostream os(s);
   OpPrintingFlags flags;
@@ -114,11 +114,11 @@ FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions
   };
   if (failed(run(buildTilePipeline)))
     return failure();
-  result.tile = print(module);
+  result.tile = printIR(module);
   if (failed(run(buildSimtPipeline)))
     return failure();
-  result.simt = print(module);
-  result.simtWithLocations = print(module, /*withLocations=*/true);
+  result.simt = printIR(module);
+  result.simtWithLocations = printIR(module, /*withLocations=*/true);
   std::optional<Location> emulatorOnly;
   module.walk([&](gpu::GPUFuncOp f) {
     if (auto where = f->getAttrOfType<LocationAttr>("rocktile.emulator_only"))

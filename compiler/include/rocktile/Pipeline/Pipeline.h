@@ -42,6 +42,9 @@ struct CompileResult {
   std::string kernelName;
 };
 
+/// `op` as MLIR text, with source locations if asked.
+std::string printIR(mlir::Operation *op, bool withLocations = false);
+
 /// Compiles a module holding one tile-dialect kernel down to a code object.
 /// Errors are reported through the context's diagnostic handler.
 mlir::FailureOr<CompileResult> compile(mlir::ModuleOp module,
