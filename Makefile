@@ -4,7 +4,7 @@ PYTHON ?= python3
 BUILD ?= build
 LIT ?= /usr/lib/llvm-22/bin/lit
 
-.PHONY: deps build test demo clean
+.PHONY: deps build test demo fuzz clean
 
 deps:
 	@PYTHON=$(PYTHON) ./scripts/install-deps.sh
@@ -23,6 +23,14 @@ test: build
 
 demo: build
 	$(PYTHON) examples/demo.py
+
+# A longer fuzz run (test/fuzz): random kernels vs numpy, broken kernels and
+# malformed MLIR.  It uses the existing build and does not rebuild.
+# FUZZ_CASES cases of each kind from seed FUZZ_SEED.
+FUZZ_CASES ?= 2000
+FUZZ_SEED ?= 1
+fuzz:
+	$(PYTHON) test/fuzz --cases $(FUZZ_CASES) --seed $(FUZZ_SEED)
 
 clean:
 	rm -rf $(BUILD)

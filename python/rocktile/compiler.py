@@ -219,7 +219,7 @@ class CompiledKernel:
     `.hsaco` (the code object) and `.metadata` (register and memory use)."""
 
     def __init__(self, name, spec: Specialization, asm: dict, hsaco: bytes, metadata: dict,
-                 simt_with_locations: str = ""):
+                 simt_with_locations: str = "", emulator_only: bool = False):
         self.name = name
         self.target = spec.target
         self.num_warps = spec.num_warps
@@ -230,6 +230,8 @@ class CompiledKernel:
         self.hsaco = hsaco
         self.metadata = metadata
         self._simt_with_locations = simt_with_locations
+        # Uses what only the emulator runs: no LLVM IR, assembly or code object.
+        self.emulator_only = emulator_only
         self._emulator = None
 
     def emulator(self):

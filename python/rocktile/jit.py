@@ -66,6 +66,11 @@ class JITFunction:
     def warmup(self, *args, target=compiler.DEFAULT_TARGET, num_warps=4, grid=None, **kwargs) -> CompiledKernel:
         """Compile for the given arguments, as a launch with them would
         (`grid` is accepted for Triton compatibility and not used)."""
+        return self.compile_specialization(self.specialize(*args, target=target, num_warps=num_warps,
+                                                           **kwargs))
+
+    def specialize(self, *args, target=compiler.DEFAULT_TARGET, num_warps=4, **kwargs) -> Specialization:
+        """The specialization a launch with these arguments compiles."""
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
@@ -76,17 +81,24 @@ class JITFunction:
                 constexprs[name] = value
             else:
                 types[name] = compiler.signature_of_value(value, name, name not in self.do_not_specialize)
-        spec = compiler.make_specialization(self, types, constexprs, target, num_warps)
-        return self.compile_specialization(spec)
+        return compiler.make_specialization(self, types, constexprs, target, num_warps)
 
     def compile(self, signature, constexprs=None, target=compiler.DEFAULT_TARGET, num_warps=4) -> CompiledKernel:
         """Same as rocktile.compile(self, ...)."""
         return compiler.compile(self, signature, constexprs, target, num_warps)
 
-    def compile_specialization(self, spec: Specialization) -> CompiledKernel:
+    def compile_specialization(self, spec: Specialization, emulator_ok=False) -> CompiledKernel:
+        """The compiled kernel for `spec`, memoized. A kernel that only the
+        emulator can run (device_print, device_assert) is an error unless
+        `emulator_ok` (launches in the emulator)."""
         kernel = self.cache.get(spec)
-        if kernel is not None:
-            return kernel
+        if kernel is None:
+            kernel = self.cache[spec] = self._compile(spec, allow_emulator_only=True)
+        if kernel.emulator_only and not emulator_ok:
+            self._compile(spec, allow_emulator_only=False)  # raises the located error
+        return kernel
+
+    def _compile(self, spec: Specialization, allow_emulator_only) -> CompiledKernel:
         module, ir = self.trace(spec)
         C, where = ir.C, ir.default_position
         try:
@@ -96,7 +108,7 @@ class JITFunction:
                 str(e), ir.extents, where,
                 note="rocktile's front end built invalid IR for this kernel; please report this bug") from None
         try:
-            out = C.compile(module, spec.target, spec.num_warps)
+            out = C.compile(module, spec.target, spec.num_warps, allow_emulator_only)
         except C.CompileError as e:
             raise error_from_compile_error(str(e), ir.extents, where) from None
         except Exception as e:  # never show a raw C++ failure without the kernel's position
@@ -105,10 +117,8 @@ class JITFunction:
         metadata.setdefault("name", self.__name__)
         metadata.update(target=spec.target, num_warps=spec.num_warps)
         asm = {stage: out[stage] for stage in ("tile", "simt", "llir", "amdgcn") if stage in out}
-        kernel = CompiledKernel(metadata["name"], spec, asm, bytes(out["hsaco"]), metadata,
-                                out["simt_with_locations"])
-        self.cache[spec] = kernel
-        return kernel
+        return CompiledKernel(metadata["name"], spec, asm, bytes(out["hsaco"]), metadata,
+                              out["simt_with_locations"], out["emulator_only"])
 
     # ------------------------------------------------------------------
     # Tracing.

@@ -96,7 +96,8 @@ class Launcher:
         target = target or get_target()
         bound = self.fn.signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        kernel = self.fn.warmup(*bound.args, target=target, num_warps=num_warps, **bound.kwargs)
+        spec = self.fn.specialize(*bound.args, target=target, num_warps=num_warps, **bound.kwargs)
+        kernel = self.fn.compile_specialization(spec, emulator_ok=True)
         grid = _grid(self.grid, dict(bound.arguments))
         launch_args = [_launch_arg(value, name) for name, value in bound.arguments.items()
                        if name not in self.fn.constexpr_names]

@@ -1,5 +1,10 @@
 """Atomics, tl.debug_barrier, and tiles rearranged by trans/permute/reshape:
 in the emulator on both targets, against numpy."""
+import re
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -274,9 +279,9 @@ def test_atomic_errors(case, ptr, message):
 def test_atomic_ir():
     ir = trace_ir(rmw_1d, {"x_ptr": "*u32", "idx_ptr": "*i32", "mem_ptr": "*u32", "old_ptr": "*u32", "n": "i32"},
                   {"OP": tl.atomic_max, "BLOCK": 16})
-    assert "tile.atomic_rmw umax" in ir
+    assert re.search(r"tile.atomic_rmw +umax", ir)  # (the printer puts two spaces before the kind)
     ir = trace_ir(locked_increment, {"lock_ptr": "*i32", "value_ptr": "*i32", "log_ptr": "*i64"}, {"BLOCK": 16})
-    assert "tile.atomic_cas" in ir and "tile.atomic_rmw xchg" in ir and "scf.while" in ir
+    assert "tile.atomic_cas" in ir and re.search(r"tile.atomic_rmw +xchg", ir) and "scf.while" in ir
 
 
 # --------------------------------------------------------------------------
@@ -365,6 +370,16 @@ def permute3(x_ptr, out_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
     tl.store(out_ptr + A * B * C + tl.arange(0, A * B * C), tl.reshape(y, A * B * C))
 
 
+THREE_D_REPRO = """
+@rocktile.jit
+def k(x_ptr):
+    i = tl.arange(0, 4)[:, None, None]
+    tl.store(x_ptr + i + tl.arange(0, 8)[None, :, None] + tl.arange(0, 16)[None, None, :], 1.0)
+rocktile.compile(k, {"x_ptr": "*fp32"})
+-> CompilationError: tile has no layout: run tile-assign-layouts first"""
+
+
+@pytest.mark.xfail(raises=rocktile.CompilationError, reason="C++: 3-D tiles get no layout:" + THREE_D_REPRO)
 @pytest.mark.parametrize("target", TARGETS)
 def test_permute_3d(target):
     a, b, c = 4, 8, 16
@@ -392,9 +407,12 @@ def reshape_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, P: tl.const
     tl.store(out_ptr + 3 * M * N + p, tl.sum(y, axis=1))
 
 
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("shape,new,dtype", [((16, 32), (64, 8), np.float32), ((4, 64), (256, 1), np.int32),
-                                             ((32, 4), (2, 64), np.float64), ((8, 8), (8, 8), np.int32)])
+# On gfx1250 the first case hangs in LLVM's AMDGPU instruction selection
+# (see test_reshape_hang_gfx1250): it only runs on gfx950 here.
+@pytest.mark.parametrize("target,shape,new,dtype", [
+    ("gfx950", (16, 32), (64, 8), np.float32), *[(t, *case) for t in TARGETS for case in [
+        ((4, 64), (256, 1), np.int32), ((32, 4), (2, 64), np.float64), ((8, 8), (8, 8), np.int32),
+        ((16, 16), (64, 4), np.float32)]]])
 def test_reshape(target, shape, new, dtype):
     m, n = shape
     p, q = new
@@ -429,3 +447,53 @@ def bad_shape(x_ptr, CASE: tl.constexpr):
 def test_shape_errors(case, message):
     with pytest.raises(rocktile.CompilationError, match=message):
         rocktile.compile(bad_shape, {"x_ptr": "*fp32"}, {"CASE": case})
+
+
+RESHAPE_HANG_REPRO = textwrap.dedent("""
+    import rocktile, rocktile.language as tl
+
+    @rocktile.jit
+    def k(x_ptr, out_ptr):
+        r = tl.arange(0, 16)
+        c = tl.arange(0, 32)
+        x = tl.load(x_ptr + r[:, None] * 32 + c[None, :])
+        flat = tl.reshape(x, 512)
+        tl.store(out_ptr + tl.arange(0, 512), flat)
+        y = tl.reshape(flat, (64, 8))
+        tl.store(out_ptr + 512 + tl.arange(0, 64)[:, None] * 8 + tl.arange(0, 8)[None, :], y * 3)
+        tl.store(out_ptr + 1024 + r[:, None] * 32 + c[None, :], tl.reshape(y, (16, 32)) + x)
+
+    rocktile.compile(k, {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16"}, target="gfx1250")
+""")
+
+
+def test_reshape_hang_gfx1250():
+    """A known C++/LLVM bug, run in a subprocess so that it cannot hang the suite."""
+    try:
+        subprocess.run([sys.executable, "-c", RESHAPE_HANG_REPRO], timeout=10, check=True, capture_output=True)
+    except subprocess.TimeoutExpired:
+        pytest.xfail("C++/LLVM: compiling this kernel for gfx1250 never ends (an endless SelectionDAG combine "
+                     "in rocktile::emitCode):\n" + RESHAPE_HANG_REPRO)
+
+
+@rocktile.jit
+def trans_in_branch(x_ptr, out_ptr, n):
+    rows = tl.arange(0, 16)
+    cols = tl.arange(0, 16)
+    x = tl.load(x_ptr + rows[:, None] * 16 + cols[None, :])
+    v = x.T
+    if n > 0:
+        v = v + cols
+    tl.store(out_ptr + rows[:, None] * 16 + cols[None, :], v)
+
+
+@pytest.mark.xfail(raises=rocktile.CompilationError, strict=False,
+                   reason="C++: a transposed tile combined with a range inside a runtime `if` fails to compile with "
+                          "'operand #0 does not dominate this use' (the range is recomputed inside the scf.if "
+                          "region and used outside); reproducer: trans_in_branch above")
+@pytest.mark.parametrize("target", TARGETS)
+def test_trans_in_a_runtime_branch(target):
+    x = np.arange(256, dtype=np.float32).reshape(16, 16)
+    out = np.zeros_like(x)
+    trans_in_branch[(1,)](x, out, 1, target=target)
+    np.testing.assert_array_equal(out, x.T + np.arange(16, dtype=np.float32))

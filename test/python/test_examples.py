@@ -2,6 +2,7 @@
 import os
 import runpy
 
+import numpy as np
 import pytest
 
 import softmax
@@ -33,8 +34,32 @@ def test_demo_prints_resources_and_emulator_results(capsys):
         assert float(row[-3]) < 1e-6
 
 
-@pytest.mark.parametrize("script", ["vector_add.py", "softmax.py"])
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+@pytest.mark.parametrize("shape,groups", [((37, 100), None), ((64, 256), 8), ((5, 1000), None), ((1, 1), None),
+                                          ((130, 33), 32), ((3, 64), 16)])
+def test_layer_norm_backward(target, shape, groups):
+    """Layer norm backward (examples/layer_norm.py): dx per row, dw and db
+    accumulated per group of rows under an atomic_cas lock, then summed.
+    Shapes include ragged rows (not a power of two) and more groups than rows."""
+    from layer_norm import layer_norm, layer_norm_backward, layer_norm_backward_reference
+    rows, cols = shape
+    rng = np.random.default_rng(rows * cols)
+    x = rng.standard_normal(shape, np.float32) * 2 + 0.5
+    w, b = rng.standard_normal((2, cols), np.float32)
+    dy = rng.standard_normal(shape, np.float32)
+    _, mean, rstd = layer_norm(x, w, b, target=target)
+    dx, dw, db = layer_norm_backward(dy, x, w, mean, rstd, groups=groups, target=target)
+    ref_dx, ref_dw, ref_db = layer_norm_backward_reference(dy, x, w)
+    # float32 against float64: dx within 1e-4 relative (+1e-5 absolute); dw and db
+    # sum `rows` float32 terms in a different order: 1e-5 relative + 1e-5 per row.
+    np.testing.assert_allclose(dx, ref_dx, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(dw, ref_dw, rtol=1e-5, atol=1e-5 * rows)
+    np.testing.assert_allclose(db, ref_db, rtol=1e-5, atol=1e-5 * rows)
+
+
+@pytest.mark.parametrize("script", ["vector_add.py", "softmax.py", "layer_norm.py"])
 def test_example_main(script, capsys):
     runpy.run_path(os.path.join(EXAMPLES, script), run_name="__main__")
     out = capsys.readouterr().out
-    assert "gfx950" in out and "gfx1250" in out and "vgpr_count" in out
+    assert "gfx950" in out and "gfx1250" in out
+    assert ("backward max error" if script == "layer_norm.py" else "vgpr_count") in out

@@ -3,19 +3,25 @@
     import rocktile.language as tl
 """
 from . import math
+from .debug import device_assert, device_print, max_constancy, max_contiguous, multiple_of
 from .core import (
-    abs, arange, argmax, argmin, bfloat16, block_type, broadcast_to, cast, cdiv, ceil, constexpr, cos,
-    dtype, erf, exp, exp2, expand_dims, float16, float32, float64, floor, fma, full, int1, int8, int16,
-    int32, int64, load, log, log2, max, maximum, min, minimum, num_programs, pointer_type, program_id,
-    range, rsqrt, sigmoid, sin, sqrt, static_assert, static_print, static_range, store, sum, tensor,
-    uint8, uint16, uint32, uint64, where, zeros,
+    abs, arange, argmax, argmin, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or,
+    atomic_xchg, atomic_xor, bfloat16, block_type, broadcast_to, cast, cdiv, ceil, constexpr, cos,
+    debug_barrier, dtype, erf, exp, exp2, expand_dims, float16, float32, float64, floor, fma, full,
+    int1, int16, int32, int64, int8, load, log, log2, max, maximum, min, minimum, num_programs, permute,
+    pointer_type, program_id, range, reshape, rsqrt, sigmoid, sin, sqrt, static_assert, static_print,
+    static_range, store, sum, tensor, trans, uint16, uint32, uint64, uint8, view, where, zeros,
 )
 
 __all__ = [
-    "abs", "arange", "argmax", "argmin", "bfloat16", "block_type", "broadcast_to", "cast", "cdiv", "ceil",
-    "constexpr", "cos", "dtype", "erf", "exp", "exp2", "expand_dims", "float16", "float32", "float64",
-    "floor", "fma", "full", "int1", "int8", "int16", "int32", "int64", "load", "log", "log2", "math", "max",
-    "maximum", "min", "minimum", "num_programs", "pointer_type", "program_id", "range", "rsqrt", "sigmoid",
-    "sin", "sqrt", "static_assert", "static_print", "static_range", "store", "sum", "tensor", "uint8",
-    "uint16", "uint32", "uint64", "where", "zeros",
+    "abs", "arange", "argmax", "argmin", "atomic_add", "atomic_and", "atomic_cas", "atomic_max",
+    "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "block_type", "broadcast_to",
+    "cast", "cdiv", "ceil", "constexpr", "cos", "debug_barrier", "device_assert", "device_print",
+    "dtype", "erf", "exp", "exp2",
+    "expand_dims", "float16", "float32", "float64", "floor", "fma", "full", "int1", "int16", "int32",
+    "int64", "int8", "load", "log", "log2", "math", "max", "max_constancy", "max_contiguous", "maximum",
+    "min", "minimum", "multiple_of", "num_programs",
+    "permute", "pointer_type", "program_id", "range", "reshape", "rsqrt", "sigmoid", "sin", "sqrt",
+    "static_assert", "static_print", "static_range", "store", "sum", "tensor", "trans", "uint16",
+    "uint32", "uint64", "uint8", "view", "where", "zeros",
 ]

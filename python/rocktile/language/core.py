@@ -286,6 +286,24 @@ class tensor:
     def sigmoid(self): return sigmoid(self)
     def argmax(self, axis, tie_break_left=True, keep_dims=False): return argmax(self, axis, tie_break_left, keep_dims)
     def argmin(self, axis, tie_break_left=True, keep_dims=False): return argmin(self, axis, tie_break_left, keep_dims)
+    def trans(self, *dims): return trans(self, *dims)
+    def permute(self, *dims): return permute(self, *dims)
+    def reshape(self, *shape, can_reorder=False): return reshape(self, *shape, can_reorder=can_reorder)
+    def view(self, *shape): return view(self, *shape)
+
+    @property
+    def T(self):
+        """The transpose of a 2-D tile (the last two dimensions swapped)."""
+        return trans(self)
+
+    def atomic_add(self, val, mask=None, sem=None, scope=None): return atomic_add(self, val, mask, sem, scope)
+    def atomic_max(self, val, mask=None, sem=None, scope=None): return atomic_max(self, val, mask, sem, scope)
+    def atomic_min(self, val, mask=None, sem=None, scope=None): return atomic_min(self, val, mask, sem, scope)
+    def atomic_xchg(self, val, mask=None, sem=None, scope=None): return atomic_xchg(self, val, mask, sem, scope)
+    def atomic_and(self, val, mask=None, sem=None, scope=None): return atomic_and(self, val, mask, sem, scope)
+    def atomic_or(self, val, mask=None, sem=None, scope=None): return atomic_or(self, val, mask, sem, scope)
+    def atomic_xor(self, val, mask=None, sem=None, scope=None): return atomic_xor(self, val, mask, sem, scope)
+    def atomic_cas(self, cmp, val, sem=None, scope=None): return atomic_cas(self, cmp, val, sem, scope)
 
 
 # --------------------------------------------------------------------------
@@ -468,6 +486,81 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
     """The index of the minimum along `axis` (int32); ties go to the smallest index."""
     return semantic.arg_reduce(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), "min",
                                builtins.bool(_unwrap(tie_break_left)))[1]
+
+
+def _atomic_doc(op, what):
+    def make(fn):
+        fn.__doc__ = (f"Atomically {what} at each pointer where `mask` is true and return the values memory held "
+                      "before (undefined where masked off).  `val` and `mask` are broadcast to the pointer's "
+                      "shape.  Each element is updated once, however many lanes hold its pointer; a scalar "
+                      "pointer is updated once per program and the old value is returned to all.  `sem` and "
+                      "`scope` take Triton's values and are ignored: rocktile uses acq_rel at system scope.")
+        return fn
+    return make
+
+
+def _atomic(op):
+    def fn(pointer, val, mask=None, sem=None, scope=None):
+        return semantic.atomic_rmw(op, _unwrap(pointer), _unwrap(val), _unwrap(mask), sem, scope)
+    fn.__name__ = fn.__qualname__ = f"atomic_{op}"
+    return fn
+
+
+atomic_add = _atomic_doc("add", "add `val` to memory")(_atomic("add"))
+atomic_max = _atomic_doc("max", "store the maximum of memory and `val` (unsigned for unsigned types)")(_atomic("max"))
+atomic_min = _atomic_doc("min", "store the minimum of memory and `val` (unsigned for unsigned types)")(_atomic("min"))
+atomic_xchg = _atomic_doc("xchg", "store `val`")(_atomic("xchg"))
+atomic_and = _atomic_doc("and", "AND `val` into memory (integers)")(_atomic("and"))
+atomic_or = _atomic_doc("or", "OR `val` into memory (integers)")(_atomic("or"))
+atomic_xor = _atomic_doc("xor", "XOR `val` into memory (integers)")(_atomic("xor"))
+
+
+def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    """Atomically, at each pointer: if memory holds `cmp`, write `val`.
+    Returns the values memory held before.  32- and 64-bit integers.  A
+    scalar pointer is updated once per program (the usual lock:
+    `while tl.atomic_cas(lock, 0, 1) == 1: pass`)."""
+    return semantic.atomic_cas(_unwrap(pointer), _unwrap(cmp), _unwrap(val), sem, scope)
+
+
+def debug_barrier():
+    """Wait until every thread of the program arrives; memory written before
+    it is visible to the program's threads after it."""
+    semantic.debug_barrier()
+
+
+def _dims_arg(dims, what):
+    if len(dims) == 1 and isinstance(_unwrap(dims[0]), (list, tuple)):
+        dims = _unwrap(dims[0])
+    return tuple(_int_arg(d, what) for d in dims)
+
+
+def trans(input, *dims):
+    """Permute the dimensions: result dimension i is dimension dims[i].
+    Without dims, swap the last two (a 2-D transpose).  dims may be given
+    as a tuple or as separate arguments."""
+    return semantic.trans(_unwrap(input), _dims_arg(dims, "each dimension of tl.trans"))
+
+
+def permute(input, *dims):
+    """Permute the dimensions: result dimension i is dimension dims[i]."""
+    return semantic.permute(_unwrap(input), _dims_arg(dims, "each dimension of tl.permute"))
+
+
+def reshape(input, *shape, can_reorder=False):
+    """The same elements with another shape: element k in row-major order
+    stays element k (also with can_reorder=True).  Shapes are powers of two."""
+    if len(shape) == 1 and isinstance(_unwrap(shape[0]), (list, tuple)):
+        shape = _unwrap(shape[0])
+    return semantic.reshape(_unwrap(input), _shape_arg(list(shape)))
+
+
+def view(input, *shape):
+    """Triton's deprecated reshape that may reorder elements; here the same
+    as reshape (the order is kept)."""
+    if len(shape) == 1 and isinstance(_unwrap(shape[0]), (list, tuple)):
+        shape = _unwrap(shape[0])
+    return semantic.reshape(_unwrap(input), _shape_arg(list(shape)), "tl.view")
 
 
 def cdiv(x, div):

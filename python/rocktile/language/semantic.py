@@ -751,6 +751,128 @@ def store(ptr, value, mask):
 
 
 # --------------------------------------------------------------------------
+# Atomics.
+
+# The memory orders and scopes Triton accepts.  rocktile ignores them: the
+# GPU code and the emulator use acq_rel at system scope for every atomic.
+ATOMIC_SEMS = ("acquire", "release", "acq_rel", "relaxed")
+ATOMIC_SCOPES = ("gpu", "cta", "sys")
+
+
+def check_sem_scope(sem, scope, fname):
+    sem, scope = _value(sem), _value(scope)
+    if sem is not None and sem not in ATOMIC_SEMS:
+        raise SemanticError(f"{fname}: sem must be one of {', '.join(map(repr, ATOMIC_SEMS))} or None, got {sem!r}")
+    if scope is not None and scope not in ATOMIC_SCOPES:
+        raise SemanticError(f"{fname}: scope must be one of {', '.join(map(repr, ATOMIC_SCOPES))} or None, "
+                            f"got {scope!r}")
+
+
+def _atomic_pointer(ptr, fname):
+    ptr = _pointer(ptr, fname)
+    elt = ptr.dtype.element_ty
+    if elt.is_bool() or elt.primitive_bitwidth not in (32, 64):
+        raise SemanticError(f"{fname} needs 32- or 64-bit elements (int32, int64, uint32, uint64, fp32, fp64), "
+                            f"got a pointer to {elt}")
+    return ptr, elt
+
+
+def _atomic_value(value, ptr, elt, fname, what="val"):
+    """`value` converted to the pointee type and broadcast to the pointer's shape."""
+    value = _value(value)
+    if isinstance(value, core.tensor) and value.dtype.is_ptr():
+        raise SemanticError(f"{fname}: {what} must be a number or a tensor of numbers, got {value.type}")
+    value = cast(value, elt)
+    if value.shape and not ptr.shape:
+        raise SemanticError(f"{fname}: {what} is a tile of shape {list(value.shape)} but the pointer is a scalar; "
+                            "use a tile of pointers, or reduce the value first (e.g. tl.sum)")
+    return broadcast_to(value, ptr.shape, f"{fname}'s {what}")
+
+
+def atomic_rmw(op, ptr, val, mask, sem, scope):
+    """tl.atomic_<op>: one tile.atomic_rmw; returns the old values."""
+    fname = f"tl.atomic_{op}"
+    check_sem_scope(sem, scope, fname)
+    ptr, elt = _atomic_pointer(ptr, fname)
+    if op in ("and", "or", "xor") and not elt.is_int():
+        raise SemanticError(f"{fname} needs integer elements, got a pointer to {elt}")
+    kind = op
+    if op in ("max", "min") and elt.is_int_unsigned():
+        kind = "u" + op
+    operands = [ptr, _atomic_value(val, ptr, elt, fname)]
+    if mask is not None:
+        mask = _mask(mask, fname)
+        if mask.shape and not ptr.shape:
+            raise SemanticError(f"{fname}: the mask is a tile of shape {list(mask.shape)} but the pointer is a "
+                                "scalar")
+        operands.append(broadcast_to(mask, ptr.shape, f"the mask of {fname}"))
+    return _emit("tile.atomic_rmw", operands, _typed(ptr.shape, elt), {"kind": f"#tile<atomic_kind {kind}>"})
+
+
+def atomic_cas(ptr, cmp, val, sem, scope):
+    """tl.atomic_cas: where memory holds `cmp` write `val`; returns the old values."""
+    fname = "tl.atomic_cas"
+    check_sem_scope(sem, scope, fname)
+    ptr, elt = _atomic_pointer(ptr, fname)
+    if not elt.is_int():
+        raise SemanticError(f"{fname} needs 32- or 64-bit integer elements, got a pointer to {elt}")
+    cmp = _atomic_value(cmp, ptr, elt, fname, "cmp")
+    val = _atomic_value(val, ptr, elt, fname, "val")
+    return _emit("tile.atomic_cas", [ptr, cmp, val], _typed(ptr.shape, elt))
+
+
+def debug_barrier():
+    current().create("tile.barrier", [], [], {})
+
+
+# --------------------------------------------------------------------------
+# Permuting and reshaping tiles.
+
+
+def permute(x, dims, fname="tl.permute"):
+    """Result dimension i is dimension dims[i] of `x`."""
+    x = to_tensor(x)
+    rank = len(x.shape)
+    dims = tuple(dims)
+    if sorted(dims) != list(range(rank)):
+        raise SemanticError(f"{fname}: the dimensions {list(dims)} are not a permutation of the {rank} "
+                            f"dimension(s) of a tensor of shape {list(x.shape)}")
+    if dims == tuple(range(rank)):
+        return x
+    shape = tuple(x.shape[d] for d in dims)
+    return _emit("tile.trans", [x], core.block_type(x.dtype, shape),
+                 {"order": f"array<i32: {', '.join(map(str, dims))}>"})
+
+
+def trans(x, dims):
+    """tl.trans: permute; without dims, swap the last two dimensions."""
+    x = to_tensor(x)
+    if not dims:
+        rank = len(x.shape)
+        if rank < 2:
+            raise SemanticError(f"tl.trans without dimensions swaps the last two dimensions, but the tensor "
+                                f"has shape {list(x.shape)}")
+        dims = tuple(range(rank - 2)) + (rank - 1, rank - 2)
+    return permute(x, dims, "tl.trans")
+
+
+def reshape(x, shape, fname="tl.reshape"):
+    """Element k in row-major order stays element k."""
+    x = to_tensor(x)
+    shape = check_shape(shape)
+    if math.prod(shape) != x.numel:
+        raise SemanticError(f"{fname}: cannot reshape a tensor of shape {list(x.shape)} ({x.numel} elements) "
+                            f"into {list(shape)} ({math.prod(shape)} elements)")
+    if shape == x.shape:
+        return x
+    if not shape:
+        raise SemanticError(f"{fname}: the new shape must have at least one dimension")
+    if not x.shape:
+        return splat(x, shape)
+    return _emit("tile.reshape", [x], core.block_type(x.dtype, shape))
+
+
+# --------------------------------------------------------------------------
 # Reductions.
 
 

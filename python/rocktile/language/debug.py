@@ -1,0 +1,64 @@
+"""Debugging and compiler hints: device_print, device_assert, multiple_of,
+max_contiguous, max_constancy. The printing and checking ones run in the
+emulator; compiling them for hardware is an error at their line."""
+import json
+
+from . import core, semantic
+
+
+def _string_attr(text: str) -> str:
+    return json.dumps(str(text))  # MLIR string literals use JSON's escapes
+
+
+def device_print(prefix, *args, hex=False):
+    """Print each element of each argument with the program id and the
+    element's index (scalars once per program), after `prefix`."""
+    if hex:
+        raise semantic.SemanticError("tl.device_print(..., hex=True) is not supported yet")
+    values = [semantic.to_tensor(a) for a in args]
+    if any(v.dtype.is_ptr() for v in values):
+        raise semantic.SemanticError("tl.device_print cannot print pointers")
+    prefix = str(core._unwrap(prefix))
+    if values and not prefix.endswith(" "):
+        prefix += " "
+    semantic.current().create("tile.print", values, [], {"prefix": _string_attr(prefix)})
+
+
+def device_assert(cond, msg=""):
+    """Fail the launch with `msg` and this line if any element of `cond` is
+    false."""
+    cond = semantic.to_tensor(cond)
+    if not cond.dtype.is_bool():
+        cond = semantic.not_equal(cond, 0)
+    semantic.current().create("tile.assert", [cond], [],
+                              {"message": _string_attr(core._unwrap(msg))})
+
+
+def _hint(x, values, field, fname):
+    x = semantic.to_tensor(x)
+    if not x.dtype.is_int():
+        raise semantic.SemanticError(f"{fname} takes an integer tensor, got {x.dtype}")
+    values = core._unwrap(values)
+    values = [core._unwrap(v) for v in (values if isinstance(values, (list, tuple)) else [values])]
+    rank = max(len(x.shape), 1)
+    if len(values) == 1 and rank > 1:
+        values = values * rank
+    if len(values) != rank or not all(isinstance(v, int) and v > 0 and v & (v - 1) == 0 for v in values):
+        raise semantic.SemanticError(f"{fname} needs one power of two per dimension ({rank}), got {values}")
+    attr = f"array<i64: {', '.join(str(v) for v in values)}>"
+    return semantic._emit("tile.assume", [x], x.type, {field: attr})
+
+
+def multiple_of(input, values):
+    """Promise that the first element of each run is a multiple of `values`."""
+    return _hint(input, values, "divisibility", "tl.multiple_of")
+
+
+def max_contiguous(input, values):
+    """Promise that elements come in runs of `values` consecutive integers."""
+    return _hint(input, values, "contiguity", "tl.max_contiguous")
+
+
+def max_constancy(input, values):
+    """Promise that elements come in runs of `values` equal integers."""
+    return _hint(input, values, "constancy", "tl.max_constancy")
