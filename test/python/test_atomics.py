@@ -370,16 +370,6 @@ def permute3(x_ptr, out_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
     tl.store(out_ptr + A * B * C + tl.arange(0, A * B * C), tl.reshape(y, A * B * C))
 
 
-THREE_D_REPRO = """
-@rocktile.jit
-def k(x_ptr):
-    i = tl.arange(0, 4)[:, None, None]
-    tl.store(x_ptr + i + tl.arange(0, 8)[None, :, None] + tl.arange(0, 16)[None, None, :], 1.0)
-rocktile.compile(k, {"x_ptr": "*fp32"})
--> CompilationError: tile has no layout: run tile-assign-layouts first"""
-
-
-@pytest.mark.xfail(raises=rocktile.CompilationError, reason="C++: 3-D tiles get no layout:" + THREE_D_REPRO)
 @pytest.mark.parametrize("target", TARGETS)
 def test_permute_3d(target):
     a, b, c = 4, 8, 16
@@ -487,10 +477,6 @@ def trans_in_branch(x_ptr, out_ptr, n):
     tl.store(out_ptr + rows[:, None] * 16 + cols[None, :], v)
 
 
-@pytest.mark.xfail(raises=rocktile.CompilationError, strict=False,
-                   reason="C++: a transposed tile combined with a range inside a runtime `if` fails to compile with "
-                          "'operand #0 does not dominate this use' (the range is recomputed inside the scf.if "
-                          "region and used outside); reproducer: trans_in_branch above")
 @pytest.mark.parametrize("target", TARGETS)
 def test_trans_in_a_runtime_branch(target):
     x = np.arange(256, dtype=np.float32).reshape(16, 16)

@@ -80,12 +80,9 @@ FP64_SIN_REPRO = textwrap.dedent("""
 """)
 
 
-def test_known_fp64_sin_aborts_the_process():
-    """tl.sin / tl.cos on fp64: LLVM cannot select fsin.f64 and exits the
-    process ("LLVM ERROR: Cannot select"), where exp/log on fp64 give a
-    clean CompilationError ("no libcall available for fexp")."""
+def test_fp64_sin_is_a_clean_error():
+    """tl.sin / tl.cos on fp64 have no AMDGPU lowering without the device
+    library (LLVM would exit the process on them): a located CompilationError."""
     proc = _subprocess(FP64_SIN_REPRO, 60)
-    if proc.returncode != 0:
-        pytest.xfail("C++: tl.sin on fp64 kills the process with 'LLVM ERROR: Cannot select: f64 = fsin' "
-                     "instead of a CompilationError:" + FP64_SIN_REPRO)
-    assert "clean error" in proc.stdout or proc.stdout == ""
+    assert proc.returncode == 0, proc.stderr
+    assert "clean error" in proc.stdout and "on fp64 is not supported on AMD GPUs" in proc.stdout

@@ -140,7 +140,20 @@ private:
     return layout;
   }
 
-  Value rematerialize(Value v, Attribute layout, Operation *before) {
+  /// Whether `v` can be recomputed with `layout`: each op of its chain must
+  /// have operands in a layout the attributes can express.
+  bool canRematerializeAs(Value v, Attribute layout) {
+    Operation *def = v.getDefiningOp();
+    Attribute operand = operandLayout(def, layout);
+    return llvm::all_of(def->getOperands(), [&](Value o) {
+      return !isa<RankedTensorType>(o.getType()) || encodingOf(o) == operand ||
+             (operand && canRematerializeAs(o, operand));
+    });
+  }
+
+  /// A copy of `v`'s computation producing `layout`, placed right after the
+  /// original so that it dominates every use the original had.
+  Value rematerialize(Value v, Attribute layout) {
     auto key = std::make_pair(v, layout);
     if (auto it = remat.find(key); it != remat.end())
       return it->second;
@@ -148,8 +161,9 @@ private:
     IRMapping map;
     for (Value o : def->getOperands())
       if (isa<RankedTensorType>(o.getType()) && encodingOf(o) != operandLayout(def, layout))
-        map.map(o, rematerialize(o, operandLayout(def, layout), before));
-    OpBuilder b(before);
+        map.map(o, rematerialize(o, operandLayout(def, layout)));
+    OpBuilder b(def->getContext());
+    b.setInsertionPointAfter(def);
     Operation *clone = b.clone(*def, map);
     setEncoding(clone->getResult(0), layout);
     if (auto c = dyn_cast<arith::ConstantOp>(clone))
@@ -307,6 +321,9 @@ private:
                         ? cast<RankedTensorType>(op->getResult(0).getType()).getRank()
                         : cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
     Attribute preferred = op->getNumResults() ? preferences.lookup(op->getResult(0)) : Attribute();
+    // expand_dims needs a blocked result: its operand's layout is the slice of it.
+    if (expand && !isa_and_nonnull<BlockedLayoutAttr>(preferred))
+      preferred = {};
     return preferred ? preferred : defaults.lookup(rank);
   }
 
@@ -351,8 +368,8 @@ private:
     Value o = use.get();
     if (encodingOf(o) == layout)
       return success();
-    if (isRematerializable(o)) {
-      use.set(rematerialize(o, layout, op));
+    if (isRematerializable(o) && canRematerializeAs(o, layout)) {
+      use.set(rematerialize(o, layout));
       return success();
     }
     OpBuilder b(op);

@@ -144,8 +144,12 @@ private:
   std::pair<int64_t, int64_t> accessWidth(Value ptr, Value mask);
 
   Value lookup(Value v) { return values.lookup(v).value; }
-  /// Elements [start, start + width) of a lane vector.
+  /// Elements [start, start + width) of a lane vector (a scalar for width
+  /// 1: one-element vectors trip an LLVM 22 instruction-selection hang, see
+  /// test/fuzz/repro/llc_dag_combine_hang.ll).
   Value slice(Value v, int64_t start, int64_t width) {
+    if (width == 1)
+      return vector::ExtractOp::create(b, loc(), v, start);
     if (width == cast<VectorType>(v.getType()).getNumElements())
       return v;
     return vector::ShuffleOp::create(b, loc(), v, v,
@@ -153,6 +157,8 @@ private:
   }
   /// `into` with elements [start, start + width) replaced by `part`.
   Value insertSlice(Value part, Value into, int64_t start) {
+    if (!isa<VectorType>(part.getType()))
+      return vector::InsertOp::create(b, loc(), part, into, start);
     int64_t n = cast<VectorType>(into.getType()).getNumElements();
     int64_t width = cast<VectorType>(part.getType()).getNumElements();
     if (width == n)
@@ -418,6 +424,17 @@ LogicalResult KernelLowering::lower(Operation *op) {
         return success();
       })
       .Default([&](Operation *op) -> LogicalResult {
+        // The AMDGPU backend has no f64 transcendental functions (they live in
+        // the ROCm device library); only exact f64 math is lowered.
+        if (isa<math::MathDialect>(op->getDialect()) &&
+            !isa<math::SqrtOp, math::AbsFOp, math::FmaOp, math::FloorOp, math::CeilOp,
+                 math::CopySignOp, math::RsqrtOp>(op) &&
+            llvm::any_of(op->getOperandTypes(), [](Type t) {
+              return tile::getElementTypeOrSelf(t).isF64();
+            }))
+          return op->emitError() << "'" << op->getName()
+                                 << "' on fp64 is not supported on AMD GPUs yet (it needs the ROCm "
+                                    "device library); compute in fp32";
         if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
           return lowerElementwise(op);
         return op->emitError() << "'" << op->getName()
@@ -546,11 +563,14 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
   }
   auto [width, align] = accessWidth(op.getPtr(), op.getMask());
   auto vtype = laneVectorType(tensorType, layoutOf(op));
-  auto chunkType = VectorType::get({width}, vtype.getElementType());
+  Type chunkType = width == 1 ? vtype.getElementType()
+                              : Type(VectorType::get({width}, vtype.getElementType()));
   Value result = arith::ConstantOp::create(b, loc(), b.getZeroAttr(vtype));
   for (int64_t g = 0; g < vtype.getNumElements(); g += width) {
     Value index = vector::ExtractOp::create(b, loc(), ptr.value, g);
     auto load = [&](OpBuilder &bb, Location l) -> Value {
+      if (width == 1)
+        return memref::LoadOp::create(bb, l, ptr.base, ValueRange{index});
       return vector::LoadOp::create(bb, l, chunkType, ptr.base, ValueRange{index},
                                     /*nontemporal=*/false, llvm::MaybeAlign(align));
     };
@@ -608,8 +628,11 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
     Value chunk = slice(value, g, width);
     Value pred = mask ? vector::ExtractOp::create(b, loc(), mask, g).getResult() : Value();
     guarded(pred, [&](OpBuilder &bb, Location l) {
-      vector::StoreOp::create(bb, l, chunk, ptr.base, ValueRange{index},
-                              /*nontemporal=*/false, llvm::MaybeAlign(align));
+      if (width == 1)
+        memref::StoreOp::create(bb, l, chunk, ptr.base, ValueRange{index});
+      else
+        vector::StoreOp::create(bb, l, chunk, ptr.base, ValueRange{index},
+                                /*nontemporal=*/false, llvm::MaybeAlign(align));
     });
   }
   return success();
