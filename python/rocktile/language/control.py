@@ -409,32 +409,28 @@ def _truth(value):
     return value if value.dtype.is_bool() else semantic.cast(value, core.int1)
 
 
-def and_(*operands):
+def _short_circuit(operands, stop_on, combine):
+    """Python's `and` (stop_on=False) and `or` (stop_on=True): Python values
+    decide at trace time; runtime values combine elementwise."""
     acc = None
     for thunk in operands:
         value = semantic._value(thunk())
         if is_static(value):
-            if not value:
-                return value if acc is None else False
+            if bool(value) == stop_on:
+                return value if acc is None else stop_on
             if acc is None:
                 last = value
             continue
-        acc = _truth(value) if acc is None else semantic.and_(acc, _truth(value))
+        acc = _truth(value) if acc is None else combine(acc, _truth(value))
     return last if acc is None else acc
+
+
+def and_(*operands):
+    return _short_circuit(operands, False, semantic.and_)
 
 
 def or_(*operands):
-    acc = None
-    for thunk in operands:
-        value = semantic._value(thunk())
-        if is_static(value):
-            if value:
-                return value if acc is None else True
-            if acc is None:
-                last = value
-            continue
-        acc = _truth(value) if acc is None else semantic.or_(acc, _truth(value))
-    return last if acc is None else acc
+    return _short_circuit(operands, True, semantic.or_)
 
 
 def not_(value):
