@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -647,11 +648,17 @@ SmallVector<Value> KernelLowering::combine(tile::ReduceOp op, ValueRange acc,
     map.map(body.getArgument(i), acc[i]);
     map.map(body.getArgument(n + i), next[i]);
   }
-  for (Operation &inner : body.without_terminator())
+  for (Operation &inner : body.without_terminator()) {
+    // Values from outside the combiner (e.g. constants CSE hoisted out of
+    // it) are used in their lowered form.
+    for (Value operand : inner.getOperands())
+      if (!map.contains(operand) && operand.getParentBlock() != &body)
+        map.map(operand, lookup(operand));
     b.clone(inner, map);
+  }
   SmallVector<Value> out;
   for (Value v : body.getTerminator()->getOperands())
-    out.push_back(map.lookupOrDefault(v));
+    out.push_back(map.contains(v) ? map.lookup(v) : lookup(v));
   return out;
 }
 
@@ -1102,6 +1109,9 @@ struct LowerToSimtPass : public rocktile::impl::LowerToSimtBase<LowerToSimtPass>
         return signalPassFailure();
       func.erase();
     }
+    // The greedy rewrite below folds ops, which assumes valid IR.
+    if (failed(verify(gpuModule)))
+      return signalPassFailure();
     // Math without an LLVM intrinsic becomes arithmetic here, so that the GPU
     // and the emulator run the same expansion.
     RewritePatternSet expansions(ctx);

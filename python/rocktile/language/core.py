@@ -563,6 +563,16 @@ def view(input, *shape):
     return semantic.reshape(_unwrap(input), _shape_arg(list(shape)), "tl.view")
 
 
+def join(a, b):
+    """A new last dimension of size 2 holding `a`, then `b` (broadcast together)."""
+    return semantic.join(_unwrap(a), _unwrap(b))
+
+
+def split(a):
+    """The two halves (index 0 and 1) of a last dimension of size 2."""
+    return tuple(semantic.split(_unwrap(a)))
+
+
 def cdiv(x, div):
     """Ceiling division, on Python ints / constexprs or on tensors."""
     x, div = _unwrap(x), _unwrap(div)

@@ -872,6 +872,43 @@ def reshape(x, shape, fname="tl.reshape"):
     return _emit("tile.reshape", [x], core.block_type(x.dtype, shape))
 
 
+def _last_axis_index(shape):
+    """An int32 tile of `shape` holding each element's index along the last axis."""
+    k = arange(0, shape[-1])
+    for _ in shape[:-1]:
+        k = expand_dims(k, 0)
+    return broadcast_to(k, tuple(shape))
+
+
+def join(a, b):
+    """Triton's tl.join: a new last dimension of size 2 holding `a`, then `b`."""
+    a, b = to_tensor(a), to_tensor(b)
+    if a.dtype != b.dtype:
+        raise SemanticError(f"tl.join needs two tensors of the same dtype, got {a.dtype} and {b.dtype}")
+    shape = broadcast_shapes(a.shape, b.shape, "tl.join") + (2,)
+    second = equal(_last_axis_index(shape), 1)
+    a = broadcast_to(expand_dims(broadcast_to(a, shape[:-1]) if shape[:-1] else a, len(shape) - 1), shape)
+    b = broadcast_to(expand_dims(broadcast_to(b, shape[:-1]) if shape[:-1] else b, len(shape) - 1), shape)
+    return where(second, b, a)
+
+
+def split(x):
+    """Triton's tl.split: the two halves of a last dimension of size 2."""
+    x = to_tensor(x)
+    if not x.shape or x.shape[-1] != 2:
+        raise SemanticError(f"tl.split needs a last dimension of size 2, got shape {list(x.shape)}")
+    axis = len(x.shape) - 1
+    index = _last_axis_index(x.shape)
+    halves = []
+    for want in (0, 1):
+        # Keeps the element whose index is `want`, whatever order the reduction meets them in.
+        def keep(lhs, rhs, want=want):
+            first = equal(lhs[1], want)
+            return [where(first, lhs[0], rhs[0]), where(first, lhs[1], rhs[1])]
+        halves.append(_reduce_axis([x, index], axis, keep)[0])
+    return halves
+
+
 # --------------------------------------------------------------------------
 # Reductions.
 
