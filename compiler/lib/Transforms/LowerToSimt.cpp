@@ -122,6 +122,12 @@ private:
   /// One element's atomic update at `index` of `base`, returning the old value.
   Value emitAtomic(OpBuilder &bb, Location l, Operation *op, Value base, Value index, Value value,
                    Value cmp);
+  /// True in thread 0 of the workgroup, which does what happens once per
+  /// program (scalar stores and atomics, printing scalars).
+  Value firstThread() {
+    return arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq,
+                                 arith::OrIOp::create(b, loc(), laneId, warpId), i32(0));
+  }
   /// True in the one lane and warp that own each element of `layout` (the
   /// others hold broadcast copies); null when every lane owns its elements.
   Value ownsElements(const LinearLayout &layout);
@@ -603,9 +609,7 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
   // a scalar by thread 0 (the other copies would only repeat the write).
   auto tensorType = dyn_cast<RankedTensorType>(op.getValue().getType());
   Value owns = tensorType ? ownsElements(layoutOf(op.getValue()))
-                          : arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq,
-                                                  arith::OrIOp::create(b, loc(), laneId, warpId), i32(0))
-                                .getResult();
+                          : firstThread();
   auto guarded = [&](Value pred, function_ref<void(OpBuilder &, Location)> store) {
     if (owns)
       pred = pred ? arith::AndIOp::create(b, loc(), owns, pred).getResult() : owns;
@@ -742,12 +746,11 @@ LogicalResult KernelLowering::lowerPrint(tile::PrintOp op) {
       scf::YieldOp::create(bb, l);
     });
   };
-  Value firstThread = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq,
-                                            arith::OrIOp::create(b, loc(), laneId, warpId), i32(0));
+  Value first = firstThread();
   for (Value arg : op.getArgs()) {
     Value lane = lookup(arg);
     if (!isa<RankedTensorType>(arg.getType())) {
-      print(firstThread, Value(), lane);
+      print(first, Value(), lane);
       continue;
     }
     LinearLayout layout = layoutOf(arg);
@@ -885,9 +888,7 @@ LogicalResult KernelLowering::lowerAtomic(Operation *op) {
     FailureOr<Value> view = scratchView(op, resultType, 1);
     if (failed(view))
       return failure();
-    Value first = arith::CmpIOp::create(
-        b, loc(), arith::CmpIPredicate::eq,
-        arith::OrIOp::create(b, loc(), laneId, warpId), i32(0));
+    Value first = firstThread();
     Value pred = mask ? arith::AndIOp::create(b, loc(), first, mask).getResult() : first;
     gpu::BarrierOp::create(b, loc());
     scf::IfOp::create(b, loc(), pred, [&](OpBuilder &bb, Location l) {
