@@ -565,17 +565,11 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
   int64_t bits = src.getType().getIntOrFloatBitWidth();
   if (bits != 32 && bits != 64)
     return op->emitError("the emulator exchanges only 32- and 64-bit values between lanes");
-  // The source as an array of every thread's value.
-  Value srcArray;
-  if (Value u = uniform.lookupOrNull(src)) {
-    srcArray = arrayFor(src);
-    auto fill = scf::ForOp::create(b, loc(), idx(0), numThreadsValue, idx(1));
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPoint(fill.getBody()->getTerminator());
-    memref::StoreOp::create(b, loc(), u, srcArray, ValueRange{fill.getInductionVar()});
-  } else {
-    srcArray = arrayFor(src);
-  }
+  // The source as an array of every thread's value (a value computed once
+  // per workgroup is copied into one first).
+  if (uniform.contains(src))
+    copyToArrays(src, src, *op->getBlock());
+  Value srcArray = arrayFor(src);
   Value dst = arrayFor(op->getResult(0));
   Value n = i64(numThreads);
   Value bytes = i64(bits / 8);
