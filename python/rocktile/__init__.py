@@ -13,7 +13,7 @@ gfx950 and gfx1250.
 """
 from . import language
 from .tuning import Config, autotune, heuristics
-from .compiler import CompiledKernel, compile
+from .compiler import CompiledKernel, TensorWrapper, compile, reinterpret
 from .errors import CompilationError, EmulatorError
 from .jit import JITFunction, jit
 from .launcher import get_target, set_target
@@ -27,5 +27,5 @@ def next_power_of_2(n: int) -> int:
 
 
 __all__ = ["jit", "compile", "cdiv", "autotune", "Config", "heuristics", "next_power_of_2", "CompilationError", "EmulatorError",
-           "CompiledKernel", "set_target", "get_target",
+           "CompiledKernel", "TensorWrapper", "reinterpret", "set_target", "get_target",
            "JITFunction", "language", "constexpr"]

@@ -19,6 +19,7 @@ _SIGNATURE_TYPES = {
     "i1": core.int1, "i8": core.int8, "i16": core.int16, "i32": core.int32, "i64": core.int64,
     "u8": core.uint8, "u16": core.uint16, "u32": core.uint32, "u64": core.uint64,
     "fp16": core.float16, "bf16": core.bfloat16, "fp32": core.float32, "fp64": core.float64,
+    "fp8e4nv": core.float8e4nv, "fp8e5": core.float8e5,
 }
 _SIGNATURE_NAME = {ty: name for name, ty in _SIGNATURE_TYPES.items()}
 # numpy / torch dtype names -> signature spelling.
@@ -26,6 +27,7 @@ _ARRAY_DTYPES = {
     "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
     "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64",
+    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",  # ml_dtypes and torch
 }
 
 
@@ -83,11 +85,37 @@ def parse_arg_type(text, name):
         choices = ", ".join(["*" + n for n in _SIGNATURE_TYPES] + list(_SIGNATURE_TYPES))
         raise ValueError(f"invalid signature type {text!r} for '{name}': expected one of {choices}, "
                          "optionally followed by ':16', or 'constexpr'")
+    if scalar.is_fp8() and not is_ptr:
+        raise ValueError(f"invalid signature type {text!r} for '{name}': fp8 values can be passed only "
+                         "in arrays (pointers); pass a scalar as 'fp32' and convert it in the kernel")
     if suffix and suffix.strip() != "16":
         raise ValueError(f"invalid signature type {text!r} for '{name}': the only divisibility suffix is ':16'")
     if suffix and not is_ptr and not scalar.is_int():
         raise ValueError(f"invalid signature type {text!r} for '{name}': ':16' applies to pointers and integers only")
     return (core.pointer_type(scalar) if is_ptr else scalar), bool(suffix)
+
+
+class TensorWrapper:
+    """An array whose elements the kernel reads as another dtype of the same
+    width (made by `reinterpret`)."""
+
+    def __init__(self, base, dtype):
+        self.base, self.dtype = base, dtype
+
+
+def reinterpret(array, dtype):
+    """View a numpy array or torch tensor as elements of `dtype` when passed
+    to a kernel, e.g. uint8 bytes as tl.float8e4nv (Triton's
+    triton.reinterpret)."""
+    if isinstance(array, TensorWrapper):
+        array = array.base
+    if not isinstance(dtype, core.dtype) or dtype.is_ptr() or dtype.is_block() or dtype.is_bool():
+        raise TypeError(f"reinterpret needs a scalar tl dtype such as tl.float8e4nv, got {dtype!r}")
+    itemsize = array.itemsize if isinstance(array, np.ndarray) else array.element_size()
+    if itemsize * 8 != dtype.primitive_bitwidth:
+        raise TypeError(f"cannot reinterpret elements of {itemsize} byte(s) as {dtype} "
+                        f"({dtype.primitive_bitwidth} bits)")
+    return TensorWrapper(array, dtype)
 
 
 def signature_of_value(value, name, specialize=True) -> str:
@@ -106,6 +134,9 @@ def signature_of_value(value, name, specialize=True) -> str:
         return ty + suffix(value % 16 == 0)
     if isinstance(value, float):
         return "fp32"
+    if isinstance(value, TensorWrapper):
+        address = value.base.ctypes.data if isinstance(value.base, np.ndarray) else value.base.data_ptr()
+        return "*" + _SIGNATURE_NAME[value.dtype] + suffix(address % 16 == 0)
     if isinstance(value, np.ndarray):
         dtype_name, address = value.dtype.name, value.ctypes.data
     elif hasattr(value, "data_ptr") and hasattr(value, "dtype"):  # torch.Tensor and look-alikes
@@ -185,7 +216,7 @@ def compile(fn, signature, constexprs=None, target=DEFAULT_TARGET, num_warps=4):
     """Compile a @rocktile.jit kernel without launching it.
 
     signature: parameter name -> type, spelled as in Triton:
-        pointers  '*fp32' '*fp16' '*bf16' '*fp64' '*i1' '*i8' '*i16' '*i32' '*i64' '*u8' ... '*u64'
+        pointers  '*fp32' '*fp16' '*bf16' '*fp64' '*fp8e4nv' '*fp8e5' '*i1' '*i8' ... '*i64' '*u8' ... '*u64'
         scalars   'i1' 'i8' 'i16' 'i32' 'i64' 'u8' ... 'u64' 'fp16' 'bf16' 'fp32' 'fp64'
         'constexpr' for a parameter whose value is given in `constexprs`.
       A ':16' suffix states divisibility the compiler may rely on:

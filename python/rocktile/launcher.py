@@ -68,6 +68,8 @@ def _launch_arg(value, name):
         return ("int", name, value)
     if isinstance(value, float):
         return ("float", name, value)
+    if isinstance(value, compiler.TensorWrapper):
+        value = value.base
     if isinstance(value, np.ndarray) or hasattr(value, "data_ptr"):
         if getattr(value, "device", None) is not None and str(value.device) != "cpu":
             raise TypeError(f"kernel argument '{name}' lives on {value.device}; the emulator needs CPU memory")

@@ -28,6 +28,35 @@ def test_device_print_prints_every_element(target, capfd):
     assert lines == sorted(f"pid (0, 0, 0) idx ({i}) x {10 * i}" for i in range(8))
 
 
+@rocktile.jit
+def show_hex(x_ptr):
+    offs = tl.arange(0, 4)
+    x = tl.load(x_ptr + offs)
+    tl.device_print("i32", x, hex=True)
+    tl.device_print("i8", x.to(tl.int8), hex=True)
+    tl.device_print("i64", x.to(tl.int64), hex=True)
+    tl.device_print("f32", x.to(tl.float32), hex=True)
+    tl.device_print("fp8", x.to(tl.float8e4nv), hex=True)
+    tl.device_print("fp8 value", x.to(tl.float8e4nv))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_device_print_hex_prints_bits_at_their_width(target, capfd):
+    x = np.array([1, -2, 200, 3], np.int32)
+    show_hex[(1,)](x, target=target, num_warps=1)
+    lines = set(line for line in capfd.readouterr().out.splitlines() if line.startswith("pid"))
+    want = {
+        (1, "i32 0x00000001"), (1, "i8 0x01"), (1, "i64 0x0000000000000001"), (1, "f32 0x3f800000"),
+        (1, "fp8 0x38"), (1, "fp8 value 1.000000"),
+        (-2, "i32 0xfffffffe"), (-2, "i8 0xfe"), (-2, "i64 0xfffffffffffffffe"), (-2, "f32 0xc0000000"),
+        (-2, "fp8 0xc0"), (-2, "fp8 value -2.000000"),
+        (200, "i8 0xc8"), (200, "fp8 0x74"), (200, "fp8 value 192.000000"),  # 200 rounds to 192 in e4m3
+    }
+    index = {v: i for i, v in enumerate(x.tolist())}
+    for value, text in want:
+        assert f"pid (0, 0, 0) idx ({index[value]}) {text}" in lines
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_device_assert_fails_with_message_and_line(target):
     x = np.zeros(8, np.int32)

@@ -2,9 +2,11 @@
 import os
 import runpy
 
+import ml_dtypes
 import numpy as np
 import pytest
 
+import fp8_quantize
 import softmax
 import vector_add
 
@@ -57,7 +59,23 @@ def test_layer_norm_backward(target, shape, groups):
     np.testing.assert_allclose(db, ref_db, rtol=1e-5, atol=1e-5 * rows)
 
 
-@pytest.mark.parametrize("script", ["vector_add.py", "softmax.py", "layer_norm.py"])
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+def test_fp8_quantize_matches_numpy(target):
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((6, 1000)) * np.exp2(rng.integers(-8, 8, (6, 1)))).astype(np.float32)
+    x[5] = 0  # an all-zero row
+    q, scale = fp8_quantize.quantize(x, target=target)
+    want_scale = np.maximum(np.abs(x).max(axis=1), np.float32(1e-12)) / np.float32(448.0)
+    assert np.array_equal(scale, want_scale)
+    # The emulator divides with IEEE fp32 as numpy does, so every byte matches.
+    want_q = (x / want_scale[:, None]).astype(ml_dtypes.float8_e4m3fn)
+    assert np.array_equal(q, want_q.view(np.uint8))
+    assert np.abs(q.view(ml_dtypes.float8_e4m3fn).astype(np.float32)).max() == 448.0
+    dequantized = q.view(ml_dtypes.float8_e4m3fn).astype(np.float32) * scale[:, None]
+    np.testing.assert_allclose(dequantized, x, rtol=2.0 ** -4, atol=scale.max() * 2.0 ** -9)
+
+
+@pytest.mark.parametrize("script", ["vector_add.py", "softmax.py", "layer_norm.py", "fp8_quantize.py"])
 def test_example_main(script, capsys):
     runpy.run_path(os.path.join(EXAMPLES, script), run_name="__main__")
     out = capsys.readouterr().out

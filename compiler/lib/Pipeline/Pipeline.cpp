@@ -2,6 +2,7 @@
 #include "rocktile/CodeObject/CodeObject.h"
 #include "rocktile/Target/Target.h"
 #include "rocktile/Transforms/Passes.h"
+#include "mlir/Conversion/ArithToAMDGPU/ArithToAMDGPU.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
@@ -13,6 +14,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "rocktile/Dialect/Tile/IR/Tile.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -62,12 +64,19 @@ void rocktile::buildTilePipeline(OpPassManager &pm, const CompileOptions &o) {
   pm.addPass(createInlinerPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // The hardware converts only fp32 to and from fp8, and computes nothing in
+  // fp8. The front end does fp8 arithmetic in fp32, but the canonicalizer
+  // fuses truncf(sitofp) into an int -> fp8 sitofp.
+  pm.addPass(arith::createArithEmulateUnsupportedFloats({{"f8E4M3FN", "f8E5M2"}, "f32"}));
   pm.addPass(createAssignLayouts({o.target, o.numWarps}));
   pm.addPass(createAllocateLds({o.target}));
 }
 
 void rocktile::buildSimtPipeline(OpPassManager &pm, const CompileOptions &o) {
   pm.addPass(createLowerToSimt({o.target}));
+  // fp8 <-> fp32 conversions become the hardware's packed conversions, so
+  // the emulator runs them too. Finite values beyond the fp8 range saturate.
+  pm.addPass(createArithToAMDGPUConversionPass({o.target, /*saturateFP8Truncf=*/true}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -711,11 +711,15 @@ void KernelLowering::markEmulatorOnly(Operation *op) {
 }
 
 /// printf's conversion for a value of `type` (narrow values are widened by
-/// the printf lowering's argument promotion).
-static StringRef printfConversion(Type type) {
+/// the printf lowering's argument promotion; hh/h print them at their width).
+static std::string printfConversion(Type type, bool hex) {
   if (isa<FloatType>(type))
     return "%f";
-  return type.getIntOrFloatBitWidth() > 32 || type.isIndex() ? "%lld" : "%d";
+  unsigned bits = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  if (!hex || bits == 1)
+    return bits > 32 ? "%lld" : "%d";
+  StringRef length = bits == 8 ? "hh" : bits == 16 ? "h" : bits == 64 ? "ll" : "";
+  return ("0x%0" + Twine(bits / 4) + length + "x").str();
 }
 
 LogicalResult KernelLowering::lowerPrint(tile::PrintOp op) {
@@ -728,6 +732,12 @@ LogicalResult KernelLowering::lowerPrint(tile::PrintOp op) {
     pid.push_back(arith::IndexCastOp::create(b, loc(), b.getI32Type(),
                                              gpu::BlockIdOp::create(b, loc(), dim)));
   auto print = [&](Value pred, Value index, Value value) {
+    // printf takes neither fp8 nor, for hex, a float's bits as they are.
+    auto floatType = dyn_cast<FloatType>(value.getType());
+    if (floatType && op.getHex())
+      value = arith::BitcastOp::create(b, loc(), b.getIntegerType(floatType.getWidth()), value);
+    else if (floatType && floatType.getWidth() == 8)
+      value = arith::ExtFOp::create(b, loc(), b.getF32Type(), value);
     auto emit = [&](OpBuilder &bb, Location l) {
       std::string format = "pid (%d, %d, %d) ";
       SmallVector<Value> args(pid);
@@ -735,7 +745,7 @@ LogicalResult KernelLowering::lowerPrint(tile::PrintOp op) {
         format += "idx (%d) ";
         args.push_back(index);
       }
-      format += prefix + printfConversion(value.getType()).str() + "\n";
+      format += prefix + printfConversion(value.getType(), op.getHex()) + "\n";
       args.push_back(value);
       gpu::PrintfOp::create(bb, l, bb.getStringAttr(format), args);
     };

@@ -25,8 +25,10 @@ class dtype:
         "uint32": ("uint", 32, "i32"), "uint64": ("uint", 64, "i64"),
         "fp16": ("float", 16, "f16"), "bf16": ("float", 16, "bf16"),
         "fp32": ("float", 32, "f32"), "fp64": ("float", 64, "f64"),
+        # OCP 8-bit floats: e4m3 without infinities ("fn"), and e5m2.
+        "fp8e4nv": ("float", 8, "f8E4M3FN"), "fp8e5": ("float", 8, "f8E5M2"),
     }
-    _MANTISSA = {"fp16": 10, "bf16": 7, "fp32": 23, "fp64": 52}
+    _MANTISSA = {"fp16": 10, "bf16": 7, "fp32": 23, "fp64": 52, "fp8e4nv": 3, "fp8e5": 2}
 
     def __init__(self, name: str):
         if name not in self._TABLE:
@@ -45,6 +47,9 @@ class dtype:
     def is_fp32(self): return self.name == "fp32"
     def is_fp64(self): return self.name == "fp64"
     def is_half(self): return self.name in ("fp16", "bf16")
+    def is_fp8(self): return self.name in ("fp8e4nv", "fp8e5")
+    def is_fp8e4nv(self): return self.name == "fp8e4nv"
+    def is_fp8e5(self): return self.name == "fp8e5"
     def is_ptr(self): return False
     def is_block(self): return False
 
@@ -89,6 +94,7 @@ class pointer_type(dtype):
     def is_int_unsigned(self): return False
     def is_bool(self): return False
     def is_half(self): return False
+    def is_fp8(self): return False
     def is_ptr(self): return True
 
     @property
@@ -134,8 +140,10 @@ int1 = dtype("int1")
 int8, int16, int32, int64 = (dtype(f"int{w}") for w in (8, 16, 32, 64))
 uint8, uint16, uint32, uint64 = (dtype(f"uint{w}") for w in (8, 16, 32, 64))
 float16, bfloat16, float32, float64 = dtype("fp16"), dtype("bf16"), dtype("fp32"), dtype("fp64")
+float8e4nv, float8e5 = dtype("fp8e4nv"), dtype("fp8e5")
 
-_PUBLIC_NAME = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
+_PUBLIC_NAME = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+                "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
 
 
 # --------------------------------------------------------------------------

@@ -12,16 +12,18 @@ def _string_attr(text: str) -> str:
 
 def device_print(prefix, *args, hex=False):
     """Print each element of each argument with the program id and the
-    element's index (scalars once per program), after `prefix`."""
-    if hex:
-        raise semantic.SemanticError("tl.device_print(..., hex=True) is not supported yet")
+    element's index (scalars once per program), after `prefix`; with
+    hex=True, as the hexadecimal of their bits."""
     values = [semantic.to_tensor(a) for a in args]
     if any(v.dtype.is_ptr() for v in values):
         raise semantic.SemanticError("tl.device_print cannot print pointers")
     prefix = str(core._unwrap(prefix))
     if values and not prefix.endswith(" "):
         prefix += " "
-    semantic.current().create("tile.print", values, [], {"prefix": _string_attr(prefix)})
+    attrs = {"prefix": _string_attr(prefix)}
+    if core._unwrap(hex):
+        attrs["hex"] = "unit"
+    semantic.current().create("tile.print", values, [], attrs)
 
 
 def device_assert(cond, msg=""):

@@ -120,10 +120,24 @@ def tracing(ir: IRBuilder):
         _state.ir = previous
 
 
+# Ops that move or convert fp8 values as they are; every other arith or math
+# op on fp8 is computed in fp32 and rounded back to fp8.
+_FP8_AS_IS = {"arith.constant", "arith.select", "arith.extf", "arith.truncf", "arith.bitcast"}
+
+
 def _emit(name, operands, ty, attrs=None):
     """Build a one-result op and wrap its result."""
+    if (name.startswith(("arith.", "math.")) and name not in _FP8_AS_IS
+            and any(t.scalar.is_fp8() for t in [ty] + [o.type for o in operands])):
+        wide = [cast(o, core.float32) if o.dtype.is_fp8() else o for o in operands]
+        result = _emit(name, wide, _typed(_shape_of(ty), core.float32) if ty.scalar.is_fp8() else ty, attrs)
+        return cast(result, ty.scalar)
     op = current().create(name, operands, [ty], attrs)
     return core.tensor(op.result(0), ty)
+
+
+def _shape_of(ty):
+    return ty.shape if ty.is_block() else ()
 
 
 def _typed(shape, elt):
@@ -181,6 +195,9 @@ def constant(value, dt):
     value = _value(value)
     if not _is_number(value):
         raise SemanticError(f"expected a Python number for a {dt} constant, got {type(value).__name__} {value!r}")
+    if dt.is_fp8():
+        # Rounded by the same conversion as any other fp32 -> fp8 value.
+        return cast(constant(value, core.float32), dt)
     return _emit("arith.constant", [], dt, {"value": _literal(value, dt)})
 
 
@@ -237,6 +254,9 @@ def cast(x, dst, bitcast=False):
             raise SemanticError(f"cannot bitcast {src} to {dst}: they have different bit widths")
         return _emit("arith.bitcast", [x], ty)
     src_bits, dst_bits = src.primitive_bitwidth, dst.primitive_bitwidth
+    if (src.is_fp8() or dst.is_fp8()) and core.float32 not in (src, dst):
+        # The hardware converts fp8 only from and to fp32.
+        return cast(cast(x, core.float32), dst)
     if src.is_floating() and dst.is_floating():
         if src_bits == dst_bits:  # fp16 <-> bf16 goes through fp32
             return cast(cast(x, core.float32), dst)
@@ -355,8 +375,9 @@ def _integer_promote(a, b):
 
 def computation_type(a, b, op, div_or_mod=False):
     """The dtype in which a binary arithmetic op between `a` and `b` is
-    computed (Triton's rules): fp64 > fp32 > fp16/bf16 > integers; `/` and
-    `%` on half types compute in fp32; fp16 with bf16 gives fp32."""
+    computed (Triton's rules): fp64 > fp32 > fp16/bf16 > fp8 > integers; `/`
+    and `%` on half and fp8 types compute in fp32; fp16 with bf16 gives fp32,
+    the two fp8 types together give fp16."""
     for t in (a, b):
         if t.is_ptr():
             raise SemanticError(f"operator '{op}' is not defined for pointers ({a} {op} {b})")
@@ -368,6 +389,12 @@ def computation_type(a, b, op, div_or_mod=False):
         if div_or_mod or (a.is_half() and b.is_half() and a != b):
             return core.float32
         return a if a.is_half() else b
+    if a.is_fp8() or b.is_fp8():
+        if div_or_mod:
+            return core.float32
+        if a.is_fp8() and b.is_fp8() and a != b:
+            return core.float16
+        return a if a.is_fp8() else b
     return _integer_promote(a, b)
 
 
@@ -389,7 +416,7 @@ def _operands(a, b, op, div_or_mod=False):
         # int8, x_fp16 * 0.5 is fp16, x_i32 * 0.5 is fp32.
         number_ty, tensor_ty = (a_ty, b_ty) if a_num else (b_ty, a_ty)
         if _kind(number_ty) <= _kind(tensor_ty) and not tensor_ty.is_ptr():
-            ty = core.float32 if div_or_mod and tensor_ty.is_half() else tensor_ty
+            ty = core.float32 if div_or_mod and _narrow_float(tensor_ty) else tensor_ty
     if ty is None:
         ty = computation_type(a_ty, b_ty, op, div_or_mod)
     if ty.is_int() and not ty.is_bool():
@@ -408,6 +435,12 @@ def _check_int_range(x, ty, op):
                             "cast one of them explicitly")
     if not low <= x <= high:
         raise SemanticError(f"the number {x} is out of range for {ty} in '{op}'; cast the tensor to a wider type")
+
+
+def _narrow_float(ty):
+    """fp16, bf16 and fp8: math functions (and, for fp8, every operation but
+    conversions) are computed in fp32."""
+    return ty.is_half() or ty.is_fp8()
 
 
 def _operand_dtype(x, op):
@@ -619,13 +652,13 @@ def where(condition, x, y):
 
 
 def float_math(op_name, x, fname):
-    """A math-dialect function of a float.  fp16/bf16 are computed in fp32:
-    the AMDGPU backend handles fp32 transcendentals best."""
+    """A math-dialect function of a float.  fp16/bf16/fp8 are computed in
+    fp32: the AMDGPU backend handles fp32 transcendentals best."""
     x = _numeric(x, f"tl.{fname}")
     if not x.dtype.is_floating():
         raise SemanticError(f"tl.{fname} expects a floating-point tensor, got {x.dtype}; "
                             "convert it first, e.g. x.to(tl.float32)")
-    if x.dtype.is_half():
+    if _narrow_float(x.dtype):
         wide = cast(x, core.float32)
         return cast(_emit(op_name, [wide], wide.type), x.dtype)
     return _emit(op_name, [x], x.type)
@@ -636,7 +669,7 @@ def sigmoid(x):
     x = _numeric(x, "tl.sigmoid")
     if not x.dtype.is_floating():
         raise SemanticError(f"tl.sigmoid expects a floating-point tensor, got {x.dtype}")
-    wide = cast(x, core.float32) if x.dtype.is_half() else x
+    wide = cast(x, core.float32) if _narrow_float(x.dtype) else x
     one = broadcast_to(constant(1.0, wide.dtype), wide.shape)
     y = truediv(one, add(one, float_math("math.exp", neg(wide), "exp")))
     return cast(y, x.dtype)

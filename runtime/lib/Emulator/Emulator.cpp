@@ -1,4 +1,5 @@
 #include "rocktile/Emulator/Emulator.h"
+#include "rocktile/Emulator/Fp8.h"
 #include "rocktile/Emulator/Passes.h"
 #include "rocktile/Emulator/WaveOps.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -15,6 +16,8 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -34,6 +37,17 @@ using namespace rocktile::emulator;
 
 namespace {
 
+/// The host function `name`, declared on first use.
+LLVM::LLVMFuncOp hostFunction(OpBuilder &builder, Operation *user, StringRef name,
+                              LLVM::LLVMFunctionType type) {
+  auto module = user->getParentOfType<ModuleOp>();
+  if (auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return f;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(module.getBody());
+  return LLVM::LLVMFuncOp::create(builder, user->getLoc(), name, type);
+}
+
 /// gpu.printf on the host: the C library's printf, with C's argument
 /// promotions (narrow floats to double, narrow integers to int).
 struct HostPrintf : public ConvertOpToLLVMPattern<gpu::PrintfOp> {
@@ -43,14 +57,9 @@ struct HostPrintf : public ConvertOpToLLVMPattern<gpu::PrintfOp> {
     Location loc = op.getLoc();
     auto module = op->getParentOfType<ModuleOp>();
     auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
-    auto printf = module.lookupSymbol<LLVM::LLVMFuncOp>("printf");
-    if (!printf) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(module.getBody());
-      printf = LLVM::LLVMFuncOp::create(
-          rewriter, loc, "printf",
-          LLVM::LLVMFunctionType::get(rewriter.getI32Type(), {ptr}, /*isVarArg=*/true));
-    }
+    auto printf = hostFunction(rewriter, op, "printf",
+                               LLVM::LLVMFunctionType::get(rewriter.getI32Type(), {ptr},
+                                                           /*isVarArg=*/true));
     std::string text = op.getFormat().str();
     text.push_back('\0');
     std::string name = "rocktile_format_" + std::to_string(llvm::hash_value(text));
@@ -77,6 +86,84 @@ struct HostPrintf : public ConvertOpToLLVMPattern<gpu::PrintfOp> {
   }
 };
 
+/// The fp8 conversion instructions, one byte at a time through Fp8.cpp.
+Value convertFp8(ConversionPatternRewriter &rewriter, Operation *op, Type fp8, Value byteOrFloat) {
+  Location loc = op->getLoc();
+  Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
+  auto format = Fp8Format(isa<Float8E5M2Type>(fp8));
+  Value formatValue = LLVM::ConstantOp::create(rewriter, loc, i32, int32_t(format));
+  if (byteOrFloat.getType() == f32) {
+    auto fn = hostFunction(rewriter, op, "rocktile_emu_cvt_fp8_f32",
+                           LLVM::LLVMFunctionType::get(i32, {f32, i32}));
+    Value code = LLVM::CallOp::create(rewriter, loc, fn, ValueRange{byteOrFloat, formatValue}).getResult();
+    return LLVM::TruncOp::create(rewriter, loc, rewriter.getI8Type(), code);
+  }
+  auto fn = hostFunction(rewriter, op, "rocktile_emu_cvt_f32_fp8",
+                         LLVM::LLVMFunctionType::get(f32, {i32, i32}));
+  Value bits = LLVM::ZExtOp::create(rewriter, loc, i32, byteOrFloat);
+  return LLVM::CallOp::create(rewriter, loc, fn, ValueRange{bits, formatValue}).getResult();
+}
+
+Value constantIndex(ConversionPatternRewriter &rewriter, Location loc, int64_t i) {
+  return LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), int32_t(i));
+}
+
+/// v_cvt_f32_fp8 / v_cvt_pk_f32_fp8: byte `index`, or bytes 2*index and
+/// 2*index+1, of the packed source.
+struct HostExtPackedFp8 : public ConvertOpToLLVMPattern<amdgpu::ExtPackedFp8Op> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(amdgpu::ExtPackedFp8Op op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value source = adaptor.getSource();
+    Type fp8 = getElementTypeOrSelf(op.getSource().getType());
+    auto sourceVector = dyn_cast<VectorType>(source.getType());
+    auto byteAt = [&](int64_t i) -> Value {
+      if (!sourceVector)
+        return source; // the op takes a scalar only at index 0
+      if (i >= sourceVector.getNumElements()) // undefined bytes of a short vector
+        return LLVM::ConstantOp::create(rewriter, loc, rewriter.getI8Type(), 0);
+      return LLVM::ExtractElementOp::create(rewriter, loc, source, constantIndex(rewriter, loc, i));
+    };
+    int64_t index = op.getIndex();
+    auto pair = dyn_cast<VectorType>(op.getType());
+    if (!pair) {
+      rewriter.replaceOp(op, convertFp8(rewriter, op, fp8, byteAt(index)));
+      return success();
+    }
+    Value result = LLVM::PoisonOp::create(rewriter, loc, pair);
+    for (int64_t k = 0; k < 2; ++k)
+      result = LLVM::InsertElementOp::create(rewriter, loc, result,
+                                             convertFp8(rewriter, op, fp8, byteAt(2 * index + k)),
+                                             constantIndex(rewriter, loc, k));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// v_cvt_pk_fp8_f32: two floats into word `wordIndex` of four packed bytes.
+struct HostPackedTrunc2xFp8 : public ConvertOpToLLVMPattern<amdgpu::PackedTrunc2xFp8Op> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(amdgpu::PackedTrunc2xFp8Op op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type packed = getTypeConverter()->convertType(op.getType());
+    Value result = adaptor.getExisting();
+    if (!result) // the untouched word is undefined; zeros keep runs reproducible
+      result = LLVM::ZeroOp::create(rewriter, loc, packed);
+    Type fp8 = op.getType().getElementType();
+    SmallVector<Value> sources{adaptor.getSourceA()};
+    if (Value b = adaptor.getSourceB())
+      sources.push_back(b);
+    for (auto [k, source] : llvm::enumerate(sources))
+      result = LLVM::InsertElementOp::create(
+          rewriter, loc, result, convertFp8(rewriter, op, fp8, source),
+          constantIndex(rewriter, loc, 2 * int64_t(op.getWordIndex()) + int64_t(k)));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// The host program in upstream dialects -> LLVM dialect. Every GPU address
 /// space is host memory.
 struct HostToLLVM : public PassWrapper<HostToLLVM, OperationPass<ModuleOp>> {
@@ -86,7 +173,7 @@ struct HostToLLVM : public PassWrapper<HostToLLVM, OperationPass<ModuleOp>> {
     LLVMTypeConverter converter(ctx);
     populateGpuMemorySpaceAttributeConversions(converter, [](gpu::AddressSpace) { return 0u; });
     RewritePatternSet patterns(ctx);
-    patterns.add<HostPrintf>(converter);
+    patterns.add<HostPrintf, HostExtPackedFp8, HostPackedTrunc2xFp8>(converter);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns);
@@ -95,6 +182,8 @@ struct HostToLLVM : public PassWrapper<HostToLLVM, OperationPass<ModuleOp>> {
     populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
     ub::populateUBToLLVMConversionPatterns(converter, patterns);
     populateVectorToLLVMConversionPatterns(converter, patterns);
+    // The fp8 conversions slice packed vectors.
+    vector::populateVectorInsertExtractStridedSliceTransforms(patterns);
     LLVMConversionTarget target(*ctx);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
@@ -262,6 +351,8 @@ FailureOr<std::unique_ptr<EmulatedKernel>> EmulatedKernel::create(ModuleOp simt,
     add("rocktile_emu_shuffle", &rocktile_emu_shuffle);
     add("rocktile_emu_fault", &rocktile_emu_fault);
     add("rocktile_emu_shared_condition", &rocktile_emu_shared_condition);
+    add("rocktile_emu_cvt_f32_fp8", &rocktile_emu_cvt_f32_fp8);
+    add("rocktile_emu_cvt_fp8_f32", &rocktile_emu_cvt_fp8_f32);
     add("__truncdfhf2", &__truncdfhf2);
     add("__truncsfhf2", &__truncsfhf2);
     add("__extendhfsf2", &__extendhfsf2);

@@ -285,15 +285,17 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite<DefaultResource>]>]
   let summary = "Print values from the device (tl.device_print)";
   let description = [{
     Prints each element of each operand with the program id and the
-    element's index, after `prefix`. Runs in the emulator; compiling it for
-    hardware is an error for now (printing there needs the ROCm device
-    library's hostcalls).
+    element's index, after `prefix`; with `hex`, values are printed as the
+    zero-padded hexadecimal of their bits. Runs in the emulator; compiling
+    it for hardware is an error for now (printing there needs the ROCm
+    device library's hostcalls).
 
     ```mlir
     tile.print %x {prefix = "x: "} : tensor<64xf32>
+    tile.print %x {prefix = "bits of x: ", hex} : tensor<64xf32>
     ```
   }];
-  let arguments = (ins Variadic<Tile_Value>:$args, StrAttr:$prefix);
+  let arguments = (ins Variadic<Tile_Value>:$args, StrAttr:$prefix, UnitAttr:$hex);
   let assemblyFormat = "$args attr-dict `:` type($args)";
 }
 
