@@ -221,10 +221,23 @@ func.func @trans_reshape(%p: !tile.ptr<f32>) attributes {tile.lds_bytes = 4096 :
 // CHECK-LABEL: gpu.func @debug
 // CHECK-SAME: rocktile.emulator_only = #loc
 // CHECK: gpu.printf "pid (%d, %d, %d) idx (%d) x%%: %d\0A"
+// With hex, a float is printed as its bits and an i8 at its width; fp8 is
+// printed through fp32.
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: gpu.printf "pid (%d, %d, %d) idx (%d) h: 0x%08x\0A"{{.*}}, %[[BITS]] :
+// CHECK: gpu.printf "pid (%d, %d, %d) idx (%d) b: 0x%02hhx\0A"
+// CHECK: %[[WIDE:.*]] = arith.extf %{{.*}} : f8E5M2 to f32
+// CHECK: gpu.printf "pid (%d, %d, %d) idx (%d) e5: %f\0A"{{.*}}, %[[WIDE]] :
 // CHECK: cf.assert %{{.*}}, "x must be small"
 func.func @debug(%n: i32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
   %r = tile.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32, #b>
   tile.print %r {prefix = "x%: "} : tensor<256xi32, #b>
+  %f = arith.sitofp %r : tensor<256xi32, #b> to tensor<256xf32, #b>
+  tile.print %f {prefix = "h: ", hex} : tensor<256xf32, #b>
+  %byte = arith.trunci %r : tensor<256xi32, #b> to tensor<256xi8, #b>
+  tile.print %byte {prefix = "b: ", hex} : tensor<256xi8, #b>
+  %e5 = arith.truncf %f : tensor<256xf32, #b> to tensor<256xf8E5M2, #b>
+  tile.print %e5 {prefix = "e5: "} : tensor<256xf8E5M2, #b>
   %ns = tile.splat %n : i32 -> tensor<256xi32, #b>
   %ok = arith.cmpi slt, %r, %ns : tensor<256xi32, #b>
   tile.assert %ok {message = "x must be small"} : tensor<256xi1, #b>

@@ -62,6 +62,8 @@ func.func @all_ops(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %
   tile.barrier
   // CHECK: tile.print %{{.*}}, %{{.*}} {prefix = "y: "} : tensor<16x64xf32>, i32
   tile.print %y, %n {prefix = "y: "} : tensor<16x64xf32>, i32
+  // CHECK: tile.print %{{.*}} {hex, prefix = "bits: "} : tensor<16x64xf32>
+  tile.print %y {prefix = "bits: ", hex} : tensor<16x64xf32>
   // CHECK: tile.assert %{{.*}} {message = "in range"} : tensor<16x64xi1>
   tile.assert %m {message = "in range"} : tensor<16x64xi1>
   // CHECK: tile.assume %{{.*}} {contiguity = array<i64: 64>, divisibility = array<i64: 16>} : tensor<64xi32>
