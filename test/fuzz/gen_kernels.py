@@ -29,6 +29,7 @@ import os
 import random
 import warnings
 
+import ml_dtypes
 import numpy as np
 
 TARGETS = ("gfx950", "gfx1250")
@@ -92,6 +93,13 @@ def cast_np(x, d):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         return np.asarray(x).astype(npt(d))
+
+
+def to_fp8(x):
+    """rocktile's fp32 -> float8e4nv conversion (other floats go through fp32)."""
+    x = np.asarray(x).astype(np.float32)
+    x = np.where(np.isfinite(x), np.clip(x, -448, 448), x)
+    return x.astype(ml_dtypes.float8_e4m3fn).astype(np.float32)
 
 
 def literal(value, rng):
@@ -344,6 +352,8 @@ class Gen:
             ops += ["rsqrt"]
         if B <= 30 and d != "fp16":
             ops += ["fma"]
+        if a.exact:  # fp8 rounding turns tiny differences into whole steps
+            ops += ["fp8"]
         if d != "fp64":  # fp64 transcendentals do not compile for the GPU (see docs/language.md)
             ops += ["sigmoid"]
             if B <= 100:
@@ -379,6 +389,8 @@ class Gen:
             return mk(f"tl.sigmoid({a.src})", lambda x: 1 / (1 + np.exp(-x.astype(np.float64))), 1)
         if op == "erf":
             return mk(f"tl.erf({a.src})", lambda x: np.vectorize(math.erf)(x.astype(np.float64)) if x.size else x, 1)
+        if op == "fp8":  # a round trip through e4m3fn: saturate, round to nearest even
+            return mk(f"{a.src}.to(tl.float8e4nv).to({DT[d][3]})", to_fp8, min(B, 448.0), True)
         if op == "fma":  # x * x + x, rounded once
             return mk(f"tl.fma({a.src}, {a.src}, {a.src})", lambda x: x.astype(np.float64) * x + x, B * B + B)
         raise AssertionError(op)
