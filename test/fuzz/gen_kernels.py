@@ -350,7 +350,7 @@ class Gen:
         ops = ["neg", "abs", "sqrt", "floor", "ceil"]
         if B <= 100:
             ops += ["rsqrt"]
-        if B <= 30 and d != "fp16":
+        if B <= 30:
             ops += ["fma"]
         if a.exact:  # fp8 rounding turns tiny differences into whole steps
             ops += ["fp8"]

@@ -6,8 +6,8 @@
 - mutated lit inputs into rocktile-opt: exit 0 or an `error:` diagnostic.
 
 Each case runs in a worker process, so a crash or hang in C++ is reported
-with its seed instead of taking pytest down.  Known C++ bugs are xfail
-tests below, with their reproducers."""
+with its seed instead of taking pytest down.  Cases that once found a C++
+bug are run again below."""
 import os
 import subprocess
 import sys
@@ -20,18 +20,8 @@ sys.path.insert(0, FUZZ)
 
 import runner  # noqa: E402
 
-# Cases that hit a known C++ bug; they are left out of the runs below and
-# checked by the xfail tests at the end.
-KNOWN = {
-    ("kernel", 42): "hangs in LLVM's SelectionDAG combine (see test_known_llvm_dag_combine_hang)",
-    ("kernel", 14): "'operand does not dominate this use' with .T and a runtime `if` "
-                    "(see test_atomics.py::test_trans_in_a_runtime_branch)",
-}
-
-
 def run(kind, seeds, timeout=30.0):
-    cases = [(kind, s) for s in seeds if (kind, s) not in KNOWN]
-    failures = runner.run_cases(cases, timeout=timeout)
+    failures = runner.run_cases([(kind, s) for s in seeds], timeout=timeout)
     assert not failures, "\n\n".join(map(str, failures))
 
 
@@ -50,20 +40,17 @@ def test_fuzz_malformed_mlir_fails_cleanly():
 
 
 # --------------------------------------------------------------------------
-# Known C++ bugs found by the fuzzers.
+# C++ bugs found by the fuzzers.
 
 def _subprocess(code, timeout):
     return subprocess.run([sys.executable, "-c", code], timeout=timeout, capture_output=True, text=True)
 
 
-def test_known_llvm_dag_combine_hang():
-    try:
-        subprocess.run([sys.executable, os.path.join(FUZZ), "--replay", "kernel:42"], timeout=6,
-                       capture_output=True)
-    except subprocess.TimeoutExpired:
-        pytest.xfail("C++/LLVM: fuzz kernel seed 42 never finishes compiling (endless SelectionDAG combine in "
-                     "rocktile::emitCode, as test_atomics.py::test_reshape_hang_gfx1250); replay with "
-                     "`python test/fuzz --replay kernel:42`")
+def test_kernels_that_hung_llvm_compile():
+    """Seeds whose one-element vectors sent LLVM 22's SelectionDAG combiner
+    into an endless loop (gfx950 and gfx1250) before emitCode scalarized
+    them; test/fuzz/repro holds reduced reproducers for llc."""
+    run("kernel", [42, 5053, 5322])
 
 
 FP64_SIN_REPRO = textwrap.dedent("""

@@ -14,6 +14,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Scalar/Scalarizer.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include <mutex>
 
@@ -82,7 +83,15 @@ Error rocktile::emitCode(Module &module, StringRef chip, std::string &assembly,
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  pb.buildPerModuleDefaultPipeline(OptimizationLevel::O3).run(module, mam);
+  ModulePassManager passes = pb.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+  // One-element vectors (the SIMT code's single-register tiles) can send
+  // LLVM 22's SelectionDAG combiner into an endless loop on both targets
+  // (test/fuzz/repro). Splitting them into scalars avoids it; 64-bit pieces
+  // keep packed math (v_pk_add_f32, v_pk_fma_f16, ...).
+  ScalarizerPassOptions scalarize;
+  scalarize.ScalarizeMinBits = 64;
+  passes.addPass(createModuleToFunctionPassAdaptor(ScalarizerPass(scalarize)));
+  passes.run(module, mam);
 
   auto emit = [&](Module &m, CodeGenFileType kind, std::string &out) -> Error {
     raw_string_ostream os(out);

@@ -152,8 +152,7 @@ private:
 
   Value lookup(Value v) { return values.lookup(v).value; }
   /// Elements [start, start + width) of a lane vector (a scalar for width
-  /// 1: one-element vectors trip an LLVM 22 instruction-selection hang, see
-  /// test/fuzz/repro/llc_dag_combine_hang.ll).
+  /// 1).
   Value slice(Value v, int64_t start, int64_t width) {
     if (width == 1)
       return vector::ExtractOp::create(b, loc(), v, start);

@@ -1,6 +1,8 @@
 ; Reduced (llvm-reduce) from the LLVM IR rocktile builds for a kernel with tl.reshape round trips.
 ; 'llc -mtriple=amdgcn-amd-amdhsa -mcpu=gfx1250 -O3 llc_dag_combine_hang.ll' never returns with LLVM 22
 ; (also -mcpu=gfx950, gfx942, and -O0): an endless SelectionDAG::Combine loop.
+; emitCode now scalarizes one-element vectors first, which avoids it:
+; 'opt -passes="function(scalarizer<min-bits=64>)"' before llc.
 target datalayout = "e-m:e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128:128:48-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9"
 target triple = "amdgcn-amd-amdhsa"
 
