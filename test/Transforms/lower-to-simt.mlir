@@ -151,7 +151,7 @@ func.func @atomics(%x: !tile.ptr<i32>, %lock: !tile.ptr<i32>) attributes {tile.l
   %r = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #b>
   %xs = tile.splat %x : !tile.ptr<i32> -> tensor<64x!tile.ptr<i32>, #b>
   %xp = tile.addptr %xs, %r : tensor<64x!tile.ptr<i32>, #b>, tensor<64xi32, #b>
-  %old = tile.atomic_rmw add %xp, %r : tensor<64x!tile.ptr<i32>, #b>, tensor<64xi32, #b>
+  %old = tile.atomic_rmw <add> %xp, %r : tensor<64x!tile.ptr<i32>, #b>, tensor<64xi32, #b>
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %prev = tile.atomic_cas %lock, %c0, %c1 {tile.lds_offset = 0 : i64} : !tile.ptr<i32>, i32

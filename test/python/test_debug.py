@@ -38,10 +38,12 @@ def show_hex(x_ptr):
     tl.device_print("f32", x.to(tl.float32), hex=True)
     tl.device_print("fp8", x.to(tl.float8e4nv), hex=True)
     tl.device_print("fp8 value", x.to(tl.float8e4nv))
+    tl.device_print("u8", x.to(tl.uint8))
+    tl.device_print("u32", x.to(tl.uint32))
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_device_print_hex_prints_bits_at_their_width(target, capfd):
+def test_device_print_hex_and_unsigned_values(target, capfd):
     x = np.array([1, -2, 200, 3], np.int32)
     show_hex[(1,)](x, target=target, num_warps=1)
     lines = set(line for line in capfd.readouterr().out.splitlines() if line.startswith("pid"))
@@ -49,7 +51,7 @@ def test_device_print_hex_prints_bits_at_their_width(target, capfd):
         (1, "i32 0x00000001"), (1, "i8 0x01"), (1, "i64 0x0000000000000001"), (1, "f32 0x3f800000"),
         (1, "fp8 0x38"), (1, "fp8 value 1.000000"),
         (-2, "i32 0xfffffffe"), (-2, "i8 0xfe"), (-2, "i64 0xfffffffffffffffe"), (-2, "f32 0xc0000000"),
-        (-2, "fp8 0xc0"), (-2, "fp8 value -2.000000"),
+        (-2, "fp8 0xc0"), (-2, "fp8 value -2.000000"), (-2, "u8 254"), (-2, "u32 4294967294"), (200, "u8 200"),
         (200, "i8 0xc8"), (200, "fp8 0x74"), (200, "fp8 value 192.000000"),  # 200 rounds to 192 in e4m3
     }
     index = {v: i for i, v in enumerate(x.tolist())}

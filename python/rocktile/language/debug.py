@@ -17,6 +17,10 @@ def device_print(prefix, *args, hex=False):
     values = [semantic.to_tensor(a) for a in args]
     if any(v.dtype.is_ptr() for v in values):
         raise semantic.SemanticError("tl.device_print cannot print pointers")
+    if not core._unwrap(hex):
+        # printf sees only widths: unsigned values are printed as int64.
+        values = [semantic.cast(v, core.uint64) if v.dtype.is_int_unsigned() and not v.dtype.is_bool() else v
+                  for v in values]
     prefix = str(core._unwrap(prefix))
     if values and not prefix.endswith(" "):
         prefix += " "

@@ -839,7 +839,7 @@ def atomic_rmw(op, ptr, val, mask, sem, scope):
             raise SemanticError(f"{fname}: the mask is a tile of shape {list(mask.shape)} but the pointer is a "
                                 "scalar")
         operands.append(broadcast_to(mask, ptr.shape, f"the mask of {fname}"))
-    return _emit("tile.atomic_rmw", operands, _typed(ptr.shape, elt), {"kind": f"#tile<atomic_kind {kind}>"})
+    return _emit("tile.atomic_rmw", operands, _typed(ptr.shape, elt), {"kind": f"#tile.atomic_kind<{kind}>"})
 
 
 def atomic_cas(ptr, cmp, val, sem, scope):

@@ -180,7 +180,7 @@ func.func @bad_slice(%x: tensor<4xf32, #tile.slice<dim = 2, parent = #tile.block
 
 func.func @atomic_xor_float(%p: !tile.ptr<f32>, %v: f32) {
   // expected-error @+1 {{'xor' needs integer values, got 'f32'}}
-  %o = tile.atomic_rmw xor %p, %v : !tile.ptr<f32>, f32
+  %o = tile.atomic_rmw <xor> %p, %v : !tile.ptr<f32>, f32
   return
 }
 
@@ -188,7 +188,7 @@ func.func @atomic_xor_float(%p: !tile.ptr<f32>, %v: f32) {
 
 func.func @atomic_narrow(%p: !tile.ptr<i16>, %v: i16) {
   // expected-error @+1 {{atomics need 32- or 64-bit elements, got 'i16'}}
-  %o = tile.atomic_rmw add %p, %v : !tile.ptr<i16>, i16
+  %o = tile.atomic_rmw <add> %p, %v : !tile.ptr<i16>, i16
   return
 }
 
@@ -196,7 +196,7 @@ func.func @atomic_narrow(%p: !tile.ptr<i16>, %v: i16) {
 
 func.func @atomic_pointee(%p: !tile.ptr<i32>, %v: i64) {
   // expected-error @+1 {{value type 'i64' does not match the pointers, which need 'i32'}}
-  %o = tile.atomic_rmw add %p, %v : !tile.ptr<i32>, i64
+  %o = tile.atomic_rmw <add> %p, %v : !tile.ptr<i32>, i64
   return
 }
 

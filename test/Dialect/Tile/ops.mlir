@@ -50,10 +50,10 @@ func.func @all_ops(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %
   %p1 = tile.addptr %p, %n : !tile.ptr<f32>, i32
   %one = arith.constant 1.0 : f32
   tile.store %p1, %one : !tile.ptr<f32>, f32
-  // CHECK: tile.atomic_rmw add %{{.*}}, %{{.*}}, mask = %{{.*}} : tensor<16x64xi1> : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
-  %old = tile.atomic_rmw add %q, %y, mask = %m : tensor<16x64xi1> : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
-  // CHECK: tile.atomic_rmw xchg %{{.*}}, %{{.*}} : !tile.ptr<f32>, f32
-  %prev = tile.atomic_rmw xchg %p1, %one : !tile.ptr<f32>, f32
+  // CHECK: tile.atomic_rmw <add> %{{.*}}, %{{.*}}, mask = %{{.*}} : tensor<16x64xi1> : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
+  %old = tile.atomic_rmw <add> %q, %y, mask = %m : tensor<16x64xi1> : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
+  // CHECK: tile.atomic_rmw <xchg> %{{.*}}, %{{.*}} : !tile.ptr<f32>, f32
+  %prev = tile.atomic_rmw <xchg> %p1, %one : !tile.ptr<f32>, f32
   // CHECK: tile.atomic_cas %{{.*}}, %{{.*}}, %{{.*}} : !tile.ptr<i32>, i32
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

@@ -12,6 +12,8 @@ def Tile_AtomicKind : I32EnumAttr<"AtomicKind", "read-modify-write operation of 
   let genSpecializedAttr = 0;
 }
 
-def Tile_AtomicKindAttr : EnumAttr<Tile_Dialect, Tile_AtomicKind, "atomic_kind">;
+def Tile_AtomicKindAttr : EnumAttr<Tile_Dialect, Tile_AtomicKind, "atomic_kind"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 #endif

@@ -248,7 +248,7 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     many lanes hold it. A scalar pointer is updated once per program.
 
     ```mlir
-    %old = tile.atomic_rmw add %ptrs, %v, mask = %m : tensor<64xi1>
+    %old = tile.atomic_rmw <add> %ptrs, %v, mask = %m : tensor<64xi1>
         : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
     ```
   }];
