@@ -381,6 +381,28 @@ def test_permute_3d(target):
 
 
 @rocktile.jit
+def reduce3(x_ptr, sums_ptr, maxs_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
+    i = tl.arange(0, A)
+    j = tl.arange(0, B)
+    k = tl.arange(0, C)
+    x = tl.load(x_ptr + (i[:, None, None] * B + j[None, :, None]) * C + k[None, None, :])
+    # The pointer tiles are built in a plain 2-D layout and converted (through
+    # LDS, as element offsets) to the layout of the reduced 3-D tile.
+    tl.store(sums_ptr + i[:, None] * C + k[None, :], tl.sum(x, axis=1))
+    tl.store(maxs_ptr + j[:, None] * C + k[None, :], tl.max(x, axis=0))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_reduce_3d_into_2d_pointers(target):
+    a, b, c = 4, 8, 8
+    x = np.random.default_rng(5).standard_normal((a, b, c)).astype(np.float32)
+    sums, maxs = np.zeros((a, c), np.float32), np.zeros((b, c), np.float32)
+    reduce3[(1,)](x, sums, maxs, A=a, B=b, C=c, target=target)
+    np.testing.assert_allclose(sums, x.sum(axis=1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(maxs, x.max(axis=0))
+
+
+@rocktile.jit
 def reshape_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, P: tl.constexpr, Q: tl.constexpr):
     r = tl.arange(0, M)
     c = tl.arange(0, N)

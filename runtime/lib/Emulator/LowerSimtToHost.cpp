@@ -31,6 +31,13 @@ bool isCrossLane(Operation *op) {
   return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp>(op);
 }
 
+/// Bytes per element of a buffer; index elements (exchanged pointer
+/// offsets) are 64-bit, as the GPU lowering makes them.
+int64_t elementBytes(MemRefType type) {
+  Type elt = type.getElementType();
+  return elt.isIndex() ? 8 : std::max<int64_t>(elt.getIntOrFloatBitWidth() / 8, 1);
+}
+
 bool isSegmentBoundary(Operation *op) {
   return isCrossLane(op) || isa<gpu::BarrierOp>(op);
 }
@@ -389,7 +396,7 @@ LogicalResult WorkgroupLowering::emitUniform(Operation *op) {
     auto offset = getConstantIntValue(view.getByteShift());
     auto source = cast<MemRefType>(view.getSource().getType());
     auto type = view.getType();
-    int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    int64_t bytes = type.getNumElements() * elementBytes(type);
     if (!offset || !source.hasStaticShape() || !type.hasStaticShape() ||
         *offset + bytes > source.getNumElements())
       return op->emitError("LDS view outside the workgroup's LDS allocation");
@@ -511,7 +518,7 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
   if (cast<MemRefType>(memref.getType()).getRank() != 1)
     return op->emitError("the emulator checks only 1-D memory accesses");
   Value hostMemref = map.lookupOrDefault(uniform.lookupOrDefault(memref));
-  int64_t eltBytes = std::max<int64_t>(cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8, 1);
+  int64_t eltBytes = elementBytes(cast<MemRefType>(memref.getType()));
   StringRef kind = isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op) ? "atomic update"
                    : stored                                                 ? "store"
                                                                             : "load";
