@@ -9,7 +9,7 @@ from rocktile import _C
 
 TARGETS = ["gfx950", "gfx1250"]
 METADATA_KEYS = {"name", "target", "wave_size", "num_warps", "vgpr_count", "sgpr_count", "agpr_count",
-                 "vgpr_spill_count", "sgpr_spill_count", "lds_bytes", "scratch_bytes", "code_size"}
+                 "vgpr_spill_count", "sgpr_spill_count", "lds_bytes", "scratch_bytes", "code_size", "occupancy"}
 
 
 @rocktile.jit
@@ -50,6 +50,29 @@ def test_vector_add_code_object(target):
         assert isinstance(kernel.asm[stage], str) and kernel.asm[stage]
     assert "add_kernel" in kernel.asm["amdgcn"]
     assert kernel.signature == ALIGNED and kernel.constexprs == {"BLOCK": 1024}
+
+
+# VGPRs per SIMD lane (shared/isa) and the most waves a SIMD holds (8 on
+# CDNA, 16 on gfx12): the occupancy the backend reports must fit the
+# kernel's registers in the file, and not waste much of it.
+REGISTER_FILE = {"gfx950": (512, 8), "gfx1250": (1024, 16)}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_occupancy_follows_register_use(target):
+    registers, max_waves = REGISTER_FILE[target]
+    seen = []
+    for block in (256, 2048, 4096):  # more elements per lane, more registers
+        m = rocktile.compile(add_kernel, signature=ALIGNED, constexprs={"BLOCK": block}, target=target,
+                             num_warps=1).metadata
+        used = m["vgpr_count"] + m["agpr_count"]
+        assert 1 <= m["occupancy"] <= max_waves
+        assert m["occupancy"] * used <= registers  # the waves' registers fit in the file
+        assert m["occupancy"] == max_waves or (m["occupancy"] + 1) * used > registers * 0.75
+        seen.append((used, m["occupancy"]))
+    assert seen[0][1] == max_waves and seen[-1][1] < seen[1][1] < max_waves, seen
+    if target == "gfx950":  # CDNA3 allocates VGPRs in blocks of 8
+        assert all(occ == min(8, 512 // (-(-used // 8) * 8)) for used, occ in seen), seen
 
 
 def test_same_specialization_is_memoized():

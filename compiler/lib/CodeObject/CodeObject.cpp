@@ -46,26 +46,47 @@ static Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef ch
   return tm;
 }
 
+namespace {
+/// The backend reports what it cannot select through the context; by
+/// default that exits the process. This collects the errors instead, and
+/// reads the occupancy from the backend's resource-usage remark.
+struct BackendDiagnostics : public DiagnosticHandler {
+  std::string errors;
+  int64_t occupancy = 0;
+
+  bool isAnalysisRemarkEnabled(StringRef pass) const override {
+    return pass == "kernel-resource-usage";
+  }
+  bool isAnyRemarkEnabled() const override { return true; }
+  bool handleDiagnostics(const DiagnosticInfo &info) override {
+    if (auto *remark = dyn_cast<DiagnosticInfoOptimizationBase>(&info)) {
+      for (const DiagnosticInfoOptimizationBase::Argument &arg : remark->getArgs())
+        if (arg.Key == "Occupancy")
+          to_integer(arg.Val, occupancy);
+      return true;
+    }
+    if (info.getSeverity() == DS_Error) {
+      raw_string_ostream os(errors);
+      DiagnosticPrinterRawOStream printer(os);
+      info.print(printer);
+      os << "\n";
+    }
+    return true;
+  }
+};
+} // namespace
+
 Error rocktile::emitCode(Module &module, StringRef chip, std::string &assembly,
-                         std::string &object) {
-  // The backend reports what it cannot select through the context; by
-  // default that exits the process. Collect the errors instead.
-  std::string backendErrors;
-  module.getContext().setDiagnosticHandlerCallBack(
-      [](const DiagnosticInfo *info, void *errors) {
-        if (info->getSeverity() != DS_Error)
-          return;
-        raw_string_ostream os(*static_cast<std::string *>(errors));
-        DiagnosticPrinterRawOStream printer(os);
-        info->print(printer);
-        os << "\n";
-      },
-      &backendErrors);
+                         std::string &object, int64_t &occupancy) {
+  auto handler = std::make_unique<BackendDiagnostics>();
+  BackendDiagnostics &diagnostics = *handler;
+  module.getContext().setDiagnosticHandler(std::move(handler));
   auto checkBackend = [&]() -> Error {
-    if (backendErrors.empty())
+    occupancy = diagnostics.occupancy;
+    if (diagnostics.errors.empty())
       return Error::success();
     return createStringError("the AMDGPU backend cannot compile this kernel for " +
-                             chip.str() + ": " + backendErrors);
+                             chip.str() + ": " + diagnostics.errors);
   };
   auto tm = createTargetMachine(chip);
   if (!tm)

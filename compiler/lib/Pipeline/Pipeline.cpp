@@ -160,7 +160,8 @@ FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions
     module.emitError() << llvm::toString(std::move(err));
     return failure();
   };
-  if (llvm::Error err = emitCode(*llvmModule, options.target, result.amdgcn, result.hsaco))
+  int64_t occupancy = 0;
+  if (llvm::Error err = emitCode(*llvmModule, options.target, result.amdgcn, result.hsaco, occupancy))
     return fail(std::move(err));
   llvm::raw_string_ostream(result.llir) << *llvmModule;
   auto linked = linkCodeObject(result.hsaco);
@@ -171,5 +172,6 @@ FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions
   if (!metadata)
     return fail(metadata.takeError());
   result.metadata = std::move(*metadata);
+  result.metadata["occupancy"] = occupancy;
   return result;
 }

@@ -14,9 +14,10 @@ class Module;
 namespace rocktile {
 
 /// Runs LLVM's O3 pipeline on `module` for `chip` and emits the assembly
-/// text and the relocatable object.
+/// text and the relocatable object; `occupancy` is the backend's waves per
+/// SIMD for the kernel's registers, LDS and workgroup size.
 llvm::Error emitCode(llvm::Module &module, llvm::StringRef chip,
-                     std::string &assembly, std::string &object);
+                     std::string &assembly, std::string &object, int64_t &occupancy);
 
 /// Links a relocatable object into a shared code object with lld.
 llvm::Expected<std::string> linkCodeObject(llvm::StringRef object);
