@@ -405,8 +405,12 @@ class Gen:
                 raise Retry()
         if is_float(d) and not fits(a.bound, d):
             raise Retry()
+        if is_float(a.dtype) and d == "int1" and not a.exact:
+            raise Retry()  # != 0 of an inexact value (e.g. a tiny sigmoid that underflows) is unstable
         if a.dtype == "int1" and is_float(d):
             bound = 1
+        elif cat(d) == "uint" and cat(a.dtype) == "int":
+            bound = INF  # negative values wrap around
         else:
             bound = a.bound if not is_int(d) else int_bound(a.bound, d)
         if d == "int1":
@@ -528,8 +532,10 @@ class Gen:
             node = self.coerce(self.expr(depth), dtype, shape)
             if node is not None:
                 return node
-        return Node(dtype, shape, f"tl.zeros({list(shape)}, {DT[dtype][3]})" if shape else f"tl.zeros([1], {DT[dtype][3]}).sum(axis=0)",
-                    lambda env: np.zeros(shape, npt(dtype)), 0, True)
+        # (sum widens narrow integers to int32: convert the scalar back)
+        src = (f"tl.zeros({list(shape)}, {DT[dtype][3]})" if shape
+               else f"tl.zeros([1], {DT[dtype][3]}).sum(axis=0).to({DT[dtype][3]})")
+        return Node(dtype, shape, src, lambda env: np.zeros(shape, npt(dtype)), 0, True)
 
     # ------------------------------------------------------------------
     # Statements.
