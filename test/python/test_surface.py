@@ -276,3 +276,30 @@ def print_in_branch(x_ptr, n):
 def test_static_print_in_a_runtime_branch_prints_once(capsys):
     trace_ir(print_in_branch, {"x_ptr": "*fp32", "n": "i32"})
     assert capsys.readouterr().out == "traced\n"
+
+
+# --------------------------------------------------------------------------
+# @jit helpers with their own constexprs
+
+@rocktile.jit
+def scaled(x, FACTOR: tl.constexpr, SHIFT: tl.constexpr = 0):
+    if FACTOR > 2:  # decided while tracing, per call
+        return x * FACTOR + SHIFT
+    return x - FACTOR
+
+
+@rocktile.jit
+def helper_constexprs(x_ptr, y_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(y_ptr + i, scaled(x, 3) + scaled(x, 2) + scaled(x, FACTOR=4, SHIFT=1))
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+def test_jit_helpers_are_specialized_by_their_own_constexprs(target):
+    x = np.arange(16, dtype=np.float32)
+    y = np.zeros_like(x)
+    helper_constexprs[(1,)](x, y, N=16, target=target)
+    np.testing.assert_array_equal(y, x * 3 + (x - 2) + (x * 4 + 1))
+    ir = trace_ir(helper_constexprs, {"x_ptr": "*fp32", "y_ptr": "*fp32"}, {"N": 16})
+    assert ir.count("func.func") == 1 and ir.count("arith.subf") == 1  # inlined, one branch each
