@@ -492,9 +492,12 @@ class Gen:
 
     def reshape(self, depth):
         """Shape changes that keep the shape the program works with:
-        x[:, None], a transposed square tile, a reshape round trip."""
+        x[:, None], a transposed square tile, a reshape round trip, a trip
+        through 3-D tiles."""
         r = self.rng
         a = self.expr(depth - 1)
+        if a.shape and r.random() < 0.3:
+            return self.through_3d(a)
         if self.two_d and a.shape == (self.M,) and r.random() < 0.7:
             return Node(a.dtype, (self.M, 1), f"{a.src}[:, None]", lambda env: a.ev(env)[:, None], a.bound, a.exact)
         if len(a.shape) == 2 and a.shape[0] == a.shape[1] and a.shape[0] > 1:
@@ -508,6 +511,44 @@ class Gen:
             src = f"tl.reshape(tl.reshape({a.src}, {other}), ({shape_src},))"
             return Node(a.dtype, a.shape, src, lambda env: a.ev(env), a.bound, a.exact)
         raise Retry()
+
+    def through_3d(self, a):
+        """`a` broadcast along a new middle (2-D) or two new outer axes (1-D)
+        and reduced back, or (2-D) split into a 3-D tile, permuted and
+        permuted back."""
+        r = self.rng
+        fn = r.choice(["sum", "max", "min", "permute"])
+        if len(a.shape) == 2:
+            M, N = a.shape
+            if fn == "permute":
+                if N < 2:
+                    raise Retry()
+                src = (f"tl.reshape(tl.permute(tl.permute(tl.reshape({a.src}, ({M}, 2, {N // 2})), (2, 0, 1)), "
+                       f"(1, 2, 0)), ({M}, {N}))")
+                return Node(a.dtype, a.shape, src, a.ev, a.bound, a.exact)
+            copies = r.choice([2, 4])
+            wide = f"tl.broadcast_to({{}}[:, None, :], ({M}, {copies}, {N}))"
+            reduce = lambda x: f"tl.{fn}({wide.format(x)}, axis=1)"  # noqa: E731
+        else:
+            if fn == "permute":
+                raise Retry()
+            (B,) = a.shape
+            copies = 4
+            wide = f"tl.broadcast_to({{}}[None, :, None], (2, {B}, 2))"
+            reduce = lambda x: f"tl.{fn}(tl.{fn}({wide.format(x)}, axis=2), axis=0)"  # noqa: E731
+        if a.dtype == "int1":
+            raise Retry()
+        if fn != "sum":
+            return Node(a.dtype, a.shape, reduce(a.src), a.ev, a.bound, a.exact)
+        if a.dtype == "fp16":
+            a = self.cast(a, "fp32")
+        t = "int32" if is_int(a.dtype) and DT[a.dtype][2] < 32 else a.dtype
+        bound = a.bound * copies
+        if is_float(t) and not fits(bound, t):
+            raise Retry()
+        # copies of one value add up exactly (a power of two times it)
+        return Node(t, a.shape, reduce(a.src), lambda env: cast_np(cast_np(a.ev(env), t) * copies, t),
+                    bound if is_float(t) else int_bound(bound, t), a.exact)
 
     def coerce(self, node, dtype, shape):
         """`node` as exactly (dtype, shape), for a carried or merged variable."""
