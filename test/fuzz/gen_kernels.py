@@ -95,6 +95,11 @@ def cast_np(x, d):
         return np.asarray(x).astype(npt(d))
 
 
+def sigmoid64(x):
+    with np.errstate(over="ignore"):  # exp(large) = inf gives the right 0
+        return 1 / (1 + np.exp(-np.asarray(x, np.float64)))
+
+
 def to_fp8(x):
     """rocktile's fp32 -> float8e4nv conversion (other floats go through fp32)."""
     x = np.asarray(x).astype(np.float32)
@@ -386,7 +391,7 @@ class Gen:
         if op == "rsqrt":
             return mk(f"tl.rsqrt(tl.abs({a.src}) + 1)", lambda x: 1 / np.sqrt(np.abs(x) + 1), 1)
         if op == "sigmoid":
-            return mk(f"tl.sigmoid({a.src})", lambda x: 1 / (1 + np.exp(-x.astype(np.float64))), 1)
+            return mk(f"tl.sigmoid({a.src})", sigmoid64, 1)
         if op == "erf":
             return mk(f"tl.erf({a.src})", lambda x: np.vectorize(math.erf)(x.astype(np.float64)) if x.size else x, 1)
         if op == "fp8":  # a round trip through e4m3fn: saturate, round to nearest even
