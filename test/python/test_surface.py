@@ -303,3 +303,146 @@ def test_jit_helpers_are_specialized_by_their_own_constexprs(target):
     np.testing.assert_array_equal(y, x * 3 + (x - 2) + (x * 4 + 1))
     ir = trace_ir(helper_constexprs, {"x_ptr": "*fp32", "y_ptr": "*fp32"}, {"N": 16})
     assert ir.count("func.func") == 1 and ir.count("arith.subf") == 1  # inlined, one branch each
+
+
+# --------------------------------------------------------------------------
+# tl.reduce with combine functions, xor_sum, and the small helpers
+
+@rocktile.jit
+def max_abs(a, b):
+    return tl.maximum(tl.abs(a), tl.abs(b))
+
+
+@rocktile.jit
+def first_max(v1, i1, v2, i2):
+    take_left = (v1 > v2) | ((v1 == v2) & (i1 < i2))
+    return tl.where(take_left, v1, v2), tl.where(take_left, i1, i2)
+
+
+@rocktile.jit
+def product(a, b):
+    return a * b
+
+
+@rocktile.jit
+def larger(a, b):  # runtime control flow in a combine function
+    if a > b:
+        return a
+    return b
+
+
+@rocktile.jit
+def user_reductions(x_ptr, n_ptr, out_ptr, idx_ptr, ints_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    n = tl.load(n_ptr + rows[:, None] * N + cols[None, :])
+    tl.store(out_ptr + rows, tl.reduce(x, 1, max_abs))
+    value, index = tl.reduce((x, tl.broadcast_to(cols[None, :], (M, N))), 1, first_max)
+    tl.store(out_ptr + M + rows, value)
+    tl.store(idx_ptr + rows, index)
+    tl.store(ints_ptr + cols, tl.reduce(n, 0, product))
+    tl.store(ints_ptr + N + rows, tl.xor_sum(n, axis=1))
+    tl.store(ints_ptr + N + M + cols[None, :], n.xor_sum(0, keep_dims=True))
+    tl.store(out_ptr + 2 * M + cols[None, :], x.reduce(0, max_abs, keep_dims=True))
+    tl.store(out_ptr + 2 * M + N + rows, tl.reduce(x, 1, larger))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_reduce_with_combine_functions(target):
+    m, n = 8, 32
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    x[3, 5] = x[3, 20] = 9.0  # a tie: the first index wins
+    ints = rng.integers(-9, 9, (m, n)).astype(np.int32)
+    out, idx = np.zeros(3 * m + n, np.float32), np.zeros(m, np.int32)
+    red = np.zeros(2 * n + m, np.int32)
+    user_reductions[(1,)](x, ints, out, idx, red, M=m, N=n, target=target)
+    np.testing.assert_array_equal(out[:m], np.abs(x).max(axis=1))
+    np.testing.assert_array_equal(out[m:2 * m], x.max(axis=1))
+    np.testing.assert_array_equal(idx, x.argmax(axis=1))
+    assert idx[3] == 5
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(red[:n], np.prod(ints, axis=0, dtype=np.int32))
+    np.testing.assert_array_equal(red[n:n + m], np.bitwise_xor.reduce(ints, axis=1))
+    np.testing.assert_array_equal(red[n + m:], np.bitwise_xor.reduce(ints, axis=0))
+    np.testing.assert_array_equal(out[2 * m:2 * m + n], np.abs(x).max(axis=0))
+    np.testing.assert_array_equal(out[2 * m + n:], x.max(axis=1))
+
+
+@rocktile.jit
+def not_jit_combine(x_ptr, CASE: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    if CASE == 0:
+        tl.reduce(x, 0, lambda a, b: a + b)
+    elif CASE == 1:
+        tl.reduce(x, 0, first_max)
+    elif CASE == 2:
+        tl.reduce((x, x), 0, max_abs)
+    elif CASE == 3:
+        tl.reduce((x, x), 0, one_of_two)
+    elif CASE == 4:
+        tl.reduce(x, 0, to_int)
+    elif CASE == 5:
+        tl.umulhi(x.to(tl.int16), x.to(tl.int16))
+    else:
+        tl.umulhi(x, x)
+
+
+@rocktile.jit
+def one_of_two(a, i, b, j):
+    return a + b
+
+
+@rocktile.jit
+def to_int(a, b):
+    return (a + b).to(tl.int32)
+
+
+@pytest.mark.parametrize("case,message", [
+    (0, "needs a @rocktile.jit combine function"),
+    (1, "first_max\\(\\) missing 2 required positional arguments"),
+    (2, "max_abs\\(\\) takes 2 positional arguments but 4 were given"),
+    (3, "returned 1 value\\(s\\) for 2 input\\(s\\)"),
+    (4, "must return fp32 scalars, one per input, got int32"),
+    (5, "tl.umulhi takes 32-bit integers, got int16"),
+    (6, "'tl.umulhi' needs integer or boolean operands, got fp32"),
+])
+def test_reduce_errors(case, message):
+    with pytest.raises(rocktile.CompilationError, match=message):
+        rocktile.compile(not_jit_combine, {"x_ptr": "*fp32"}, {"CASE": case})
+
+
+@rocktile.jit
+def small_helpers(x_ptr, a_ptr, b_ptr, f_ptr, i_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    tl.store(f_ptr + offs, tl.clamp(x, -0.5, 0.5))
+    tl.store(f_ptr + N + offs, tl.fdiv(x, 3.0) + tl.zeros_like(x))
+    tl.store(f_ptr + 2 * N + offs, tl.div_rn(x, x + 4.0) + tl.full_like(x, 2))
+    tl.store(f_ptr + 3 * N + tl.arange(0, 2 * N), tl.interleave(x, -x))
+    grid = tl.reshape(x, (2, N // 2))
+    tl.store(f_ptr + 5 * N + offs, tl.ravel(grid * 2) + tl.full_like(a, 1, tl.float32))
+    tl.store(i_ptr + offs, tl.umulhi(a, b))
+    tl.store(i_ptr + N + offs, tl.math.umulhi(a.to(tl.uint32), b.to(tl.uint32)).to(tl.int32))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_small_helpers(target):
+    n = 64
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(n).astype(np.float32)
+    a = rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
+    b = rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
+    f, i = np.zeros(6 * n, np.float32), np.zeros(2 * n, np.int32)
+    small_helpers[(1,)](x, a, b, f, i, N=n, target=target)
+    np.testing.assert_array_equal(f[:n], np.clip(x, -0.5, 0.5))
+    np.testing.assert_array_equal(f[n:2 * n], x / np.float32(3))
+    np.testing.assert_array_equal(f[2 * n:3 * n], x / (x + np.float32(4)) + 2)
+    np.testing.assert_array_equal(f[3 * n:5 * n], np.stack([x, -x], axis=1).ravel())
+    np.testing.assert_array_equal(f[5 * n:], x * 2 + 1)
+    np.testing.assert_array_equal(i[:n], ((a.astype(np.int64) * b) >> 32).astype(np.int32))
+    unsigned = (a.view(np.uint32).astype(np.uint64) * b.view(np.uint32)) >> 32
+    np.testing.assert_array_equal(i[n:], unsigned.astype(np.uint32).view(np.int32))

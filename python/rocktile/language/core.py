@@ -292,6 +292,9 @@ class tensor:
     def sin(self): return sin(self)
     def cos(self): return cos(self)
     def sigmoid(self): return sigmoid(self)
+    def reduce(self, axis, combine_fn, keep_dims=False): return reduce(self, axis, combine_fn, keep_dims)
+    def xor_sum(self, axis=None, keep_dims=False): return xor_sum(self, axis, keep_dims)
+    def ravel(self): return ravel(self)
     def argmax(self, axis, tie_break_left=True, keep_dims=False): return argmax(self, axis, tie_break_left, keep_dims)
     def argmin(self, axis, tie_break_left=True, keep_dims=False): return argmin(self, axis, tie_break_left, keep_dims)
     def trans(self, *dims): return trans(self, *dims)
@@ -376,6 +379,17 @@ def zeros(shape, dtype):
     return full(shape, 0, dtype)
 
 
+def full_like(input, value, dtype=None):
+    """A tile of `input`'s shape (and dtype, unless given) filled with `value`."""
+    x = semantic.to_tensor(_unwrap(input))
+    return full(x.shape, value, x.dtype if _unwrap(dtype) is None else dtype)
+
+
+def zeros_like(input, dtype=None):
+    """A tile of `input`'s shape (and dtype, unless given) filled with zeros."""
+    return full_like(input, 0, dtype)
+
+
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
     """Load from a pointer or a tile of pointers.  Where `mask` is false the
@@ -422,13 +436,34 @@ def broadcast_to(input, *shape):
 
 
 def maximum(x, y):
-    """Elementwise maximum (NaN-propagating for floats)."""
+    """Elementwise maximum; with a NaN operand, the other operand."""
     return semantic.maximum(_unwrap(x), _unwrap(y))
 
 
 def minimum(x, y):
-    """Elementwise minimum (NaN-propagating for floats)."""
+    """Elementwise minimum; with a NaN operand, the other operand."""
     return semantic.minimum(_unwrap(x), _unwrap(y))
+
+
+def clamp(x, min, max, propagate_nan=None):
+    """minimum(maximum(x, min), max): `x` limited to [min, max] (min > max
+    is undefined, as in Triton)."""
+    return minimum(maximum(x, min), max)
+
+
+def umulhi(x, y):
+    """The high 32 bits of the 64-bit product of 32-bit integers."""
+    return semantic.umulhi(_unwrap(x), _unwrap(y))
+
+
+def fdiv(x, y, ieee_rounding=False):
+    """x / y for floats (always correctly rounded here)."""
+    return semantic.float_div(_unwrap(x), _unwrap(y), "tl.fdiv")
+
+
+def div_rn(x, y):
+    """x / y for floats, rounded to nearest."""
+    return semantic.float_div(_unwrap(x), _unwrap(y), "tl.div_rn")
 
 
 def exp(x): return semantic.float_math("math.exp", _unwrap(x), "exp")
@@ -482,6 +517,27 @@ def min(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
         return semantic.arg_reduce(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), "min",
                                    builtins.bool(_unwrap(return_indices_tie_break_left)))
     return semantic.reduce_minmax(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), "min")
+
+
+def reduce(input, axis, combine_fn, keep_dims=False):
+    """Reduce along `axis` (all axes if None) with `combine_fn`, a @jit
+    function of two scalars returning one; for a tuple of n tiles it takes
+    2n scalars (the n of one side, then of the other) and returns n.  The
+    order of combination is unspecified: combine_fn should be associative."""
+    input = _unwrap(input)
+    inputs = list(input) if isinstance(input, (tuple, list)) else [input]
+    results = semantic.user_reduce([_unwrap(x) for x in inputs], _axis_arg(axis), _unwrap(combine_fn),
+                                   builtins.bool(_unwrap(keep_dims)))
+    return tuple(results) if isinstance(input, (tuple, list)) else results[0]
+
+
+def xor_sum(input, axis=None, keep_dims=False):
+    """Bitwise xor of the elements along `axis` (all axes if None); integers only."""
+    x = _unwrap(input)
+    if not (isinstance(x, tensor) and x.dtype.is_int()):
+        raise SemanticError(f"tl.xor_sum needs an integer tile, got {getattr(x, 'type', x)}")
+    return semantic.reduce([x], _axis_arg(axis), lambda a, b: [semantic.xor(a[0], b[0])],
+                           builtins.bool(_unwrap(keep_dims)), "tl.xor_sum")[0]
 
 
 def argmax(input, axis, tie_break_left=True, keep_dims=False):
@@ -569,6 +625,19 @@ def view(input, *shape):
     if len(shape) == 1 and isinstance(_unwrap(shape[0]), (list, tuple)):
         shape = _unwrap(shape[0])
     return semantic.reshape(_unwrap(input), _shape_arg(list(shape)), "tl.view")
+
+
+def ravel(input, can_reorder=False):
+    """The elements as a 1-D tile, in row-major order."""
+    x = semantic.to_tensor(_unwrap(input))
+    return semantic.reshape(x, [x.type.numel if x.shape else 1], "tl.ravel")
+
+
+def interleave(a, b):
+    """The elements of `a` and `b` alternating along the last dimension,
+    which doubles (join, then reshape)."""
+    joined = semantic.join(_unwrap(a), _unwrap(b))
+    return semantic.reshape(joined, list(joined.shape[:-2]) + [joined.shape[-2] * 2], "tl.interleave")
 
 
 def join(a, b):

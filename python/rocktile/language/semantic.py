@@ -535,6 +535,23 @@ def mod(a, b):
     return _emit("arith.remsi" if ty.is_int_signed() else "arith.remui", [x, y], x.type)
 
 
+def umulhi(a, b):
+    x, y, ty = _int_operands(a, b, "tl.umulhi")
+    if ty.primitive_bitwidth != 32:
+        raise SemanticError(f"tl.umulhi takes 32-bit integers, got {ty}")
+    wide = core.int64 if ty.is_int_signed() else core.uint64
+    product = mul(cast(x, wide), cast(y, wide))
+    return cast(shr(product, 32), ty)
+
+
+def float_div(a, b, fname):
+    x, y, ty = _operands(a, b, fname, div_or_mod=True)
+    if not ty.is_floating():
+        raise SemanticError(f"{fname} takes floating-point operands, got {_operand_dtype(a, fname)} and "
+                            f"{_operand_dtype(b, fname)}")
+    return truediv(x, y)
+
+
 def _int_operands(a, b, op):
     x, y, ty = _operands(a, b, op)
     if not ty.is_int():
@@ -987,6 +1004,34 @@ def reduce(inputs, axis, combine, keep_dims, fname):
         for ax in axes:
             results = [expand_dims(r, ax) for r in results]
     return results
+
+
+def user_reduce(inputs, axis, combine_fn, keep_dims):
+    """tl.reduce: `combine_fn` (a @jit function) combines two sets of
+    scalars, one per input, into one."""
+    from ..jit import JITFunction
+    if not isinstance(combine_fn, JITFunction):
+        raise SemanticError(f"tl.reduce needs a @rocktile.jit combine function, got {combine_fn!r}")
+    inputs = [_numeric(x, "tl.reduce") for x in inputs]
+    if not inputs or any(x.shape != inputs[0].shape for x in inputs) or not inputs[0].shape:
+        raise SemanticError("tl.reduce needs one tile or a tuple of tiles of the same shape, got shapes "
+                            f"{[list(x.shape) for x in inputs]}")
+
+    def combine(lhs, rhs):
+        out = combine_fn(*lhs, *rhs)
+        out = list(out) if isinstance(out, (tuple, list)) else [out]
+        if len(out) != len(lhs):
+            raise SemanticError(f"the combine function of tl.reduce returned {len(out)} value(s) for "
+                                f"{len(lhs)} input(s)")
+        results = []
+        for value, like in zip(out, lhs):
+            value = to_tensor(_value(value), like.dtype)
+            if value.shape or value.dtype != like.dtype:
+                raise SemanticError(f"the combine function of tl.reduce must return {like.dtype} scalars, one per "
+                                    f"input, got {value.type}")
+            results.append(value)
+        return results
+    return reduce(inputs, axis, combine, keep_dims, "tl.reduce")
 
 
 def sum_(x, axis, keep_dims, dtype):
