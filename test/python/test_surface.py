@@ -446,3 +446,22 @@ def test_small_helpers(target):
     np.testing.assert_array_equal(i[:n], ((a.astype(np.int64) * b) >> 32).astype(np.int32))
     unsigned = (a.view(np.uint32).astype(np.uint64) * b.view(np.uint32)) >> 32
     np.testing.assert_array_equal(i[n:], unsigned.astype(np.uint32).view(np.int32))
+
+
+@rocktile.jit
+def all_axes(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    tl.store(out_ptr, tl.sum(x))
+    tl.store(out_ptr + 1, tl.max(x, axis=None))
+    tl.store(out_ptr + 2, tl.argmax(x, None).to(tl.float32))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_reductions_over_every_axis_of_a_2d_tile(target):
+    x = np.random.default_rng(8).standard_normal((16, 32)).astype(np.float32)
+    out = np.zeros(3, np.float32)
+    all_axes[(1,)](x, out, M=16, N=32, target=target)
+    np.testing.assert_allclose(out[0], x.sum(), rtol=1e-5)
+    assert out[1] == x.max() and out[2] == x.argmax()
