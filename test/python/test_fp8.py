@@ -218,3 +218,18 @@ def test_fp8_errors():
 
     with pytest.raises(rocktile.CompilationError, match="32- or 64-bit"):
         rocktile.compile(fp8_atomic, {"p": "*fp8e4nv"})
+
+
+@rocktile.jit
+def rounding_modes(x_ptr, y_ptr, MODE: tl.constexpr):
+    offs = tl.arange(0, 16)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs).to(tl.float8e4nv, fp_downcast_rounding=MODE))
+
+
+def test_fp_downcast_rounding():
+    x = np.linspace(-3, 3, 16).astype(np.float32)
+    y = np.zeros(16, ml_dtypes.float8_e4m3fn)
+    rounding_modes[(1,)](x, y, MODE="rtne")
+    assert_same_fp8(y, x.astype(ml_dtypes.float8_e4m3fn))
+    with pytest.raises(rocktile.CompilationError, match="fp_downcast_rounding='rtz' is not supported"):
+        rocktile.compile(rounding_modes, {"x_ptr": "*fp32", "y_ptr": "*fp8e4nv"}, {"MODE": "rtz"})

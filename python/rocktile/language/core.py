@@ -276,7 +276,7 @@ class tensor:
         raise SemanticError("a tensor cannot be iterated over in Python while tracing")
 
     # Methods, as on Triton tensors.
-    def to(self, dtype, bitcast=False): return cast(self, dtype, bitcast=bitcast)
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False): return cast(self, dtype, fp_downcast_rounding, bitcast)
     def sum(self, axis=None, keep_dims=False, dtype=None): return sum(self, axis, keep_dims, dtype)
     def max(self, axis=None, keep_dims=False): return max(self, axis, keep_dims=keep_dims)
     def min(self, axis=None, keep_dims=False): return min(self, axis, keep_dims=keep_dims)
@@ -412,8 +412,13 @@ def where(condition, x, y):
     return semantic.where(_unwrap(condition), _unwrap(x), _unwrap(y))
 
 
-def cast(input, dtype, bitcast=False):
-    """Convert to `dtype`; with bitcast=True reinterpret the bits (same width)."""
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
+    """Convert to `dtype`; with bitcast=True reinterpret the bits (same width).
+    Narrowing floats rounds to nearest even ("rtne", the only rounding here)."""
+    rounding = _unwrap(fp_downcast_rounding)
+    if rounding not in (None, "rtne"):
+        raise SemanticError(f"fp_downcast_rounding={rounding!r} is not supported: float conversions round to "
+                            "nearest even ('rtne')")
     return semantic.cast(_unwrap(input), _dtype_arg(dtype), bitcast=builtins.bool(_unwrap(bitcast)))
 
 
