@@ -465,3 +465,26 @@ def test_reductions_over_every_axis_of_a_2d_tile(target):
     all_axes[(1,)](x, out, M=16, N=32, target=target)
     np.testing.assert_allclose(out[0], x.sum(), rtol=1e-5)
     assert out[1] == x.max() and out[2] == x.argmax()
+
+
+@rocktile.jit
+def flips(x_ptr, y_ptr, i_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    tl.store(y_ptr + rows[:, None] * N + cols[None, :], tl.flip(x))
+    tl.store(y_ptr + M * N + rows[:, None] * N + cols[None, :], tl.flip(x, 0))
+    tl.store(i_ptr + tl.arange(0, M * N), tl.flip(tl.arange(0, M * N)))
+    tl.store(i_ptr + M * N + cols, tl.flip(cols < 3).to(tl.int32))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_flip(target):
+    m, n = 8, 32
+    x = np.random.default_rng(9).standard_normal((m, n)).astype(np.float32)
+    y, i = np.zeros(2 * m * n, np.float32), np.zeros(m * n + n, np.int32)
+    flips[(1,)](x, y, i, M=m, N=n, target=target)
+    np.testing.assert_array_equal(y[:m * n].reshape(m, n), x[:, ::-1])
+    np.testing.assert_array_equal(y[m * n:].reshape(m, n), x[::-1])
+    np.testing.assert_array_equal(i[:m * n], np.arange(m * n)[::-1])
+    np.testing.assert_array_equal(i[m * n:], (np.arange(n) < 3)[::-1])

@@ -632,6 +632,14 @@ def view(input, *shape):
     return semantic.reshape(_unwrap(input), _shape_arg(list(shape)), "tl.view")
 
 
+def flip(x, dim=None):
+    """`x` reversed along `dim` (the last dimension if None)."""
+    x = _unwrap(x)
+    dim = _unwrap(dim)
+    rank = len(getattr(x, "shape", ()))
+    return semantic.flip(x, rank - 1 if dim is None else _int_arg(dim, "dim"))
+
+
 def ravel(input, can_reorder=False):
     """The elements as a 1-D tile, in row-major order."""
     x = semantic.to_tensor(_unwrap(input))

@@ -1006,6 +1006,29 @@ def reduce(inputs, axis, combine, keep_dims, fname):
     return results
 
 
+def flip(x, dim):
+    """The elements of `x` in reverse order along `dim`: the dimension is
+    split into size-2 ones, and x ^ xor_sum(x) over a size-2 dimension swaps
+    its two elements (on the bits, for floats)."""
+    x = _numeric(x, "tl.flip")
+    shape = list(x.shape)
+    if not shape:
+        raise SemanticError("tl.flip needs a tile, got a scalar")
+    if not -len(shape) <= dim < len(shape):
+        raise SemanticError(f"tl.flip: dimension {dim} is out of range for a tile of rank {len(shape)}")
+    dim %= len(shape)
+    steps = shape[dim].bit_length() - 1
+    ty = x.dtype
+    bits = ty.storage if ty.is_bool() else core.dtype(f"int{ty.primitive_bitwidth}")
+    y = cast(x, bits, bitcast=ty.is_floating()) if bits != ty else x
+    y = reshape(y, shape[:dim] + [2] * steps + shape[dim + 1:], "tl.flip")
+    for axis in range(dim, dim + steps):
+        swapped = reduce([y], axis, lambda a, b: [xor(a[0], b[0])], True, "tl.flip")[0]
+        y = xor(y, swapped)
+    y = reshape(y, shape, "tl.flip")
+    return cast(y, ty, bitcast=ty.is_floating()) if bits != ty else y
+
+
 def user_reduce(inputs, axis, combine_fn, keep_dims):
     """tl.reduce: `combine_fn` (a @jit function) combines two sets of
     scalars, one per input, into one."""
