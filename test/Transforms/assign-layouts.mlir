@@ -152,3 +152,33 @@ func.func @hinted(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %off: i32) 
   tile.store %q, %v : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
   return
 }
+
+// -----
+
+// A reshape's result gets a layout of its own rank, whatever layout the
+// users of a later reshape back prefer (they once leaked through: a 3-D
+// tile with a 2-D layout).
+// GFX950-LABEL: func.func @reshape_round_trip
+// GFX950: tile.reshape {{.*}} -> tensor<2x4x8xf32, #[[R3:blocked[0-9]*]]>
+// GFX950: tile.reshape {{.*}} : tensor<2x4x8xf32, #[[R3]]> -> tensor<8x8xf32,
+// GFX1250-LABEL: func.func @reshape_round_trip
+// GFX1250: tile.reshape {{.*}} -> tensor<2x4x8xf32, #blocked
+func.func @reshape_round_trip(%p: !tile.ptr<f32>) {
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %q = tile.addptr %ps, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %v = tile.load %q : tensor<64x!tile.ptr<f32>> -> tensor<64xf32>
+  %x = tile.reshape %v : tensor<64xf32> -> tensor<8x8xf32>
+  %a = tile.reshape %x : tensor<8x8xf32> -> tensor<2x4x8xf32>
+  %b = tile.reshape %a : tensor<2x4x8xf32> -> tensor<8x8xf32>
+  %e = tile.expand_dims %b {axis = 1 : i32} : tensor<8x8xf32> -> tensor<8x1x8xf32>
+  %w = tile.broadcast %e : tensor<8x1x8xf32> -> tensor<8x2x8xf32>
+  %s = tile.reduce(%w) axis = 1 : (tensor<8x2x8xf32>) -> tensor<8x8xf32> {
+  ^bb0(%l: f32, %m: f32):
+    %t = arith.addf %l, %m : f32
+    tile.reduce.return %t : f32
+  }
+  %flat = tile.reshape %s : tensor<8x8xf32> -> tensor<64xf32>
+  tile.store %q, %flat : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
+  return
+}

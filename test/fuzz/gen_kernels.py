@@ -270,12 +270,12 @@ class Gen:
             return Node("int1", shape, f"({a.src} {pred} {b.src})",
                         lambda env: _cmp(pred, a.ev(env), b.ev(env), t), 1, True)
         if op in ("/", "%", "//"):
+            b = self.safe_divisor(b)  # (a boolean divisor becomes int32)
             t = self.result_type(a, b, div=True)
             if op == "//" and not is_int(t):
                 raise Retry()
             if op == "/" and is_int(t):
                 t = "fp32"
-            b = self.safe_divisor(b)
         if op in ("<<", ">>"):
             b = self.shift_amount(b)
         exact = a.exact and b.exact
@@ -498,11 +498,15 @@ class Gen:
     def reshape(self, depth):
         """Shape changes that keep the shape the program works with:
         x[:, None], a transposed square tile, a reshape round trip, a trip
-        through 3-D tiles."""
+        through 3-D tiles, a flip."""
         r = self.rng
         a = self.expr(depth - 1)
         if a.shape and r.random() < 0.3:
             return self.through_3d(a)
+        if a.shape and r.random() < 0.2:
+            axis = r.randrange(len(a.shape))
+            return Node(a.dtype, a.shape, f"tl.flip({a.src}, {axis})",
+                        lambda env: np.flip(np.broadcast_to(a.ev(env), a.shape), axis), a.bound, a.exact)
         if self.two_d and a.shape == (self.M,) and r.random() < 0.7:
             return Node(a.dtype, (self.M, 1), f"{a.src}[:, None]", lambda env: a.ev(env)[:, None], a.bound, a.exact)
         if len(a.shape) == 2 and a.shape[0] == a.shape[1] and a.shape[0] > 1:

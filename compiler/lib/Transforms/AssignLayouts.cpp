@@ -348,7 +348,9 @@ private:
           prefer(e.getSrc(), SliceLayoutAttr::get(op.getContext(), e.getAxis(), blocked));
         continue;
       }
-      if (op.getNumResults() != 1 || isa<ReduceOp>(op))
+      // A reshape or trans places its operand's elements elsewhere: the
+      // layout its result wants says nothing about the operand's.
+      if (op.getNumResults() != 1 || isa<ReduceOp, ReshapeOp, TransOp>(op))
         continue;
       Attribute layout = preferences.lookup(op.getResult(0));
       for (Value o : op.getOperands())
@@ -384,6 +386,29 @@ private:
   DenseMap<std::pair<Value, Attribute>, Value> remat;
 };
 
+/// Every tensor got a layout of its rank: a mistake here must stop the
+/// compile rather than distribute elements wrongly.
+LogicalResult verifyLayouts(func::FuncOp func) {
+  auto check = [](Value v, Operation *where) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    auto layout = type ? dyn_cast_or_null<VerifiableTensorEncoding>(type.getEncoding()) : nullptr;
+    return !layout || succeeded(layout.verifyEncoding(type.getShape(), type.getElementType(),
+                                                      [&] { return where->emitError(); }));
+  };
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      if (!check(r, op))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Value arg : block.getArguments())
+          if (!check(arg, op))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 struct AssignLayoutsPass
     : public rocktile::impl::AssignLayoutsBase<AssignLayoutsPass> {
   using AssignLayoutsBase::AssignLayoutsBase;
@@ -412,7 +437,7 @@ struct AssignLayoutsPass
         return signalPassFailure();
       }
       LayoutAssigner assigner(func, chooseDefaults(func, *t));
-      if (failed(assigner.run()))
+      if (failed(assigner.run()) || failed(verifyLayouts(func)))
         return signalPassFailure();
       func->setAttr("tile.num_warps",
                     IntegerAttr::get(IntegerType::get(&getContext(), 32), numWarps));

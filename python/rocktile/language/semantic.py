@@ -1018,6 +1018,8 @@ def flip(x, dim):
         raise SemanticError(f"tl.flip: dimension {dim} is out of range for a tile of rank {len(shape)}")
     dim %= len(shape)
     steps = shape[dim].bit_length() - 1
+    if steps == 0:
+        return x
     ty = x.dtype
     bits = ty.storage if ty.is_bool() else core.dtype(f"int{ty.primitive_bitwidth}")
     y = cast(x, bits, bitcast=ty.is_floating()) if bits != ty else x

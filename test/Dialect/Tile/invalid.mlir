@@ -255,3 +255,19 @@ func.func @assume_pow2(%x: i32) {
   %y = tile.assume %x {contiguity = array<i64: 3>} : i32
   return
 }
+
+// -----
+
+#b2 = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+// expected-error @+1 {{has rank 2 but the tensor has rank 3}}
+func.func @layout_rank(%x: tensor<2x4x8xf32, #b2>) {
+  return
+}
+
+// -----
+
+#b3 = #tile.blocked<sizePerThread = [1, 1, 1], threadsPerWarp = [4, 2, 8], warpsPerCTA = [4, 1, 1], order = [2, 1, 0]>
+// expected-error @+1 {{has rank 2 but the tensor has rank 3}}
+func.func @slice_rank(%x: tensor<2x4x8xf32, #tile.slice<dim = 1, parent = #b3>>) {
+  return
+}

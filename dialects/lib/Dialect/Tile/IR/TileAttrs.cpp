@@ -31,6 +31,19 @@ BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+static LogicalResult verifyRank(function_ref<InFlightDiagnostic()> emitError, Attribute layout,
+                                size_t layoutRank, ArrayRef<int64_t> shape) {
+  if (layoutRank == shape.size())
+    return success();
+  return emitError() << "layout " << layout << " has rank " << layoutRank
+                     << " but the tensor has rank " << shape.size();
+}
+
+LogicalResult BlockedLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
+                                                function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyRank(emitError, *this, getOrder().size(), shape);
+}
+
 LinearLayout BlockedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return LinearLayout::blocked(shape, getSizePerThread(), getThreadsPerWarp(),
                                getWarpsPerCTA(), getOrder());
@@ -44,6 +57,11 @@ SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << " is out of range for a parent of rank "
                        << parent.getOrder().size();
   return success();
+}
+
+LogicalResult SliceLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
+                                              function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyRank(emitError, *this, getParent().getOrder().size() - 1, shape);
 }
 
 LinearLayout SliceLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {

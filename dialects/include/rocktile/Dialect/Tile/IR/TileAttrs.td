@@ -3,9 +3,11 @@
 
 include "rocktile/Dialect/Tile/IR/TileDialect.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/TensorEncoding.td"
 
+// A layout must have the rank of the tensor it encodes.
 class Tile_LayoutAttr<string name, string mnemonic_>
-    : AttrDef<Tile_Dialect, name> {
+    : AttrDef<Tile_Dialect, name, [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
   let mnemonic = mnemonic_;
   let extraClassDeclaration = [{
     /// The layout as a map from (register, lane, warp) to tensor coordinates.
