@@ -19,7 +19,7 @@ KERNELS = {  # title -> how to compile it for a target
 }
 COLUMNS = [("VGPRs", "vgpr_count"), ("SGPRs", "sgpr_count"), ("AGPRs", "agpr_count"),
            ("LDS bytes", "lds_bytes"), ("scratch", "scratch_bytes"), ("VGPR spills", "vgpr_spill_count"),
-           ("SGPR spills", "sgpr_spill_count"), ("code size", "code_size")]
+           ("SGPR spills", "sgpr_spill_count"), ("waves/SIMD", "occupancy"), ("code size", "code_size")]
 
 
 def table(title, header, rows):
