@@ -528,7 +528,8 @@ def reduce(input, axis, combine_fn, keep_dims=False):
     """Reduce along `axis` (all axes if None) with `combine_fn`, a @jit
     function of two scalars returning one; for a tuple of n tiles it takes
     2n scalars (the n of one side, then of the other) and returns n.  The
-    order of combination is unspecified: combine_fn should be associative."""
+    order of combination is unspecified (lanes combine in butterfly order):
+    combine_fn must be associative and commutative, as in Triton."""
     input = _unwrap(input)
     inputs = list(input) if isinstance(input, (tuple, list)) else [input]
     results = semantic.user_reduce([_unwrap(x) for x in inputs], _axis_arg(axis), _unwrap(combine_fn),
