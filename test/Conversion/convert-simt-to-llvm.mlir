@@ -5,7 +5,9 @@
 // CHECK-NOT: __ocml
 // CHECK-LABEL: llvm.func @k
 // CHECK-SAME: !llvm.ptr<1>
+// CHECK-SAME: rocdl.flat_work_group_size = "128,128"
 // CHECK-SAME: rocdl.kernel
+// CHECK-SAME: rocdl.reqd_work_group_size = array<i32: 128, 1, 1>
 // CHECK: rocdl.workitem.id.x
 // The grid size comes from the hidden kernel arguments, not the device library.
 // CHECK: %[[HIDDEN:.*]] = llvm.call_intrinsic "llvm.amdgcn.implicitarg.ptr"() : () -> !llvm.ptr<4>
@@ -24,7 +26,7 @@
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 module attributes {gpu.container_module} {
   gpu.module @m {
-    gpu.func @k(%x: memref<?xf32, #gpu.address_space<global>>, %s: f32) workgroup(%lds : memref<16xi8, #gpu.address_space<workgroup>>) kernel {
+    gpu.func @k(%x: memref<?xf32, #gpu.address_space<global>>, %s: f32) workgroup(%lds : memref<16xi8, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
       %c0 = arith.constant 0 : index
       %v = vector.broadcast %s : f32 to vector<4xf32>
       %t = gpu.thread_id x

@@ -46,6 +46,8 @@ def test_vector_add_code_object(target):
     assert kernel.metadata["target"] == target and kernel.metadata["num_warps"] == 4
     assert kernel.metadata["wave_size"] == {"gfx950": 64, "gfx1250": 32}[target]
     assert kernel.metadata["vgpr_spill_count"] == 0 and kernel.metadata["sgpr_spill_count"] == 0
+    # The backend is told the exact workgroup size (num_warps waves).
+    assert kernel.metadata["max_flat_workgroup_size"] == 4 * kernel.metadata["wave_size"]
     for stage in ("tile", "simt", "llir", "amdgcn"):
         assert isinstance(kernel.asm[stage], str) and kernel.asm[stage]
     assert "add_kernel" in kernel.asm["amdgcn"]

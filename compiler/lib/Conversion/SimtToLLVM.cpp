@@ -64,6 +64,19 @@ struct ConvertSimtToLLVMPass
       module.emitError() << "invalid chipset '" << chipset << "'";
       return signalPassFailure();
     }
+    // The exact workgroup size lets the backend budget registers for it (and
+    // it is what the code object's metadata then states).
+    module.walk([&](gpu::GPUFuncOp f) {
+      auto block = dyn_cast_or_null<DenseI32ArrayAttr>(f->removeAttr(f.getKnownBlockSizeAttrName()));
+      if (!block)
+        return;
+      int64_t threads = 1;
+      for (int32_t size : block.asArrayRef())
+        threads *= size;
+      f->setAttr(ROCDL::ROCDLDialect::getReqdWorkGroupSizeAttrName(), block);
+      f->setAttr(ROCDL::ROCDLDialect::getFlatWorkGroupSizeAttrName(),
+                 StringAttr::get(ctx, Twine(threads) + "," + Twine(threads)));
+    });
     LowerToLLVMOptions options(ctx, DataLayout(module));
     LLVMTypeConverter converter(ctx, options);
     populateGpuMemorySpaceAttributeConversions(converter, [](gpu::AddressSpace space) -> unsigned {
