@@ -42,10 +42,12 @@ DT = {
     "uint32": (np.uint32, "uint", 32, "tl.uint32"),
     "fp16": (np.float16, "float", 16, "tl.float16"), "fp32": (np.float32, "float", 32, "tl.float32"),
     "fp64": (np.float64, "float", 64, "tl.float64"),
+    "fp8": (ml_dtypes.float8_e4m3fn, "float", 8, "tl.float8e4nv"),
 }
-LOAD_DTYPES = ["int8", "int16", "int32", "int64", "uint32", "fp16", "fp32", "fp32", "fp64"]
-TOL = {"fp16": 2e-2, "fp32": 1e-4, "fp64": 1e-9}
-FLOAT_LIMIT = {"fp16": 1e3, "fp32": 1e6, "fp64": 1e6}
+LOAD_DTYPES = ["int8", "int16", "int32", "int64", "uint32", "fp8", "fp16", "fp32", "fp32", "fp64"]
+# fp8 (e4m3): one step is 1/8 relative; values stay well below its 448.
+TOL = {"fp8": 0.13, "fp16": 2e-2, "fp32": 1e-4, "fp64": 1e-9}
+FLOAT_LIMIT = {"fp8": 200, "fp16": 1e3, "fp32": 1e6, "fp64": 1e6}
 INT_LIMIT = {8: 100, 16: 30000, 32: 2**30, 64: 2**62, 1: 1}
 INF = math.inf
 
@@ -64,6 +66,8 @@ def promote(a, b, div=False):
         return "fp32"
     if a == "fp16" or b == "fp16":
         return "fp32" if div else "fp16"
+    if a == "fp8" or b == "fp8":
+        return "fp32" if div else "fp8"
     if a == b:
         return a
     sa, sb = cat(a) == "int", cat(b) == "int"
@@ -92,7 +96,15 @@ class Node:
 def cast_np(x, d):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
+        if d == "fp8":  # rocktile's conversion: through fp32, saturating
+            x = np.asarray(x).astype(np.float32)
+            return np.where(np.isfinite(x), np.clip(x, -448, 448), x).astype(npt(d))
         return np.asarray(x).astype(npt(d))
+
+
+def wide(x, d):
+    """`x` of dtype `d` as numpy computes it: fp8 in fp32, as the kernel does."""
+    return cast_np(x, d).astype(np.float32) if d == "fp8" else cast_np(x, d)
 
 
 def sigmoid64(x):
@@ -241,7 +253,7 @@ class Gen:
             if ten.literal is not None:
                 raise Retry()
             if kind_rank(num.dtype) <= kind_rank(ten.dtype):
-                return "fp32" if div and ten.dtype == "fp16" else ten.dtype
+                return "fp32" if div and ten.dtype in ("fp16", "fp8") else ten.dtype
             return promote(num.dtype, ten.dtype, div)
         return promote(a.dtype, b.dtype, div)
 
@@ -371,7 +383,7 @@ class Gen:
         f = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "exp2": np.exp2, "floor": np.floor, "ceil": np.ceil}
 
         def mk(src, fn, bound, exact=False):
-            return Node(d, a.shape, src, lambda env: cast_np(fn(cast_np(a.ev(env), d)), d), bound, exact)
+            return Node(d, a.shape, src, lambda env: cast_np(fn(wide(a.ev(env), d)), d), bound, exact)
         if op == "neg":
             return mk(f"(-{a.src})", np.negative, B, a.exact)
         if op == "abs":
@@ -469,7 +481,7 @@ class Gen:
         if fn == "sum":
             if d == "int1":
                 raise Retry()
-            if d == "fp16":
+            if d in ("fp16", "fp8"):  # sums of narrow floats depend on the order
                 a = self.cast(a, "fp32")
                 d = "fp32"
             t = d
@@ -487,12 +499,12 @@ class Gen:
                 raise Retry()
             f = np.max if fn == "max" else np.min
             return Node(d, shape, f"tl.{fn}({a.src}, axis={axis}{kd})",
-                        lambda env: f(cast_np(a.ev(env), d), axis=axis, keepdims=keep), a.bound, a.exact)
+                        lambda env: f(wide(a.ev(env), d), axis=axis, keepdims=keep), a.bound, a.exact)
         if not a.exact or d == "int1" or DT[d][2] == 64:
             raise Retry()
         f = np.argmax if fn == "argmax" else np.argmin
         return Node("int32", shape, f"tl.{fn}({a.src}, axis={axis}{kd})",
-                    lambda env: cast_np(f(cast_np(a.ev(env), d), axis=axis, keepdims=keep), "int32"),
+                    lambda env: cast_np(f(wide(a.ev(env), d), axis=axis, keepdims=keep), "int32"),
                     a.shape[axis], True)
 
     def reshape(self, depth):
@@ -549,7 +561,7 @@ class Gen:
             raise Retry()
         if fn != "sum":
             return Node(a.dtype, a.shape, reduce(a.src), a.ev, a.bound, a.exact)
-        if a.dtype == "fp16":
+        if a.dtype in ("fp16", "fp8"):
             a = self.cast(a, "fp32")
         t = "int32" if is_int(a.dtype) and DT[a.dtype][2] < 32 else a.dtype
         bound = a.bound * copies
@@ -695,7 +707,7 @@ class Gen:
             else:
                 src = f"tl.{reduce}({name}, axis=0) > {c}"
             f = np.max if reduce == "max" else np.min
-            return src, lambda env: bool(f(env[name]) > (0.0 if is_float(v.dtype) else 1))
+            return src, lambda env: bool(f(wide(env[name], v.dtype)) > (0.0 if is_float(v.dtype) else 1))
         return r.choice(options)
 
     def if_stmt(self, depth, nest):
@@ -738,7 +750,7 @@ class Retry(Exception):
 
 
 def _binop(op, x, y, t):
-    x, y = cast_np(x, t), cast_np(y, t)
+    x, y = wide(x, t), wide(y, t)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         if op == "+": r = x + y
@@ -770,7 +782,7 @@ def _trunc_div(x, y, t):
 
 
 def _cmp(pred, x, y, t):
-    x, y = cast_np(x, t), cast_np(y, t)
+    x, y = wide(x, t), wide(y, t)
     return {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
             "==": np.equal, "!=": np.not_equal}[pred](x, y)
 
@@ -909,7 +921,7 @@ class Program:
             else:
                 src = f"tl.{fn}({src}, axis=0)"
             f = {"max": np.max, "min": np.min, "sum": lambda x: np.add.reduce(x.ravel(), dtype=x.dtype)}[fn]
-            self.red = Node(d, (), src, lambda env, name=name, d=d, f=f: f(cast_np(env[name], d)),
+            self.red = Node(d, (), src, lambda env, name=name, d=d, f=f: f(wide(env[name], d)),
                             exact=not (fn == "sum" and is_float(d)))
 
     def source(self, kernel_name):
