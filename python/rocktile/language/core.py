@@ -276,7 +276,8 @@ class tensor:
         raise SemanticError("a tensor cannot be iterated over in Python while tracing")
 
     # Methods, as on Triton tensors.
-    def to(self, dtype, fp_downcast_rounding=None, bitcast=False): return cast(self, dtype, fp_downcast_rounding, bitcast)
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        return cast(self, dtype, fp_downcast_rounding, bitcast)
     def sum(self, axis=None, keep_dims=False, dtype=None): return sum(self, axis, keep_dims, dtype)
     def max(self, axis=None, keep_dims=False): return max(self, axis, keep_dims=keep_dims)
     def min(self, axis=None, keep_dims=False): return min(self, axis, keep_dims=keep_dims)
