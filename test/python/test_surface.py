@@ -488,3 +488,43 @@ def test_flip(target):
     np.testing.assert_array_equal(y[m * n:].reshape(m, n), x[::-1])
     np.testing.assert_array_equal(i[:m * n], np.arange(m * n)[::-1])
     np.testing.assert_array_equal(i[m * n:], (np.arange(n) < 3)[::-1])
+
+
+@rocktile.jit
+def sorts(x_ptr, y_ptr, i_ptr, j_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    tl.store(y_ptr + rows[:, None] * N + cols[None, :], tl.sort(x))
+    tl.store(y_ptr + M * N + rows[:, None] * N + cols[None, :], tl.sort(x, dim=1, descending=True))
+    v = tl.load(i_ptr + tl.arange(0, 2 * N))
+    tl.store(j_ptr + tl.arange(0, 2 * N), tl.sort(v))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_sort(target):
+    m, n = 4, 32
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    x[1, 3] = x[1, 7] = x[1, 9]  # ties
+    i = rng.integers(-20, 20, 2 * n).astype(np.int32)
+    y, j = np.zeros(2 * m * n, np.float32), np.zeros(2 * n, np.int32)
+    sorts[(1,)](x, y, i, j, M=m, N=n, target=target)
+    np.testing.assert_array_equal(y[:m * n].reshape(m, n), np.sort(x, axis=1))
+    np.testing.assert_array_equal(y[m * n:].reshape(m, n), np.sort(x, axis=1)[:, ::-1])
+    np.testing.assert_array_equal(j, np.sort(i))
+
+
+@rocktile.jit
+def bad_sort(x_ptr, N: tl.constexpr, DIM: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 2)[:, None] * N + tl.arange(0, N)[None, :])
+    tl.sort(x, dim=DIM)
+
+
+@pytest.mark.parametrize("n,dim,message", [
+    (512, 1, "tl.sort sorts at most 256 elements along a dimension for now, got 512"),
+    (4, 0, "sorts along the last dimension only \\(1\\), got dim=0"),
+])
+def test_sort_errors(n, dim, message):
+    with pytest.raises(rocktile.CompilationError, match=message):
+        rocktile.compile(bad_sort, {"x_ptr": "*fp32"}, {"N": n, "DIM": dim})

@@ -10,7 +10,7 @@ from .core import (
     constexpr, cos, debug_barrier, div_rn, dtype, erf, exp, exp2, expand_dims, fdiv, flip, float16,
     float32, float64, float8e4nv, float8e5, floor, fma, full, full_like, int1, int16, int32, int64,
     int8, interleave, join, load, log, log2, max, maximum, min, minimum, num_programs, permute,
-    pointer_type, program_id, range, ravel, reduce, reshape, rsqrt, sigmoid, sin, split, sqrt,
+    pointer_type, program_id, range, ravel, reduce, reshape, rsqrt, sigmoid, sin, sort, split, sqrt,
     static_assert, static_print, static_range, store, sum, tensor, trans, uint16, uint32, uint64,
     uint8, umulhi, view, where, xor_sum, zeros, zeros_like,
 )
@@ -24,7 +24,7 @@ __all__ = [
     "full_like", "int1", "int16", "int32", "int64", "int8", "interleave", "join", "load", "log",
     "log2", "math", "max", "max_constancy", "max_contiguous", "maximum", "min", "minimum",
     "multiple_of", "num_programs", "permute", "pointer_type", "program_id", "range", "ravel",
-    "reduce", "reshape", "rsqrt", "sigmoid", "sin", "split", "sqrt", "static_assert",
+    "reduce", "reshape", "rsqrt", "sigmoid", "sin", "sort", "split", "sqrt", "static_assert",
     "static_print", "static_range", "store", "sum", "tensor", "trans", "uint16", "uint32", "uint64",
     "uint8", "umulhi", "view", "where", "xor_sum", "zeros", "zeros_like",
 ]

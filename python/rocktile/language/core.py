@@ -642,6 +642,15 @@ def flip(x, dim=None):
     return semantic.flip(x, rank - 1 if dim is None else _int_arg(dim, "dim"))
 
 
+def sort(x, dim=None, descending=False):
+    """`x` sorted along its last dimension (a power of two), ascending unless
+    `descending`; NaNs stay where they are."""
+    x = _unwrap(x)
+    dim = _unwrap(dim)
+    rank = len(getattr(x, "shape", ()))
+    return semantic.sort(x, rank - 1 if dim is None else _int_arg(dim, "dim"), builtins.bool(_unwrap(descending)))
+
+
 def ravel(input, can_reorder=False):
     """The elements as a 1-D tile, in row-major order."""
     x = semantic.to_tensor(_unwrap(input))

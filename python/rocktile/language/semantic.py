@@ -924,9 +924,15 @@ def reshape(x, shape, fname="tl.reshape"):
 
 def _last_axis_index(shape):
     """An int32 tile of `shape` holding each element's index along the last axis."""
-    k = arange(0, shape[-1])
-    for _ in shape[:-1]:
-        k = expand_dims(k, 0)
+    return _axis_index(shape, len(shape) - 1)
+
+
+def _axis_index(shape, axis):
+    """An int32 tile of `shape` holding each element's index along `axis`."""
+    k = arange(0, shape[axis])
+    for d in range(len(shape)):
+        if d != axis:
+            k = expand_dims(k, d)
     return broadcast_to(k, tuple(shape))
 
 
@@ -1029,6 +1035,56 @@ def flip(x, dim):
         y = xor(y, swapped)
     y = reshape(y, shape, "tl.flip")
     return cast(y, ty, bitcast=ty.is_floating()) if bits != ty else y
+
+
+def _pair_partner(y, axis):
+    """Each element's partner across a size-2 `axis`: x ^ xor_sum(x) over the
+    pair is the other element (on the bits, for floats)."""
+    ty = y.dtype
+    bits = ty.storage if ty.is_bool() else core.dtype(f"int{ty.primitive_bitwidth}")
+    b = cast(y, bits, bitcast=ty.is_floating()) if bits != ty else y
+    both = reduce([b], axis, lambda l, r: [xor(l[0], r[0])], True, "tl.sort")[0]
+    other = xor(b, both)
+    return cast(other, ty, bitcast=ty.is_floating()) if bits != ty else other
+
+
+MAX_SORT = 256
+
+
+def sort(x, dim, descending):
+    """A bitonic sorting network along the last dimension: each
+    compare-exchange splits the dimension into (blocks, 2, distance) and
+    swaps an element with its partner across the size-2 dimension."""
+    x = _numeric(x, "tl.sort")
+    shape = list(x.shape)
+    if not shape:
+        raise SemanticError("tl.sort needs a tile, got a scalar")
+    if dim not in (len(shape) - 1, -1):
+        raise SemanticError(f"tl.sort sorts along the last dimension only ({len(shape) - 1}), got dim={dim}")
+    n, prefix = shape[-1], shape[:-1]
+    if n > MAX_SORT:
+        raise SemanticError(f"tl.sort sorts at most {MAX_SORT} elements along a dimension for now, got {n}: "
+                            "its network exchanges through LDS at every step, which grows too large to compile")
+    r = len(prefix)
+    size = 2
+    while size <= n:
+        distance = size // 2
+        while distance >= 1:
+            split_shape = prefix + [n // (2 * distance), 2, distance]
+            y = reshape(x, split_shape, "tl.sort")
+            other = _pair_partner(y, r + 1)
+            right = equal(_axis_index(split_shape, r + 1), 1)
+            # Blocks whose bit `size` is set sort the other way (a bitonic
+            # sequence for the next merge); the last merge sorts all one way.
+            block = mul(_axis_index(split_shape, r), 2 * distance)
+            flipped = not_equal(and_(block, size), 0) if size < n else full(split_shape, 0, core.int1)
+            if descending:
+                flipped = invert(flipped) if size < n else full(split_shape, 1, core.int1)
+            out_of_order = where(right, less(y, other), greater(y, other))
+            x = reshape(where(xor(out_of_order, flipped), other, y), shape, "tl.sort")
+            distance //= 2
+        size *= 2
+    return x
 
 
 def user_reduce(inputs, axis, combine_fn, keep_dims):
