@@ -1012,10 +1012,20 @@ def reduce(inputs, axis, combine, keep_dims, fname):
     return results
 
 
+def _pair_partner(y, axis):
+    """Each element's partner across a size-2 `axis`: x ^ xor_sum(x) over the
+    pair is the other element (on the bits, for floats)."""
+    ty = y.dtype
+    bits = ty.storage if ty.is_bool() else core.dtype(f"int{ty.primitive_bitwidth}")
+    b = cast(y, bits, bitcast=ty.is_floating()) if bits != ty else y
+    both = reduce([b], axis, lambda l, r: [xor(l[0], r[0])], True, "tl.flip")[0]
+    other = xor(b, both)
+    return cast(other, ty, bitcast=ty.is_floating()) if bits != ty else other
+
+
 def flip(x, dim):
     """The elements of `x` in reverse order along `dim`: the dimension is
-    split into size-2 ones, and x ^ xor_sum(x) over a size-2 dimension swaps
-    its two elements (on the bits, for floats)."""
+    split into size-2 ones whose two elements are swapped in turn."""
     x = _numeric(x, "tl.flip")
     shape = list(x.shape)
     if not shape:
@@ -1026,26 +1036,10 @@ def flip(x, dim):
     steps = shape[dim].bit_length() - 1
     if steps == 0:
         return x
-    ty = x.dtype
-    bits = ty.storage if ty.is_bool() else core.dtype(f"int{ty.primitive_bitwidth}")
-    y = cast(x, bits, bitcast=ty.is_floating()) if bits != ty else x
-    y = reshape(y, shape[:dim] + [2] * steps + shape[dim + 1:], "tl.flip")
+    y = reshape(x, shape[:dim] + [2] * steps + shape[dim + 1:], "tl.flip")
     for axis in range(dim, dim + steps):
-        swapped = reduce([y], axis, lambda a, b: [xor(a[0], b[0])], True, "tl.flip")[0]
-        y = xor(y, swapped)
-    y = reshape(y, shape, "tl.flip")
-    return cast(y, ty, bitcast=ty.is_floating()) if bits != ty else y
-
-
-def _pair_partner(y, axis):
-    """Each element's partner across a size-2 `axis`: x ^ xor_sum(x) over the
-    pair is the other element (on the bits, for floats)."""
-    ty = y.dtype
-    bits = ty.storage if ty.is_bool() else core.dtype(f"int{ty.primitive_bitwidth}")
-    b = cast(y, bits, bitcast=ty.is_floating()) if bits != ty else y
-    both = reduce([b], axis, lambda l, r: [xor(l[0], r[0])], True, "tl.sort")[0]
-    other = xor(b, both)
-    return cast(other, ty, bitcast=ty.is_floating()) if bits != ty else other
+        y = _pair_partner(y, axis)
+    return reshape(y, shape, "tl.flip")
 
 
 MAX_SORT = 256
