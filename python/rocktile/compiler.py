@@ -134,9 +134,9 @@ def signature_of_value(value, name, specialize=True) -> str:
         return ty + suffix(value % 16 == 0)
     if isinstance(value, float):
         return "fp32"
-    if isinstance(value, TensorWrapper):
-        address = value.base.ctypes.data if isinstance(value.base, np.ndarray) else value.base.data_ptr()
-        return "*" + _SIGNATURE_NAME[value.dtype] + suffix(address % 16 == 0)
+    reinterpreted = value.dtype if isinstance(value, TensorWrapper) else None
+    if reinterpreted is not None:
+        value = value.base
     if isinstance(value, np.ndarray):
         dtype_name, address = value.dtype.name, value.ctypes.data
     elif hasattr(value, "data_ptr") and hasattr(value, "dtype"):  # torch.Tensor and look-alikes
@@ -144,6 +144,8 @@ def signature_of_value(value, name, specialize=True) -> str:
     else:
         raise TypeError(f"cannot pass {type(value).__name__} as kernel argument '{name}': expected a numpy "
                         "array, a torch tensor, an int, a float or a bool")
+    if reinterpreted is not None:
+        return "*" + _SIGNATURE_NAME[reinterpreted] + suffix(address % 16 == 0)
     if dtype_name not in _ARRAY_DTYPES:
         raise TypeError(f"kernel argument '{name}' has dtype {dtype_name}, which rocktile does not support")
     return "*" + _ARRAY_DTYPES[dtype_name] + suffix(address % 16 == 0)

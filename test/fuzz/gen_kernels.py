@@ -112,13 +112,6 @@ def sigmoid64(x):
         return 1 / (1 + np.exp(-np.asarray(x, np.float64)))
 
 
-def to_fp8(x):
-    """rocktile's fp32 -> float8e4nv conversion (other floats go through fp32)."""
-    x = np.asarray(x).astype(np.float32)
-    x = np.where(np.isfinite(x), np.clip(x, -448, 448), x)
-    return x.astype(ml_dtypes.float8_e4m3fn).astype(np.float32)
-
-
 def literal(value, rng):
     """A Python number as one operand of a binary op (Triton's weak typing)."""
     dtype = "fp32" if isinstance(value, float) else "int32"
@@ -407,7 +400,7 @@ class Gen:
         if op == "erf":
             return mk(f"tl.erf({a.src})", lambda x: np.vectorize(math.erf)(x.astype(np.float64)) if x.size else x, 1)
         if op == "fp8":  # a round trip through e4m3fn: saturate, round to nearest even
-            return mk(f"{a.src}.to(tl.float8e4nv).to({DT[d][3]})", to_fp8, min(B, 448.0), True)
+            return mk(f"{a.src}.to(tl.float8e4nv).to({DT[d][3]})", lambda x: wide(x, "fp8"), min(B, 448.0), True)
         if op == "fma":  # x * x + x, rounded once
             return mk(f"tl.fma({a.src}, {a.src}, {a.src})", lambda x: x.astype(np.float64) * x + x, B * B + B)
         raise AssertionError(op)

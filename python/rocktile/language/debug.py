@@ -14,10 +14,11 @@ def device_print(prefix, *args, hex=False):
     """Print each element of each argument with the program id and the
     element's index (scalars once per program), after `prefix`; with
     hex=True, as the hexadecimal of their bits."""
+    hex = core._unwrap(hex)
     values = [semantic.to_tensor(a) for a in args]
     if any(v.dtype.is_ptr() for v in values):
         raise semantic.SemanticError("tl.device_print cannot print pointers")
-    if not core._unwrap(hex):
+    if not hex:
         # printf sees only widths: unsigned values are printed as int64.
         values = [semantic.cast(v, core.uint64) if v.dtype.is_int_unsigned() and not v.dtype.is_bool() else v
                   for v in values]
@@ -25,7 +26,7 @@ def device_print(prefix, *args, hex=False):
     if values and not prefix.endswith(" "):
         prefix += " "
     attrs = {"prefix": _string_attr(prefix)}
-    if core._unwrap(hex):
+    if hex:
         attrs["hex"] = "unit"
     semantic.current().create("tile.print", values, [], attrs)
 

@@ -1068,12 +1068,13 @@ def sort(x, dim, descending):
             y = reshape(x, split_shape, "tl.sort")
             other = _pair_partner(y, r + 1)
             right = equal(_axis_index(split_shape, r + 1), 1)
-            # Blocks whose bit `size` is set sort the other way (a bitonic
-            # sequence for the next merge); the last merge sorts all one way.
-            block = mul(_axis_index(split_shape, r), 2 * distance)
-            flipped = not_equal(and_(block, size), 0) if size < n else full(split_shape, 0, core.int1)
-            if descending:
-                flipped = invert(flipped) if size < n else full(split_shape, 1, core.int1)
+            if size == n:  # the last merge sorts every block one way
+                flipped = full(split_shape, int(descending), core.int1)
+            else:  # blocks whose bit `size` is set sort the other way: a bitonic sequence for the next merge
+                block = mul(_axis_index(split_shape, r), 2 * distance)
+                flipped = not_equal(and_(block, size), 0)
+                if descending:
+                    flipped = invert(flipped)
             out_of_order = where(right, less(y, other), greater(y, other))
             x = reshape(where(xor(out_of_order, flipped), other, y), shape, "tl.sort")
             distance //= 2
