@@ -2,6 +2,7 @@
 `CompiledKernel`."""
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -265,17 +266,21 @@ class CompiledKernel:
         self._simt_with_locations = simt_with_locations
         # Uses what only the emulator runs: no LLVM IR, assembly or code object.
         self.emulator_only = emulator_only
-        self._emulator = None
+        self._emulators = {}
 
     def emulator(self):
-        """The kernel JIT-compiled for the CPU emulator (built on first use)."""
-        if self._emulator is None:
+        """The kernel JIT-compiled for the CPU emulator (built on first use),
+        for this machine's CPU or the one ROCKTILE_EMULATOR_HOST_CPU names
+        (`x86-64`, the baseline without F16C or AVX-512 BF16, makes the host
+        code call the emulator's own fp16/bf16 conversion builtins)."""
+        cpu = os.environ.get("ROCKTILE_EMULATOR_HOST_CPU", "")
+        if cpu not in self._emulators:
             C = load_C()
             try:
-                self._emulator = C.Emulator(self._simt_with_locations, self.metadata["wave_size"])
+                self._emulators[cpu] = C.Emulator(self._simt_with_locations, self.metadata["wave_size"], cpu)
             except C.CompileError as e:
                 raise CompilationError(f"the emulator cannot run kernel {self.name}: {e}") from None
-        return self._emulator
+        return self._emulators[cpu]
 
     @property
     def n_regs(self):

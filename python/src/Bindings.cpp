@@ -3,6 +3,7 @@
 // attributes, so the front end owns the language's semantics and this file
 // stays independent of the op list.
 #include "rocktile/Emulator/Emulator.h"
+#include "rocktile/Emulator/HostJit.h"
 #include "rocktile/Pipeline/Pipeline.h"
 #include "rocktile/Target/Target.h"
 #include "mlir/AsmParser/AsmParser.h"
@@ -234,19 +235,20 @@ PYBIND11_MODULE(_C, m) {
   using rocktile::emulator::EmulatedKernel;
   using rocktile::emulator::KernelArg;
   py::class_<EmulatedKernel>(m, "Emulator")
-      .def(py::init([](const std::string &simt, unsigned waveSize) {
+      .def(py::init([](const std::string &simt, unsigned waveSize, const std::string &hostCpu) {
              IRContext c;
              DiagnosticCollector diags(c.ctx.get());
              OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(simt, c.ctx.get());
              FailureOr<std::unique_ptr<EmulatedKernel>> kernel = failure();
              if (module)
-               kernel = EmulatedKernel::create(*module, waveSize);
+               kernel = EmulatedKernel::create(*module, waveSize, hostCpu);
              if (failed(kernel))
                throw CompileError(diags.text());
              return std::move(*kernel);
            }),
-           py::arg("simt"), py::arg("wave_size"))
+           py::arg("simt"), py::arg("wave_size"), py::arg("host_cpu") = "")
       .def_property_readonly("name", &EmulatedKernel::getName)
+      .def_property_readonly("host_imports", &EmulatedKernel::getHostImports)
       .def("launch", [](const EmulatedKernel &k, std::array<int64_t, 3> grid, const py::list &args,
                         unsigned workers) {
         // args: ("buffer", name, address, elements) | ("int", name, value) | ("float", name, value)
@@ -275,6 +277,13 @@ PYBIND11_MODULE(_C, m) {
         if (!fault.empty())
           throw EmulatorFault(fault);
       }, py::arg("grid"), py::arg("args"), py::arg("workers"));
+
+  m.def("emulator_host_symbols", [] {
+    std::vector<std::string> names;
+    for (const rocktile::emulator::HostSymbol &s : rocktile::emulator::hostSymbols())
+      names.push_back(s.name);
+    return names;
+  });
 
   m.def("targets", [] {
     std::vector<std::string> names;

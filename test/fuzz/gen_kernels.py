@@ -19,7 +19,8 @@ What the generator does to keep the comparison meaningful:
   transcendental functions and float sums make a value inexact.
 
 Tolerances (floats compared with atol = rtol * max(1, max |reference|)):
-fp64 1e-9, fp32 1e-4, fp16 2e-2; integers and booleans must be equal.
+fp64 1e-9, fp32 1e-4, fp16 2e-2, bf16 0.1, fp8 e4m3 0.13, fp8 e5m2 0.26;
+integers and booleans must be equal.
 """
 from __future__ import annotations
 
@@ -39,15 +40,21 @@ DT = {
     "int1": (np.bool_, "bool", 1, "tl.int1"),
     "int8": (np.int8, "int", 8, "tl.int8"), "int16": (np.int16, "int", 16, "tl.int16"),
     "int32": (np.int32, "int", 32, "tl.int32"), "int64": (np.int64, "int", 64, "tl.int64"),
-    "uint32": (np.uint32, "uint", 32, "tl.uint32"),
-    "fp16": (np.float16, "float", 16, "tl.float16"), "fp32": (np.float32, "float", 32, "tl.float32"),
-    "fp64": (np.float64, "float", 64, "tl.float64"),
+    "uint8": (np.uint8, "uint", 8, "tl.uint8"), "uint16": (np.uint16, "uint", 16, "tl.uint16"),
+    "uint32": (np.uint32, "uint", 32, "tl.uint32"), "uint64": (np.uint64, "uint", 64, "tl.uint64"),
+    "fp16": (np.float16, "float", 16, "tl.float16"), "bf16": (ml_dtypes.bfloat16, "float", 16, "tl.bfloat16"),
+    "fp32": (np.float32, "float", 32, "tl.float32"), "fp64": (np.float64, "float", 64, "tl.float64"),
     "fp8": (ml_dtypes.float8_e4m3fn, "float", 8, "tl.float8e4nv"),
+    "fp8e5": (ml_dtypes.float8_e5m2, "float", 8, "tl.float8e5"),
 }
-LOAD_DTYPES = ["int8", "int16", "int32", "int64", "uint32", "fp8", "fp16", "fp32", "fp32", "fp64"]
-# fp8 (e4m3): one step is 1/8 relative; values stay well below its 448.
-TOL = {"fp8": 0.13, "fp16": 2e-2, "fp32": 1e-4, "fp64": 1e-9}
-FLOAT_LIMIT = {"fp8": 200, "fp16": 1e3, "fp32": 1e6, "fp64": 1e6}
+HALF = ("fp16", "bf16")
+FP8 = ("fp8", "fp8e5")
+FP8_MAX = {"fp8": 448.0, "fp8e5": 57344.0}
+LOAD_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "fp8", "fp8e5",
+               "fp16", "bf16", "fp32", "fp32", "fp64"]
+# fp8: one step is 1/8 (e4m3) or 1/4 (e5m2) relative; values stay well below their largest.
+TOL = {"fp8": 0.13, "fp8e5": 0.26, "fp16": 2e-2, "bf16": 0.1, "fp32": 1e-4, "fp64": 1e-9}
+FLOAT_LIMIT = {"fp8": 200, "fp8e5": 200, "fp16": 1e3, "bf16": 1e4, "fp32": 1e6, "fp64": 1e6}
 INT_LIMIT = {8: 100, 16: 30000, 32: 2**30, 64: 2**62, 1: 1}
 INF = math.inf
 
@@ -64,10 +71,16 @@ def promote(a, b, div=False):
         return "fp64"
     if "fp32" in (a, b):
         return "fp32"
-    if a == "fp16" or b == "fp16":
-        return "fp32" if div else "fp16"
-    if a == "fp8" or b == "fp8":
-        return "fp32" if div else "fp8"
+    if a in HALF or b in HALF:  # fp16 with bf16 gives fp32
+        if div or (a in HALF and b in HALF and a != b):
+            return "fp32"
+        return a if a in HALF else b
+    if a in FP8 or b in FP8:  # e4m3 with e5m2 gives fp16
+        if div:
+            return "fp32"
+        if a in FP8 and b in FP8 and a != b:
+            return "fp16"
+        return a if a in FP8 else b
     if a == b:
         return a
     sa, sb = cat(a) == "int", cat(b) == "int"
@@ -96,15 +109,30 @@ class Node:
 def cast_np(x, d):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        if d == "fp8":  # rocktile's conversion: through fp32, saturating
-            x = np.asarray(x).astype(np.float32)
-            return np.where(np.isfinite(x), np.clip(x, -448, 448), x).astype(npt(d))
-        return np.asarray(x).astype(npt(d))
+        x = np.asarray(x)
+        if d in FP8:  # rocktile's conversion: through fp32, saturating
+            x = x.astype(np.float32)
+            return np.where(np.isfinite(x), np.clip(x, -FP8_MAX[d], FP8_MAX[d]), x).astype(npt(d))
+        if d == "bf16" and x.dtype == np.float64:
+            return bf16_from_fp64(x)
+        return x.astype(npt(d))
+
+
+def bf16_from_fp64(x):
+    """fp64 -> bf16 rounded once, as the kernel converts (ml_dtypes goes
+    through fp32 and rounds twice): round to odd into fp32, whose 24 bits
+    then round correctly to bf16's 8."""
+    f = x.astype(np.float32)
+    f = np.where(np.isfinite(x) & (np.abs(f.astype(np.float64)) > np.abs(x)), np.nextafter(f, np.float32(0)), f)
+    inexact = np.isfinite(f) & (f.astype(np.float64) != x)
+    return (f.view(np.uint32) | inexact.astype(np.uint32)).view(np.float32).astype(ml_dtypes.bfloat16)
 
 
 def wide(x, d):
-    """`x` of dtype `d` as numpy computes it: fp8 in fp32, as the kernel does."""
-    return cast_np(x, d).astype(np.float32) if d == "fp8" else cast_np(x, d)
+    """`x` of dtype `d` as numpy computes it: fp8 and bf16 in fp32, as the
+    kernel does (bf16 arithmetic rounds each fp32 result back, which gives
+    the same bits as bf16 arithmetic would)."""
+    return cast_np(x, d).astype(np.float32) if d in FP8 or d == "bf16" else cast_np(x, d)
 
 
 def sigmoid64(x):
@@ -246,7 +274,7 @@ class Gen:
             if ten.literal is not None:
                 raise Retry()
             if kind_rank(num.dtype) <= kind_rank(ten.dtype):
-                return "fp32" if div and ten.dtype in ("fp16", "fp8") else ten.dtype
+                return "fp32" if div and ten.dtype in HALF + FP8 else ten.dtype
             return promote(num.dtype, ten.dtype, div)
         return promote(a.dtype, b.dtype, div)
 
@@ -363,14 +391,14 @@ class Gen:
         if B <= 30:
             ops += ["fma"]
         if a.exact:  # fp8 rounding turns tiny differences into whole steps
-            ops += ["fp8"]
+            ops += ["fp8", "fp8e5"]
         if d != "fp64":  # fp64 transcendentals do not compile for the GPU (see docs/language.md)
             ops += ["sigmoid"]
             if B <= 100:
                 ops += ["sin", "cos", "log", "log2"]
             if B <= 8:
                 ops += ["exp", "exp2"]
-            if d != "fp16" and B <= 100:
+            if d not in HALF and B <= 100:
                 ops += ["erf"]
         op = r.choice(ops)
         f = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "exp2": np.exp2, "floor": np.floor, "ceil": np.ceil}
@@ -399,8 +427,8 @@ class Gen:
             return mk(f"tl.sigmoid({a.src})", sigmoid64, 1)
         if op == "erf":
             return mk(f"tl.erf({a.src})", lambda x: np.vectorize(math.erf)(x.astype(np.float64)) if x.size else x, 1)
-        if op == "fp8":  # a round trip through e4m3fn: saturate, round to nearest even
-            return mk(f"{a.src}.to(tl.float8e4nv).to({DT[d][3]})", lambda x: wide(x, "fp8"), min(B, 448.0), True)
+        if op in FP8:  # a round trip through fp8: saturate, round to nearest even
+            return mk(f"{a.src}.to({DT[op][3]}).to({DT[d][3]})", lambda x: wide(x, op), min(B, FP8_MAX[op]), True)
         if op == "fma":  # x * x + x, rounded once
             return mk(f"tl.fma({a.src}, {a.src}, {a.src})", lambda x: x.astype(np.float64) * x + x, B * B + B)
         raise AssertionError(op)
@@ -474,12 +502,12 @@ class Gen:
         if fn == "sum":
             if d == "int1":
                 raise Retry()
-            if d in ("fp16", "fp8"):  # sums of narrow floats depend on the order
+            if d in HALF + FP8:  # sums of narrow floats depend on the order
                 a = self.cast(a, "fp32")
                 d = "fp32"
             t = d
-            if is_int(d) and DT[d][2] < 32:
-                t = "int32"
+            if is_int(d) and DT[d][2] < 32:  # Triton's sum widens to 32 bits, keeping the sign
+                t = "uint32" if cat(d) == "uint" else "int32"
             n = a.shape[axis]
             bound = a.bound * n
             if is_float(t) and not fits(bound, t):
@@ -554,9 +582,11 @@ class Gen:
             raise Retry()
         if fn != "sum":
             return Node(a.dtype, a.shape, reduce(a.src), a.ev, a.bound, a.exact)
-        if a.dtype in ("fp16", "fp8"):
+        if a.dtype in HALF + FP8:
             a = self.cast(a, "fp32")
-        t = "int32" if is_int(a.dtype) and DT[a.dtype][2] < 32 else a.dtype
+        t = a.dtype
+        if is_int(t) and DT[t][2] < 32:
+            t = "uint32" if cat(t) == "uint" else "int32"
         bound = a.bound * copies
         if is_float(t) and not fits(bound, t):
             raise Retry()
@@ -1003,7 +1033,7 @@ class Program:
 
 
 def _sentinel(d):
-    return -7 if d != "uint32" else 7
+    return 7 if cat(d) == "uint" else -7
 
 
 def make_program(seed):

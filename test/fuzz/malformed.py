@@ -149,8 +149,9 @@ def _signature(program, rng):
 
 
 def _sig_name(d):
-    return {"int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint32": "u32",
-            "fp8": "fp8e4nv", "fp16": "fp16", "fp32": "fp32", "fp64": "fp64"}[d]
+    return {"int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
+            "uint16": "u16", "uint32": "u32", "uint64": "u64", "fp8": "fp8e4nv", "fp8e5": "fp8e5",
+            "fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp64": "fp64"}[d]
 
 
 def _inject(source, rng):

@@ -1,5 +1,6 @@
 #include "rocktile/Emulator/Emulator.h"
 #include "rocktile/Emulator/Fp8.h"
+#include "rocktile/Emulator/HostJit.h"
 #include "rocktile/Emulator/Passes.h"
 #include "rocktile/Emulator/WaveOps.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -20,14 +21,11 @@
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/TargetSelect.h"
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -259,15 +257,6 @@ extern "C" void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int
   w->launch->report(*w, site, index, count, size, thread);
 }
 
-// Half-precision conversions that LLVM calls on hosts without native f16
-// instructions; libgcc provides them (linked statically).
-extern "C" {
-_Float16 __truncdfhf2(double);
-_Float16 __truncsfhf2(float);
-float __extendhfsf2(_Float16);
-double __extendhfdf2(_Float16);
-}
-
 extern "C" int64_t rocktile_emu_shared_condition(int64_t ctx, int64_t site, int64_t conditions,
                                                  int64_t n) {
   auto *c = reinterpret_cast<const uint8_t *>(conditions);
@@ -282,8 +271,10 @@ extern "C" int64_t rocktile_emu_shared_condition(int64_t ctx, int64_t site, int6
 
 EmulatedKernel::~EmulatedKernel() = default;
 
-FailureOr<std::unique_ptr<EmulatedKernel>> EmulatedKernel::create(ModuleOp simt,
-                                                                  unsigned waveSize) {
+const std::vector<std::string> &EmulatedKernel::getHostImports() const { return jit->imports; }
+
+FailureOr<std::unique_ptr<EmulatedKernel>> EmulatedKernel::create(ModuleOp simt, unsigned waveSize,
+                                                                  llvm::StringRef hostCpu) {
   std::unique_ptr<EmulatedKernel> k(new EmulatedKernel());
   k->waveSize = waveSize;
   gpu::GPUFuncOp kernel;
@@ -324,46 +315,11 @@ FailureOr<std::unique_ptr<EmulatedKernel>> EmulatedKernel::create(ModuleOp simt,
                         d.getAs<StringAttr>("message").str()});
   }
 
-  static std::once_flag nativeTarget;
-  std::call_once(nativeTarget, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-  ExecutionEngineOptions options;
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, nullptr);
-  options.transformer = transformer;
-  options.enableGDBNotificationListener = false;
-  options.enablePerfNotificationListener = false;
-  auto engine = ExecutionEngine::create(simt, options);
-  if (!engine)
-    return simt.emitError() << "JIT compilation for the host failed: "
-                            << llvm::toString(engine.takeError()),
-           failure();
-  k->engine = std::move(*engine);
-  k->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    auto add = [&](const char *name, auto *fn) {
-      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn), llvm::JITSymbolFlags::Exported};
-    };
-    add("rocktile_emu_dpp_quad_perm", &rocktile_emu_dpp_quad_perm);
-    add("rocktile_emu_ds_swizzle", &rocktile_emu_ds_swizzle);
-    add("rocktile_emu_permlane_swap", &rocktile_emu_permlane_swap);
-    add("rocktile_emu_shuffle", &rocktile_emu_shuffle);
-    add("rocktile_emu_fault", &rocktile_emu_fault);
-    add("rocktile_emu_shared_condition", &rocktile_emu_shared_condition);
-    add("rocktile_emu_cvt_f32_fp8", &rocktile_emu_cvt_f32_fp8);
-    add("rocktile_emu_cvt_fp8_f32", &rocktile_emu_cvt_fp8_f32);
-    add("__truncdfhf2", &__truncdfhf2);
-    add("__truncsfhf2", &__truncsfhf2);
-    add("__extendhfsf2", &__extendhfsf2);
-    add("__extendhfdf2", &__extendhfdf2);
-    return map;
-  });
-  k->engine->initialize();
-  auto entry = k->engine->lookupPacked(k->name + "_workgroup");
-  if (!entry)
-    return simt.emitError() << llvm::toString(entry.takeError()), failure();
-  k->entry = *entry;
+  auto jit = HostJit::create(simt, k->name + "_workgroup", hostCpu, hostSymbols());
+  if (failed(jit))
+    return failure();
+  k->jit = std::move(*jit);
+  k->entry = k->jit->entry;
   return k;
 }
 

@@ -9,11 +9,14 @@
 #include <string>
 #include <vector>
 
-namespace mlir {
-class ExecutionEngine;
-}
-
 namespace rocktile::emulator {
+
+class HostJit;
+struct HostSymbol;
+
+/// Every symbol the host program may call (HostSymbols.cpp); nothing else
+/// links, whatever the process has loaded.
+llvm::ArrayRef<HostSymbol> hostSymbols();
 
 /// One launch argument, in the kernel's parameter order.
 struct KernelArg {
@@ -37,10 +40,11 @@ struct FaultSite {
 
 class EmulatedKernel {
 public:
-  /// Lowers `simt` (consumed) for the host and JIT-compiles it. Errors are
-  /// reported through the context's diagnostics.
-  static mlir::FailureOr<std::unique_ptr<EmulatedKernel>> create(mlir::ModuleOp simt,
-                                                                 unsigned waveSize);
+  /// Lowers `simt` (consumed) for the host and JIT-compiles it for the host
+  /// CPU `hostCpu` (empty: this machine's). Errors are reported through the
+  /// context's diagnostics.
+  static mlir::FailureOr<std::unique_ptr<EmulatedKernel>>
+  create(mlir::ModuleOp simt, unsigned waveSize, llvm::StringRef hostCpu = "");
   ~EmulatedKernel();
 
   /// Runs every workgroup of `grid` on up to `workers` host threads. Returns
@@ -50,6 +54,8 @@ public:
                      unsigned workers) const;
 
   const std::string &getName() const { return name; }
+  /// The external symbols the host code calls (all from hostSymbols()).
+  const std::vector<std::string> &getHostImports() const;
 
 private:
   EmulatedKernel() = default;
@@ -63,7 +69,7 @@ private:
   int64_t numThreads = 0, ldsBytes = 0;
   std::vector<ArgSlot> slots;
   std::vector<FaultSite> sites;
-  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::unique_ptr<HostJit> jit;
   void (*entry)(void **) = nullptr;
 
   friend struct LaunchState;

@@ -1,0 +1,100 @@
+// Every symbol the emulator's host program may call: rocktile's runtime
+// (wave instructions, fp8 conversions, faults), the conversion builtins that
+// LLVM's host backend emits for fp16 and bf16 where the CPU has no
+// instruction for them, and the few C library functions it deliberately
+// calls (printf for device_print; malloc and free for the arrays that carry
+// values between a workgroup's segments; memcpy and memset, which LLVM emits
+// for copies; libm for math the host has no instruction for).
+#include "rocktile/Emulator/Emulator.h"
+#include "rocktile/Emulator/FloatFormats.h"
+#include "rocktile/Emulator/Fp8.h"
+#include "rocktile/Emulator/HostJit.h"
+#include "rocktile/Emulator/WaveOps.h"
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+using namespace rocktile::emulator;
+
+namespace {
+
+// The builtins pass 16-bit floats in SSE registers, as _Float16; bf16 values
+// travel in the same registers, so they are carried as _Float16 bit patterns.
+_Float16 carry(uint32_t code) {
+  auto bits = uint16_t(code);
+  _Float16 h;
+  std::memcpy(&h, &bits, 2);
+  return h;
+}
+uint32_t uncarry(_Float16 h) {
+  uint16_t bits;
+  std::memcpy(&bits, &h, 2);
+  return bits;
+}
+
+_Float16 truncsfhf2(float x) { return carry(narrow(x, NarrowFloat::F16)); }
+_Float16 truncdfhf2(double x) { return carry(narrow(x, NarrowFloat::F16)); }
+_Float16 truncsfbf2(float x) { return carry(narrow(x, NarrowFloat::BF16)); }
+_Float16 truncdfbf2(double x) { return carry(narrow(x, NarrowFloat::BF16)); }
+float extendhfsf2(_Float16 h) { return float(widen(uncarry(h), NarrowFloat::F16)); }
+double extendhfdf2(_Float16 h) { return widen(uncarry(h), NarrowFloat::F16); }
+float extendbfsf2(_Float16 h) { return float(widen(uncarry(h), NarrowFloat::BF16)); }
+
+template <typename T> void *address(T *fn) { return reinterpret_cast<void *>(fn); }
+using F1 = float (*)(float);
+using D1 = double (*)(double);
+using F2 = float (*)(float, float);
+using D2 = double (*)(double, double);
+using F3 = float (*)(float, float, float);
+using D3 = double (*)(double, double, double);
+
+} // namespace
+
+namespace rocktile::emulator {
+
+llvm::ArrayRef<HostSymbol> hostSymbols() {
+  static const HostSymbol symbols[] = {
+      {"rocktile_emu_dpp_quad_perm", address(&rocktile_emu_dpp_quad_perm)},
+      {"rocktile_emu_ds_swizzle", address(&rocktile_emu_ds_swizzle)},
+      {"rocktile_emu_permlane_swap", address(&rocktile_emu_permlane_swap)},
+      {"rocktile_emu_shuffle", address(&rocktile_emu_shuffle)},
+      {"rocktile_emu_fault", address(&rocktile_emu_fault)},
+      {"rocktile_emu_shared_condition", address(&rocktile_emu_shared_condition)},
+      {"rocktile_emu_cvt_f32_fp8", address(&rocktile_emu_cvt_f32_fp8)},
+      {"rocktile_emu_cvt_fp8_f32", address(&rocktile_emu_cvt_fp8_f32)},
+      {"__truncsfhf2", address(&truncsfhf2)},
+      {"__truncdfhf2", address(&truncdfhf2)},
+      {"__truncsfbf2", address(&truncsfbf2)},
+      {"__truncdfbf2", address(&truncdfbf2)},
+      {"__extendhfsf2", address(&extendhfsf2)},
+      {"__extendhfdf2", address(&extendhfdf2)},
+      {"__extendbfsf2", address(&extendbfsf2)},
+      {"printf", address(&printf)},
+      {"malloc", address(&malloc)},
+      {"aligned_alloc", address(&aligned_alloc)},
+      {"free", address(&free)},
+      {"memcpy", address(&memcpy)},
+      {"memset", address(&memset)},
+      {"memmove", address(&memmove)},
+      // libm: what the x86-64 backend calls for llvm.exp/log/sin/cos/exp2/
+      // log2, frem, minnum/maxnum of promoted halves, and, on CPUs without SSE4.1
+      // or FMA, floor/ceil/fma.
+      {"expf", address(F1(::expf))},   {"exp", address(D1(::exp))},
+      {"exp2f", address(F1(::exp2f))}, {"exp2", address(D1(::exp2))},
+      {"logf", address(F1(::logf))},   {"log", address(D1(::log))},
+      {"log2f", address(F1(::log2f))}, {"log2", address(D1(::log2))},
+      {"sinf", address(F1(::sinf))},   {"sin", address(D1(::sin))},
+      {"cosf", address(F1(::cosf))},   {"cos", address(D1(::cos))},
+      {"sincosf", address(&::sincosf)}, {"sincos", address(&::sincos)},
+      {"floorf", address(F1(::floorf))}, {"floor", address(D1(::floor))},
+      {"ceilf", address(F1(::ceilf))}, {"ceil", address(D1(::ceil))},
+      {"fmodf", address(F2(::fmodf))}, {"fmod", address(D2(::fmod))},
+      {"fmaf", address(F3(::fmaf))},   {"fma", address(D3(::fma))},
+      {"fminf", address(F2(::fminf))}, {"fmin", address(D2(::fmin))},
+      {"fmaxf", address(F2(::fmaxf))}, {"fmax", address(D2(::fmax))},
+  };
+  return symbols;
+}
+
+} // namespace rocktile::emulator
