@@ -1,0 +1,175 @@
+// The tile -> SIMT lowering of one kernel, shared by the files of this
+// folder, one per op family: LowerToSimt.cpp (the pass, control flow,
+// elementwise ops), Memory.cpp (loads, stores, atomics), Layouts.cpp
+// (layout conversions through registers or LDS), Reductions.cpp, Debug.cpp
+// (device_print, device_assert).
+#ifndef ROCKTILE_TRANSFORMS_LOWERTOSIMT_KERNELLOWERING_H
+#define ROCKTILE_TRANSFORMS_LOWERTOSIMT_KERNELLOWERING_H
+
+#include "rocktile/Analysis/AxisInfo.h"
+#include "rocktile/Dialect/Tile/IR/Tile.h"
+#include "rocktile/Target/Target.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace rocktile::simt {
+
+using namespace mlir;
+
+/// A tile value in one lane. For pointers, `base` is the memref of the
+/// kernel argument they point into and `value` the element indices.
+struct LaneValue {
+  Value base;
+  Value value;
+};
+
+class KernelLowering {
+public:
+  KernelLowering(func::FuncOp func, gpu::GPUFuncOp kernel, const Target &target)
+      : func(func), kernel(kernel), target(target), axis(func),
+        b(kernel.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  Location loc() const { return currentLoc; }
+
+  // --- index arithmetic -------------------------------------------------
+  Value i32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc(), v, 32);
+  }
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
+
+  /// The part of a coordinate along `dim` contributed by this lane's lane
+  /// and warp index (the register part is a compile-time constant).
+  Value threadCoord(const LinearLayout &layout, unsigned dim) {
+    Value sum = i32(0);
+    auto addBits = [&](LinearLayout::InDim in, Value index) {
+      auto bases = layout.getBases(in);
+      for (unsigned bit = 0; bit < bases.size();) {
+        int64_t step = bases[bit][dim];
+        if (step == 0) {
+          ++bit;
+          continue;
+        }
+        // A run of bits whose bases double is one field: (index >> bit) & mask.
+        unsigned width = 1;
+        while (bit + width < bases.size() && bases[bit + width][dim] == step << width)
+          ++width;
+        Value field = arith::AndIOp::create(
+            b, loc(), arith::ShRUIOp::create(b, loc(), index, i32(bit)),
+            i32((int64_t(1) << width) - 1));
+        sum = arith::AddIOp::create(b, loc(), sum,
+                                    arith::MulIOp::create(b, loc(), field, i32(step)));
+        bit += width;
+      }
+    };
+    addBits(LinearLayout::Lane, laneId);
+    addBits(LinearLayout::Warp, warpId);
+    return sum;
+  }
+
+  static VectorType laneVectorType(RankedTensorType type,
+                                   const LinearLayout &layout) {
+    Type elt = type.getElementType();
+    if (isa<tile::PointerType>(elt))
+      elt = IndexType::get(type.getContext());
+    return VectorType::get({layout.getNumRegisters()}, elt);
+  }
+
+  LinearLayout layoutOf(Value v) {
+    return *tile::getLinearLayout(cast<RankedTensorType>(v.getType()));
+  }
+
+  // --- ops ----------------------------------------------------------------
+  LogicalResult lower(Operation *op);
+  LogicalResult lowerMakeRange(tile::MakeRangeOp op);
+  LogicalResult lowerRegisterRemap(Operation *op, Value src,
+                                   function_ref<LinearLayout::Coord(LinearLayout::Coord)> toSrc);
+  LogicalResult lowerLoad(tile::LoadOp op);
+  LogicalResult lowerStore(tile::StoreOp op);
+  LogicalResult lowerReduce(tile::ReduceOp op);
+  LogicalResult lowerAtomic(Operation *op);
+  LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op);
+  LogicalResult lowerTrans(tile::TransOp op);
+  LogicalResult lowerPrint(tile::PrintOp op);
+  LogicalResult lowerAssert(tile::AssertOp op);
+  /// Marks the kernel as runnable only in the emulator, because of `op`.
+  void markEmulatorOnly(Operation *op);
+  /// Moves `op`'s operand into its result's layout (and shape, in row-major
+  /// order) by way of its LDS scratch.
+  LogicalResult exchangeThroughLds(Operation *op);
+  /// The row-major index (in the tile) of each of this lane's registers.
+  SmallVector<Value> rowMajorIndices(const LinearLayout &layout);
+  /// One element's atomic update at `index` of `base`, returning the old value.
+  Value emitAtomic(OpBuilder &bb, Location l, Operation *op, Value base, Value index, Value value,
+                   Value cmp);
+  /// True in thread 0 of the workgroup, which does what happens once per
+  /// program (scalar stores and atomics, printing scalars).
+  Value firstThread() {
+    return arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq,
+                                 arith::OrIOp::create(b, loc(), laneId, warpId), i32(0));
+  }
+  /// True in the one lane and warp that own each element of `layout` (the
+  /// others hold broadcast copies); null when every lane owns its elements.
+  Value ownsElements(const LinearLayout &layout);
+  /// A view of `op`'s LDS scratch holding `count` elements of `elt`,
+  /// `byteOffset` bytes into it.
+  FailureOr<Value> scratchView(Operation *op, Type elt, int64_t count, int64_t byteOffset = 0);
+  LogicalResult lowerElementwise(Operation *op);
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerFor(scf::ForOp loop);
+  LogicalResult lowerIf(scf::IfOp branch);
+  LogicalResult lowerWhile(scf::WhileOp loop);
+  /// The lane values of `values` for a control-flow edge whose pointers
+  /// must point into `bases` (a null base: not a pointer).
+  FailureOr<SmallVector<Value>> carried(Operation *op, ValueRange values, ArrayRef<Value> bases);
+  /// Binds `tileValues` to `laneValues`, pointers to their `bases`.
+  void bind(ValueRange tileValues, ValueRange laneValues, ArrayRef<Value> bases);
+  Type loweredType(Type type);
+  SmallVector<Value> combine(tile::ReduceOp op, ValueRange acc, ValueRange next);
+  Value shuffleXor(Value v, unsigned mask);
+  /// Elements per memory access of `op`, and the byte alignment it has.
+  std::pair<int64_t, int64_t> accessWidth(Value ptr, Value mask);
+
+  Value lookup(Value v) { return values.lookup(v).value; }
+  /// Elements [start, start + width) of a lane vector (a scalar for width
+  /// 1).
+  Value slice(Value v, int64_t start, int64_t width) {
+    if (width == 1)
+      return vector::ExtractOp::create(b, loc(), v, start);
+    if (width == cast<VectorType>(v.getType()).getNumElements())
+      return v;
+    return vector::ShuffleOp::create(b, loc(), v, v,
+                                     llvm::to_vector(llvm::seq<int64_t>(start, start + width)));
+  }
+  /// `into` with elements [start, start + width) replaced by `part`.
+  Value insertSlice(Value part, Value into, int64_t start) {
+    if (!isa<VectorType>(part.getType()))
+      return vector::InsertOp::create(b, loc(), part, into, start);
+    int64_t n = cast<VectorType>(into.getType()).getNumElements();
+    int64_t width = cast<VectorType>(part.getType()).getNumElements();
+    if (width == n)
+      return part;
+    SmallVector<int64_t> mask;
+    for (int64_t i = 0; i < n; ++i)
+      mask.push_back(i >= start && i < start + width ? n + i - start : i);
+    return vector::ShuffleOp::create(b, loc(), into, part, mask);
+  }
+
+  func::FuncOp func;
+  gpu::GPUFuncOp kernel;
+  const Target &target;
+  AxisInfoAnalysis axis;
+  OpBuilder b;
+  Location currentLoc = UnknownLoc::get(func.getContext());
+  Value laneId, warpId;
+  DenseMap<Value, LaneValue> values;
+};
+
+} // namespace rocktile::simt
+
+#endif

@@ -1,0 +1,401 @@
+// Tile -> SIMT: every tile becomes, in each lane, the vector of elements its
+// layout gives that lane. The output uses upstream dialects only; this is
+// the cut where the CPU emulator takes over (DESIGN.md). This file holds the
+// pass, the walk over the kernel, control flow and elementwise ops.
+#include "KernelLowering.h"
+#include "rocktile/Transforms/Passes.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace rocktile;
+using namespace rocktile::simt;
+
+namespace rocktile {
+#define GEN_PASS_DEF_LOWERTOSIMT
+#include "rocktile/Transforms/Passes.h.inc"
+} // namespace rocktile
+
+LogicalResult KernelLowering::run() {
+  Block &entry = kernel.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  currentLoc = func.getLoc();
+  Value tid = arith::IndexCastOp::create(
+      b, loc(), b.getI32Type(), gpu::ThreadIdOp::create(b, loc(), gpu::Dimension::x));
+  unsigned waveBits = llvm::Log2_32(target.waveSize);
+  laneId = arith::AndIOp::create(b, loc(), tid, i32(target.waveSize - 1));
+  warpId = arith::ShRUIOp::create(b, loc(), tid, i32(waveBits));
+
+  for (auto [arg, lowered] : llvm::zip(func.getArguments(), kernel.getArguments())) {
+    if (!isa<tile::PointerType>(arg.getType())) {
+      values[arg] = {Value(), lowered};
+      continue;
+    }
+    Value base = lowered;
+    auto div = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "tile.divisibility");
+    if (div && div.getInt() > 1)
+      base = memref::AssumeAlignmentOp::create(b, loc(), base, div.getInt());
+    values[arg] = {base, idx(0)};
+  }
+  // Every layout must spread over exactly this kernel's lanes and warps.
+  unsigned numWarps = func->getAttrOfType<IntegerAttr>("tile.num_warps").getInt();
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      std::optional<LinearLayout> layout = tensor ? tile::getLinearLayout(tensor) : std::nullopt;
+      if (tensor && !layout) {
+        op->emitError("tile has no layout: run tile-assign-layouts first");
+        return WalkResult::interrupt();
+      }
+      if (layout && (layout->getNumLanes() != target.waveSize || layout->getNumWarps() != numWarps)) {
+        func.emitError() << "layout " << tensor.getEncoding() << " spreads over "
+                         << layout->getNumLanes() << " lanes and " << layout->getNumWarps()
+                         << " warps, but " << target.chip << " runs this kernel as " << numWarps
+                         << " warps of " << target.waveSize << " lanes";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (Operation &op : func.getBody().front())
+    if (failed(lower(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult KernelLowering::lowerBlock(Block &block) {
+  for (Operation &op : block.without_terminator())
+    if (failed(lower(&op)))
+      return failure();
+  return success();
+}
+
+Type KernelLowering::loweredType(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return laneVectorType(tensor, *tile::getLinearLayout(tensor));
+  if (isa<tile::PointerType>(type))
+    return IndexType::get(type.getContext());
+  return type;
+}
+
+FailureOr<SmallVector<Value>> KernelLowering::carried(Operation *op, ValueRange tileValues,
+                                                      ArrayRef<Value> bases) {
+  SmallVector<Value> out;
+  for (auto [v, base] : llvm::zip(tileValues, bases)) {
+    LaneValue lv = values.lookup(v);
+    if (lv.base != base)
+      return op->emitError("a pointer carried through control flow must keep pointing "
+                           "into the same kernel argument");
+    out.push_back(lv.value);
+  }
+  return out;
+}
+
+void KernelLowering::bind(ValueRange tileValues, ValueRange laneValues, ArrayRef<Value> bases) {
+  for (auto [v, lane, base] : llvm::zip(tileValues, laneValues, bases))
+    values[v] = {base, lane};
+}
+
+LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
+  SmallVector<Value> inits, bases;
+  for (Value init : loop.getInitArgs()) {
+    inits.push_back(lookup(init));
+    bases.push_back(values.lookup(init).base);
+  }
+  LogicalResult status = success();
+  auto lowered = scf::ForOp::create(
+      b, loc(), lookup(loop.getLowerBound()), lookup(loop.getUpperBound()), lookup(loop.getStep()),
+      inits, [&](OpBuilder &nb, Location l, Value iv, ValueRange args) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+        values[loop.getInductionVar()] = {Value(), iv};
+        bind(loop.getRegionIterArgs(), args, bases);
+        status = lowerBlock(*loop.getBody());
+        FailureOr<SmallVector<Value>> next = failure();
+        if (succeeded(status))
+          next = carried(loop, loop.getYieldedValues(), bases);
+        if (failed(next))
+          status = failure();
+        scf::YieldOp::create(b, l, succeeded(next) ? *next : SmallVector<Value>(args));
+      });
+  bind(loop.getResults(), lowered.getResults(), bases);
+  return status;
+}
+
+LogicalResult KernelLowering::lowerIf(scf::IfOp branch) {
+  LogicalResult status = success();
+  SmallVector<Value> bases(branch.getNumResults());
+  auto buildBranch = [&](Region &region) {
+    return [&](OpBuilder &nb, Location l) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+      if (failed(lowerBlock(region.front())))
+        status = failure();
+      SmallVector<Value> yielded;
+      for (auto [i, v] : llvm::enumerate(region.front().getTerminator()->getOperands())) {
+        LaneValue lv = values.lookup(v);
+        if (&region == &branch.getThenRegion())
+          bases[i] = lv.base;
+        else if (lv.base != bases[i])
+          status = branch.emitError("both branches must give a pointer into the same kernel argument");
+        yielded.push_back(lv.value);
+      }
+      scf::YieldOp::create(b, l, yielded);
+    };
+  };
+  scf::IfOp lowered;
+  if (branch.getElseRegion().empty())
+    lowered = scf::IfOp::create(b, loc(), lookup(branch.getCondition()),
+                                buildBranch(branch.getThenRegion()));
+  else
+    lowered = scf::IfOp::create(b, loc(), lookup(branch.getCondition()),
+                                buildBranch(branch.getThenRegion()),
+                                buildBranch(branch.getElseRegion()));
+  bind(branch.getResults(), lowered.getResults(), bases);
+  return status;
+}
+
+LogicalResult KernelLowering::lowerWhile(scf::WhileOp loop) {
+  SmallVector<Value> inits, bases;
+  SmallVector<Type> types;
+  for (Value init : loop.getInits()) {
+    inits.push_back(lookup(init));
+    bases.push_back(values.lookup(init).base);
+    types.push_back(inits.back().getType());
+  }
+  LogicalResult status = success();
+  auto region = [&](Block &from, bool before) {
+    return [&, before](OpBuilder &nb, Location l, ValueRange args) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+      bind(from.getArguments(), args, bases);
+      if (failed(lowerBlock(from))) {
+        status = failure();
+      }
+      Operation *term = from.getTerminator();
+      ValueRange forwarded = before ? cast<scf::ConditionOp>(term).getArgs() : term->getOperands();
+      FailureOr<SmallVector<Value>> next = carried(loop, forwarded, bases);
+      if (failed(next))
+        status = failure();
+      SmallVector<Value> out = succeeded(next) ? *next : SmallVector<Value>(args);
+      if (before)
+        scf::ConditionOp::create(b, l, lookup(cast<scf::ConditionOp>(term).getCondition()), out);
+      else
+        scf::YieldOp::create(b, l, out);
+    };
+  };
+  auto lowered = scf::WhileOp::create(b, loc(), types, inits, region(loop.getBefore().front(), true),
+                                      region(loop.getAfter().front(), false));
+  bind(loop.getResults(), lowered.getResults(), bases);
+  return status;
+}
+
+LogicalResult KernelLowering::lower(Operation *op) {
+  currentLoc = op->getLoc();
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](tile::ProgramIdOp p) {
+        Value id = gpu::BlockIdOp::create(b, loc(), gpu::Dimension(p.getAxis()));
+        values[p] = {Value(), arith::IndexCastOp::create(b, loc(), b.getI32Type(), id)};
+        return success();
+      })
+      .Case([&](tile::NumProgramsOp p) {
+        Value n = gpu::GridDimOp::create(b, loc(), gpu::Dimension(p.getAxis()));
+        values[p] = {Value(), arith::IndexCastOp::create(b, loc(), b.getI32Type(), n)};
+        return success();
+      })
+      .Case([&](tile::MakeRangeOp r) { return lowerMakeRange(r); })
+      .Case([&](tile::SplatOp s) {
+        LaneValue src = values.lookup(s.getSrc());
+        auto type = laneVectorType(s.getType(), layoutOf(s));
+        values[s] = {src.base, vector::BroadcastOp::create(b, loc(), type, src.value)};
+        return success();
+      })
+      .Case([&](tile::BroadcastOp bc) {
+        auto srcShape = bc.getSrc().getType().getShape();
+        return lowerRegisterRemap(op, bc.getSrc(), [&](LinearLayout::Coord c) {
+          for (unsigned d = 0; d < c.size(); ++d)
+            if (srcShape[d] == 1)
+              c[d] = 0;
+          return c;
+        });
+      })
+      .Case([&](tile::ExpandDimsOp e) {
+        unsigned ax = e.getAxis();
+        return lowerRegisterRemap(op, e.getSrc(), [&](LinearLayout::Coord c) {
+          c.erase(c.begin() + ax);
+          return c;
+        });
+      })
+      .Case([&](tile::AddPtrOp a) {
+        LaneValue ptr = values.lookup(a.getPtr());
+        Value off = lookup(a.getOffset());
+        Type indexType = ptr.value.getType();
+        off = arith::IndexCastOp::create(b, loc(), indexType, off);
+        values[a] = {ptr.base, arith::AddIOp::create(b, loc(), ptr.value, off)};
+        return success();
+      })
+      .Case([&](tile::LoadOp l) { return lowerLoad(l); })
+      .Case([&](tile::StoreOp s) { return lowerStore(s); })
+      .Case([&](tile::ReduceOp r) { return lowerReduce(r); })
+      .Case([&](tile::ConvertLayoutOp c) { return lowerConvertLayout(c); })
+      .Case([&](tile::TransOp t) { return lowerTrans(t); })
+      .Case([&](tile::PrintOp p) { return lowerPrint(p); })
+      .Case([&](tile::AssertOp a) { return lowerAssert(a); })
+      .Case([&](tile::AssumeOp a) {
+        values[a] = values.lookup(a.getSrc()); // facts only: used by the axis analysis
+        return success();
+      })
+      .Case([&](tile::ReshapeOp r) { return exchangeThroughLds(r); })
+      .Case<tile::AtomicRMWOp, tile::AtomicCASOp>([&](Operation *a) { return lowerAtomic(a); })
+      .Case([&](tile::BarrierOp) {
+        gpu::BarrierOp::create(b, loc());
+        return success();
+      })
+      .Case([&](scf::ForOp loop) { return lowerFor(loop); })
+      .Case([&](scf::IfOp branch) { return lowerIf(branch); })
+      .Case([&](scf::WhileOp loop) { return lowerWhile(loop); })
+      .Case([&](func::ReturnOp) {
+        gpu::ReturnOp::create(b, loc());
+        return success();
+      })
+      .Default([&](Operation *op) -> LogicalResult {
+        // The AMDGPU backend has no f64 transcendental functions (they live in
+        // the ROCm device library); only exact f64 math is lowered.
+        if (isa<math::MathDialect>(op->getDialect()) &&
+            !isa<math::SqrtOp, math::AbsFOp, math::FmaOp, math::FloorOp, math::CeilOp,
+                 math::CopySignOp, math::RsqrtOp>(op) &&
+            llvm::any_of(op->getOperandTypes(), [](Type t) {
+              return tile::getElementTypeOrSelf(t).isF64();
+            }))
+          return op->emitError() << "'" << op->getName()
+                                 << "' on fp64 is not supported on AMD GPUs yet (it needs the ROCm "
+                                    "device library); compute in fp32";
+        if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+          return lowerElementwise(op);
+        return op->emitError() << "'" << op->getName()
+                               << "' cannot be lowered to SIMT code yet";
+      });
+}
+
+LogicalResult KernelLowering::lowerMakeRange(tile::MakeRangeOp op) {
+  LinearLayout layout = layoutOf(op);
+  if (!layout.isAdditive())
+    return op.emitError("make_range needs a layout whose coordinates add up");
+  SmallVector<int32_t> regs;
+  for (int64_t r = 0; r < layout.getNumRegisters(); ++r)
+    regs.push_back(layout.apply(LinearLayout::Register, r)[0] + op.getStart());
+  auto type = VectorType::get({layout.getNumRegisters()}, b.getI32Type());
+  Value constant = arith::ConstantOp::create(b, loc(), DenseElementsAttr::get(type, ArrayRef(regs)));
+  Value thread = vector::BroadcastOp::create(b, loc(), type, threadCoord(layout, 0));
+  values[op] = {Value(), arith::AddIOp::create(b, loc(), constant, thread)};
+  return success();
+}
+
+LogicalResult KernelLowering::lowerElementwise(Operation *op) {
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(c.getType());
+    if (!type) {
+      values[c] = {Value(), b.clone(*op)->getResult(0)};
+      return success();
+    }
+    auto dense = dyn_cast<SplatElementsAttr>(c.getValue());
+    if (!dense)
+      return op->emitError("only splat tile constants can be lowered");
+    auto vtype = laneVectorType(type, layoutOf(c));
+    values[c] = {Value(), arith::ConstantOp::create(
+                              b, loc(), DenseElementsAttr::get(vtype, dense.getSplatValue<Attribute>()))};
+    return success();
+  }
+  OperationState state(loc(), op->getName());
+  for (Value o : op->getOperands())
+    state.addOperands(lookup(o));
+  for (Value r : op->getResults())
+    state.addTypes(isa<RankedTensorType>(r.getType())
+                       ? Type(laneVectorType(cast<RankedTensorType>(r.getType()), layoutOf(r)))
+                       : r.getType());
+  state.addAttributes(op->getAttrs());
+  Operation *lowered = b.create(state);
+  for (auto [r, l] : llvm::zip(op->getResults(), lowered->getResults()))
+    values[r] = {Value(), l};
+  return success();
+}
+
+void KernelLowering::markEmulatorOnly(Operation *op) {
+  if (!kernel->hasAttr("rocktile.emulator_only"))
+    kernel->setAttr("rocktile.emulator_only", op->getLoc());
+}
+
+namespace {
+
+struct LowerToSimtPass : public rocktile::impl::LowerToSimtBase<LowerToSimtPass> {
+  using LowerToSimtBase::LowerToSimtBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    const Target *t = lookupTarget(target);
+    if (!t) {
+      module.emitError() << "unknown target '" << target << "'";
+      return signalPassFailure();
+    }
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(ctx));
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto gpuModule = gpu::GPUModuleOp::create(
+        b, module.getLoc(), "rocktile",
+        ArrayRef<Attribute>{ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/3, "amdgcn-amd-amdhsa", t->chip)});
+    auto global = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
+    auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+      SmallVector<Type> argTypes;
+      for (Type type : func.getArgumentTypes()) {
+        if (auto ptr = dyn_cast<tile::PointerType>(type))
+          argTypes.push_back(MemRefType::get({ShapedType::kDynamic}, ptr.getPointeeType(),
+                                             MemRefLayoutAttrInterface(), global));
+        else
+          argTypes.push_back(type);
+      }
+      auto numWarps = func->getAttrOfType<IntegerAttr>("tile.num_warps");
+      auto ldsBytes = func->getAttrOfType<IntegerAttr>("tile.lds_bytes");
+      if (!numWarps || !ldsBytes) {
+        func.emitError("run tile-assign-layouts and tile-allocate-lds first");
+        return signalPassFailure();
+      }
+      SmallVector<Type> ldsTypes;
+      if (ldsBytes.getInt() > 0)
+        ldsTypes.push_back(MemRefType::get({ldsBytes.getInt()}, b.getI8Type(),
+                                           MemRefLayoutAttrInterface(), workgroup));
+      b.setInsertionPointToEnd(gpuModule.getBody());
+      auto kernel = gpu::GPUFuncOp::create(b, func.getLoc(), func.getName(),
+                                           b.getFunctionType(argTypes, {}), ldsTypes);
+      kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+      int32_t threads = numWarps.getInt() * t->waveSize;
+      kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
+      KernelLowering lowering(func, kernel, *t);
+      if (failed(lowering.run()))
+        return signalPassFailure();
+      func.erase();
+    }
+    // The greedy rewrite below folds ops, which assumes valid IR.
+    if (failed(verify(gpuModule)))
+      return signalPassFailure();
+    // Math without an LLVM intrinsic becomes arithmetic here, so that the GPU
+    // and the emulator run the same expansion.
+    RewritePatternSet expansions(ctx);
+    populatePolynomialApproximateErfPattern(expansions);
+    if (failed(applyPatternsGreedily(gpuModule, std::move(expansions))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
