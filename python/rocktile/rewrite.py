@@ -15,8 +15,9 @@ the function's AST is rewritten:
 - `if cond:` keeps its Python form, used when `cond` is a Python value or a
   constexpr, next to a form with both branches as functions for a runtime
   condition (`control.if_`); which one runs is decided while tracing.
-- `and`, `or`, `not` and `a if c else b` become calls that behave as Python
-  on Python values and build IR on tensors.
+- `and`, `or`, `not`, `a if c else b` and the builtins `min` and `max`
+  become calls that behave as Python on Python values and build IR on
+  tensors (`min(a, b)` of tensors is `tl.minimum(a, b)`, as in Triton).
 
 Which variables to carry comes from a liveness analysis of the function.
 Statements after an `if` whose branch ends in `return` or `continue` are moved
@@ -218,7 +219,17 @@ def _bind(names, call):
 
 
 class _Expressions(ast.NodeTransformer):
-    """and / or / not / conditional expressions that also work on tensors."""
+    """and / or / not / conditional expressions, and the builtins min and
+    max, that also work on tensors."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in ("min", "max"):
+            # whatever the name means here: control.min_max decides
+            call = _rt("min_max", node.func, *node.args, at=node)
+            call.keywords = node.keywords
+            return call
+        return node
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)

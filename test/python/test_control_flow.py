@@ -662,3 +662,63 @@ def test_layer_norm_example(target, shape):
     np.testing.assert_allclose(rstd, ref_rstd, rtol=1e-4)
     ref = (x - x.mean(axis=1, keepdims=True)) * ref_rstd[:, None] * w + b
     np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-4)
+
+
+# --------------------------------------------------------------------------
+# Python's min and max: on runtime values they are tl.minimum / tl.maximum,
+# as in Triton (the tutorial GEMM's grouped program ordering needs them).
+
+@rocktile.jit
+def grouped_order(out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  GROUP_SIZE_M: tl.constexpr):
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    STATIC: tl.constexpr = max(BLOCK_M, BLOCK_N, 3)  # Python values: Python's max
+    lanes = tl.arange(0, 4)
+    # three runtime values, a tuple, and a Python number with a tile
+    extreme = max(lanes, 2, pid_m % 4) + min((lanes, pid_n)) * 10 + STATIC * 100
+    tl.store(out_ptr + pid * 6 + lanes, extreme)
+    tl.store(out_ptr + pid * 6 + 4, pid_m)
+    tl.store(out_ptr + pid * 6 + 5, pid_n)
+
+
+def grouped_order_reference(M, N, BM, BN, G):
+    out = []
+    num_m, num_n = -(-M // BM), -(-N // BN)
+    for pid in range(num_m * num_n):
+        group = pid // (G * num_n)
+        first = group * G
+        size = min(num_m - first, G)
+        pid_m = first + (pid % (G * num_n)) % size
+        pid_n = (pid % (G * num_n)) // size
+        lanes = np.arange(4)
+        extreme = np.maximum(np.maximum(lanes, 2), pid_m % 4) + np.minimum(lanes, pid_n) * 10 + max(BM, BN, 3) * 100
+        out.append(np.concatenate([extreme, [pid_m, pid_n]]))
+    return np.array(out, np.int32)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("M,N,G", [(1000, 300, 4), (64, 640, 8), (130, 70, 2)])
+def test_builtin_min_max_on_runtime_values(target, M, N, G):
+    want = grouped_order_reference(M, N, 32, 64, G)
+    out = np.zeros(want.size, np.int32)
+    grouped_order[(want.shape[0],)](out, M, N, BLOCK_M=32, BLOCK_N=64, GROUP_SIZE_M=G, target=target)
+    np.testing.assert_array_equal(out.reshape(want.shape), want)
+
+
+@rocktile.jit
+def min_of_one_tile(x_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(x_ptr, min(x))  # ONE TILE
+
+
+def test_builtin_min_of_one_tile_is_a_clear_error():
+    check_error(compile_error(min_of_one_tile, {"x_ptr": "*fp32"}, {"N": 16}), "# ONE TILE",
+                "min() of one tile", "tl.min(x, axis=...)")

@@ -401,6 +401,27 @@ def ifexp(cond, then, orelse):
                "a conditional expression")[0]
 
 
+def min_max(fn, *args, **kwargs):
+    """`min(...)` / `max(...)` in a kernel, `fn` being what the name means
+    there: Python's builtin on Python values; on runtime values, as in
+    Triton, tl.minimum / tl.maximum folded over the arguments."""
+    values = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+    if fn not in (builtins.min, builtins.max) or all(is_static(v) for v in values):
+        return fn(*args, **kwargs)
+    name = fn.__name__
+    if kwargs:
+        raise SemanticError(f"{name}() of runtime values takes no keyword arguments, got "
+                            f"{', '.join(kwargs)}")
+    if len(values) < 2:
+        raise SemanticError(f"{name}() of one tile: for its smallest or largest element write "
+                            f"tl.{name}(x, axis=...)")
+    combine = core.minimum if fn is builtins.min else core.maximum
+    result = values[0]
+    for v in values[1:]:
+        result = combine(result, v)
+    return result
+
+
 # --------------------------------------------------------------------------
 # and, or, not: Python's on Python values; on tensors, elementwise logic on
 # their truth values (Triton's logical_and / logical_or / not).
