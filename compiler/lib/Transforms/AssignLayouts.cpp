@@ -1,6 +1,6 @@
 #include "rocktile/Analysis/AxisInfo.h"
 #include "rocktile/Dialect/Tile/IR/Tile.h"
-#include "rocktile/Target/Target.h"
+#include "rocktile/Target/MatrixCore.h"
 #include "rocktile/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -64,10 +64,30 @@ bool isElementwise(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>() || isa<AddPtrOp, AssumeOp>(op);
 }
 
+std::optional<MatrixElem> matrixElem(Type t) {
+  if (t.isBF16())
+    return MatrixElem::BF16;
+  if (t.isF16())
+    return MatrixElem::F16;
+  if (t.isF32())
+    return MatrixElem::F32;
+  if (t.isInteger(32))
+    return MatrixElem::I32;
+  return std::nullopt;
+}
+
+std::string describeInstrs(const Target &target) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::interleaveComma(target.matrixInstrs, os, [&](const MatrixCoreInstr &m) { os << m.name; });
+  return out;
+}
+
 class LayoutAssigner {
 public:
-  LayoutAssigner(func::FuncOp func, DenseMap<unsigned, Attribute> defaults)
-      : func(func), defaults(std::move(defaults)) {}
+  LayoutAssigner(func::FuncOp func, DenseMap<unsigned, Attribute> defaults, const Target &target,
+                 unsigned numWarps)
+      : func(func), defaults(std::move(defaults)), target(target), numWarps(numWarps) {}
 
   LogicalResult run() {
     Block &body = func.getBody().front();
@@ -75,6 +95,8 @@ public:
       if (isa<RankedTensorType>(arg.getType()))
         return func.emitError("kernel arguments must be scalars or pointers, got ")
                << arg.getType();
+    if (failed(chooseDotLayouts()))
+      return failure();
     choosePreferences(body);
     if (failed(assignBlock(body)))
       return failure();
@@ -83,6 +105,42 @@ public:
   }
 
 private:
+  /// Every dot's instruction and layouts, chosen first so that accumulators
+  /// (and the loops carrying them) can be built in the D layout.
+  LogicalResult chooseDotLayouts() {
+    WalkResult walk = func.walk([&](DotOp dot) {
+      auto a = dot.getA().getType(), b = dot.getB().getType(), d = dot.getType();
+      std::optional<MatrixElem> ab = matrixElem(a.getElementType()), acc = matrixElem(d.getElementType());
+      int64_t M = d.getDimSize(0), N = d.getDimSize(1), K = a.getDimSize(1);
+      const MatrixCoreInstr *instr = ab && acc && a.getElementType() == b.getElementType()
+                                         ? chooseMatrixInstr(target, *ab, *acc, M, N, K)
+                                         : nullptr;
+      if (!instr) {
+        dot.emitError() << "no matrix instruction of " << target.chip << " computes a " << M << "x"
+                        << K << " " << a.getElementType() << " by " << K << "x" << N << " "
+                        << b.getElementType() << " product into " << d.getElementType()
+                        << "; it has " << describeInstrs(target)
+                        << " (M, N and K must be multiples of the instruction's)";
+        return WalkResult::interrupt();
+      }
+      DotLayouts l = dotLayouts(*instr, M, N, K, numWarps);
+      MLIRContext *ctx = dot.getContext();
+      dot.setInstr(instr->name);
+      dots[dot] = {LinearLayoutAttr::get(ctx, l.a), LinearLayoutAttr::get(ctx, l.b),
+                   LinearLayoutAttr::get(ctx, l.d)};
+      return WalkResult::advance();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
+  LogicalResult assignDot(DotOp dot) {
+    auto [a, b, d] = dots.lookup(dot);
+    if (failed(unifyEach(dot, {a, b, d})))
+      return failure();
+    setEncoding(dot.getResult(), d);
+    return success();
+  }
+
   LogicalResult assignBlock(Block &block) {
     for (Operation &op : llvm::make_early_inc_range(block))
       if (failed(assign(&op)))
@@ -255,6 +313,8 @@ private:
       return assignIf(branch);
     if (auto loop = dyn_cast<scf::WhileOp>(op))
       return assignWhile(loop);
+    if (auto dot = dyn_cast<DotOp>(op))
+      return assignDot(dot);
     // Terminators take the layouts their parent op gives them.
     if (op->hasTrait<OpTrait::IsTerminator>())
       return success();
@@ -294,6 +354,14 @@ private:
     Attribute layout = resultLayout(op);
     if (!layout)
       return failure();
+    // A matrix-instruction layout spreads rows over registers: a store goes
+    // in the (vectorized) blocked layout, its value converted to it, rather
+    // than its pointers converted to the value's layout.
+    if (auto store = dyn_cast<StoreOp>(op); store && isa<LinearLayoutAttr>(layout)) {
+      layout = encodingOf(store.getPtr());
+      if (!layout || isRematerializable(store.getPtr()))
+        layout = defaults.lookup(cast<RankedTensorType>(store.getValue().getType()).getRank());
+    }
     if (failed(unify(op, operandLayout(op, layout))))
       return failure();
     for (Value r : op->getResults())
@@ -340,6 +408,14 @@ private:
       for (Region &region : op.getRegions())
         for (Block &inner : region)
           choosePreferences(inner);
+      // A loop carrying a dot's accumulator starts it in the D layout.
+      if (auto loop = dyn_cast<scf::ForOp>(op))
+        for (auto [init, arg] : llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs()))
+          prefer(init, preferences.lookup(arg));
+      if (auto dot = dyn_cast<DotOp>(op)) {
+        prefer(dot.getAcc(), std::get<2>(dots.lookup(dot)));
+        continue; // its operands' layouts are its own, not its result's
+      }
       if (auto e = dyn_cast<ExpandDimsOp>(op)) {
         Attribute parent = preferences.lookup(e.getResult());
         if (!parent)
@@ -382,6 +458,9 @@ private:
 
   func::FuncOp func;
   DenseMap<unsigned, Attribute> defaults;
+  const Target &target;
+  unsigned numWarps;
+  DenseMap<Operation *, std::tuple<Attribute, Attribute, Attribute>> dots; // A, B, D layouts
   DenseMap<Value, Attribute> preferences;
   DenseMap<std::pair<Value, Attribute>, Value> remat;
 };
@@ -436,7 +515,7 @@ struct AssignLayoutsPass
                        "use scf ops");
         return signalPassFailure();
       }
-      LayoutAssigner assigner(func, chooseDefaults(func, *t));
+      LayoutAssigner assigner(func, chooseDefaults(func, *t), *t, numWarps);
       if (failed(assigner.run()) || failed(verifyLayouts(func)))
         return signalPassFailure();
       func->setAttr("tile.num_warps",

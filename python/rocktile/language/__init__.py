@@ -7,7 +7,7 @@ from .debug import device_assert, device_print, max_constancy, max_contiguous, m
 from .core import (
     abs, arange, argmax, argmin, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,
     atomic_or, atomic_xchg, atomic_xor, bfloat16, block_type, broadcast_to, cast, cdiv, ceil, clamp,
-    constexpr, cos, debug_barrier, div_rn, dtype, erf, exp, exp2, expand_dims, fdiv, flip, float16,
+    constexpr, cos, debug_barrier, div_rn, dot, dtype, erf, exp, exp2, expand_dims, fdiv, flip, float16,
     float32, float64, float8e4nv, float8e5, floor, fma, full, full_like, int1, int16, int32, int64,
     int8, interleave, join, load, log, log2, max, maximum, min, minimum, num_programs, permute,
     pointer_type, program_id, range, ravel, reduce, reshape, rsqrt, sigmoid, sin, sort, split, sqrt,
@@ -19,7 +19,7 @@ __all__ = [
     "abs", "arange", "argmax", "argmin", "atomic_add", "atomic_and", "atomic_cas", "atomic_max",
     "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "block_type",
     "broadcast_to", "cast", "cdiv", "ceil", "clamp", "constexpr", "cos", "debug_barrier",
-    "device_assert", "device_print", "div_rn", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv",
+    "device_assert", "device_print", "div_rn", "dot", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv",
     "flip", "float16", "float32", "float64", "float8e4nv", "float8e5", "floor", "fma", "full",
     "full_like", "int1", "int16", "int32", "int64", "int8", "interleave", "join", "load", "log",
     "log2", "math", "max", "max_constancy", "max_contiguous", "maximum", "min", "minimum",

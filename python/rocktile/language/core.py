@@ -255,6 +255,8 @@ class tensor:
     def __invert__(self): return semantic.invert(self)
 
     def __getitem__(self, index): return semantic.subscript(self, index)
+    def __matmul__(self, other): return dot(self, other)
+    def __rmatmul__(self, other): return dot(other, self)
 
     # A tensor's value is only known when the kernel runs.  `if`, `while`,
     # `and`, `or`, `not` and `x if c else y` in a kernel's own code are
@@ -604,6 +606,14 @@ def _dims_arg(dims, what):
     if len(dims) == 1 and isinstance(_unwrap(dims[0]), (list, tuple)):
         dims = _unwrap(dims[0])
     return tuple(_int_arg(d, what) for d in dims)
+
+
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
+        out_dtype=float32):
+    """The matrix product input (M x K) x other (K x N), plus `acc` (M x N),
+    on the target's matrix instructions (Triton's tl.dot)."""
+    return semantic.dot(_unwrap(input), _unwrap(other), _unwrap(acc), _unwrap(input_precision),
+                        _unwrap(allow_tf32), _unwrap(max_num_imprecise_acc), _dtype_arg(out_dtype, "out_dtype"))
 
 
 def trans(input, *dims):

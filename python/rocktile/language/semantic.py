@@ -894,6 +894,41 @@ def permute(x, dims, fname="tl.permute"):
                  {"order": f"array<i32: {', '.join(map(str, dims))}>"})
 
 
+_DOT_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3")
+
+
+def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype):
+    """tl.dot: a (M x K) x b (K x N) + acc, with Triton's shape rules."""
+    a, b = to_tensor(a), to_tensor(b)
+    if len(a.shape) != 2 or len(b.shape) != 2:
+        raise SemanticError(f"tl.dot needs 2-D operands (batched 3-D dots are not supported yet), got shapes "
+                            f"{list(a.shape)} and {list(b.shape)}")
+    (M, K), (K2, N) = a.shape, b.shape
+    if K != K2:
+        raise SemanticError(f"tl.dot: the inner dimensions differ: {list(a.shape)} x {list(b.shape)}")
+    if min(M, N, K) < 16:
+        raise SemanticError(f"tl.dot needs M, N and K of at least 16 (as Triton), got M={M}, N={N}, K={K}")
+    if input_precision is not None and input_precision not in _DOT_PRECISIONS:
+        raise SemanticError(f"tl.dot: input_precision must be one of {', '.join(_DOT_PRECISIONS)}, "
+                            f"got {input_precision!r}")
+    if a.dtype != b.dtype or not (a.dtype.is_fp16() or a.dtype.is_bf16()):
+        raise SemanticError(f"tl.dot of {a.dtype} by {b.dtype} is not supported yet; supported are bf16 x bf16 "
+                            "and fp16 x fp16, into fp32")
+    # For 16-bit inputs input_precision, allow_tf32 and max_num_imprecise_acc
+    # change nothing (as in Triton): the products are exact in fp32.
+    if out_dtype != core.float32:
+        raise SemanticError(f"tl.dot into {out_dtype} is not supported yet; out_dtype must be tl.float32")
+    ty = core.block_type(core.float32, (M, N))
+    if acc is None:
+        acc = full((M, N), 0.0, core.float32)
+    else:
+        acc = to_tensor(acc)
+        if tuple(acc.shape) != (M, N) or acc.dtype != core.float32:
+            raise SemanticError(f"tl.dot: acc must be a {M}x{N} tile of {core.float32}, got "
+                                f"{'x'.join(map(str, acc.shape)) or 'a scalar'} of {acc.dtype}")
+    return _emit("tile.dot", [a, b, acc], ty)
+
+
 def trans(x, dims):
     """tl.trans: permute; without dims, swap the last two dimensions."""
     x = to_tensor(x)

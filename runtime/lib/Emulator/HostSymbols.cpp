@@ -1,5 +1,5 @@
 // Every symbol the emulator's host program may call: rocktile's runtime
-// (wave instructions, fp8 conversions, faults), the conversion builtins that
+// (wave and matrix instructions, fp8 conversions, faults), the conversion builtins that
 // LLVM's host backend emits for fp16 and bf16 where the CPU has no
 // instruction for them, and the few C library functions it deliberately
 // calls (printf for device_print; malloc and free for the arrays that carry
@@ -9,6 +9,7 @@
 #include "rocktile/Emulator/FloatFormats.h"
 #include "rocktile/Emulator/Fp8.h"
 #include "rocktile/Emulator/HostJit.h"
+#include "rocktile/Emulator/MatrixInstr.h"
 #include "rocktile/Emulator/WaveOps.h"
 #include <cmath>
 #include <cstdio>
@@ -63,6 +64,7 @@ llvm::ArrayRef<HostSymbol> hostSymbols() {
       {"rocktile_emu_shared_condition", address(&rocktile_emu_shared_condition)},
       {"rocktile_emu_cvt_f32_fp8", address(&rocktile_emu_cvt_f32_fp8)},
       {"rocktile_emu_cvt_fp8_f32", address(&rocktile_emu_cvt_fp8_f32)},
+      {"rocktile_emu_matrix", address(&rocktile_emu_matrix)},
       {"__truncsfhf2", address(&truncsfhf2)},
       {"__truncdfhf2", address(&truncdfhf2)},
       {"__truncsfbf2", address(&truncsfbf2)},

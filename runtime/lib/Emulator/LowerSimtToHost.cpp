@@ -1,4 +1,5 @@
 #include "rocktile/Emulator/Passes.h"
+#include "rocktile/Emulator/MatrixInstr.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -17,6 +18,7 @@ namespace rocktile::emulator {
 } // namespace rocktile::emulator
 
 using namespace mlir;
+using namespace rocktile::emulator;
 
 namespace {
 
@@ -28,7 +30,8 @@ struct BufferOrigin {
 
 /// Ops after which the lanes of a wave must be in lockstep.
 bool isCrossLane(Operation *op) {
-  return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp>(op);
+  return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp,
+             amdgpu::MFMAOp, amdgpu::WMMAOp>(op);
 }
 
 /// Bytes per element of a buffer; index elements (exchanged pointer
@@ -71,6 +74,8 @@ private:
   Value laneValue(Value v, Value tid, IRMapping &segment);
   LogicalResult emitSegment(Block &block, ArrayRef<Operation *> ops);
   LogicalResult emitCrossLane(Operation *op);
+  /// A matrix instruction over every wave: MatrixInstr.cpp's semantics.
+  LogicalResult emitMatrix(Operation *op, StringRef target, unsigned m, unsigned n, unsigned k);
   LogicalResult emitUniform(Operation *op);
   LogicalResult cloneChecked(Operation *op, IRMapping &map, Value tid);
   int64_t addSite(Operation *op, StringRef kind, Value memref, int64_t eltBytes,
@@ -566,8 +571,37 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
   return success();
 }
 
+LogicalResult WorkgroupLowering::emitMatrix(Operation *op, StringRef target, unsigned m, unsigned n,
+                                            unsigned k) {
+  auto instrs = allMatrixInstrs();
+  auto it = llvm::find_if(instrs, [&](const MatrixInstr &i) {
+    return i.target == target && i.M == m && i.N == n && i.K == k;
+  });
+  Type ab = getElementTypeOrSelf(op->getOperand(0).getType());
+  Type acc = getElementTypeOrSelf(op->getResult(0).getType());
+  if (it == instrs.end() || !(ab.isBF16() || ab.isF16()) || !acc.isF32() ||
+      op->getOperand(0).getType() != op->getOperand(1).getType())
+    return op->emitError("the emulator has no semantics for this matrix instruction");
+  SmallVector<Value> arrays;
+  for (Value v : op->getOperands()) {
+    if (uniform.contains(v))
+      copyToArrays(v, v, *op->getBlock());
+    arrays.push_back(addressOf(arrayFor(v)));
+  }
+  arrays.push_back(addressOf(arrayFor(op->getResult(0))));
+  SmallVector<Value> args{i64(it - instrs.begin())};
+  args.append(arrays);
+  args.append({i64(numThreads), i64(int64_t(ab.isF16() ? MatrixFormat::F16 : MatrixFormat::BF16))});
+  func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_matrix", args.size()), args);
+  return success();
+}
+
 LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
   currentLoc = op->getLoc();
+  if (auto mfma = dyn_cast<amdgpu::MFMAOp>(op))
+    return emitMatrix(op, "gfx950", mfma.getM(), mfma.getN(), mfma.getK());
+  if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op))
+    return emitMatrix(op, "gfx1250", wmma.getM(), wmma.getN(), wmma.getK());
   Value src = op->getOperand(0);
   int64_t bits = src.getType().getIntOrFloatBitWidth();
   if (bits != 32 && bits != 64)

@@ -1,4 +1,5 @@
 #include "rocktile/Emulator/MatrixInstr.h"
+#include "rocktile/Emulator/FloatFormats.h"
 #include "llvm/ADT/STLExtras.h"
 #include <vector>
 
@@ -59,4 +60,22 @@ const MatrixInstr *rocktile::emulator::lookupMatrixInstr(llvm::StringRef target,
     if (m.target == target && m.name == name)
       return &m;
   return nullptr;
+}
+
+extern "C" void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t d,
+                                    int64_t n, int64_t format) {
+  const MatrixInstr &m = allMatrixInstrs()[instr];
+  const NarrowFloat &f = MatrixFormat(format) == MatrixFormat::F16 ? NarrowFloat::F16 : NarrowFloat::BF16;
+  auto *a16 = reinterpret_cast<const uint16_t *>(a), *b16 = reinterpret_cast<const uint16_t *>(b);
+  auto *cf = reinterpret_cast<const float *>(c);
+  auto *df = reinterpret_cast<float *>(d);
+  unsigned ab = m.waveSize * m.abSlots, acc = m.waveSize * m.dSlots;
+  std::vector<float> av(ab), bv(ab);
+  for (int64_t wave = 0; wave < n / m.waveSize; ++wave) {
+    for (unsigned i = 0; i < ab; ++i) {
+      av[i] = float(widen(a16[wave * ab + i], f));
+      bv[i] = float(widen(b16[wave * ab + i], f));
+    }
+    m.apply(av.data(), bv.data(), cf + wave * acc, df + wave * acc);
+  }
 }

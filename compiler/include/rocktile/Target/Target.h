@@ -9,6 +9,8 @@
 
 namespace rocktile {
 
+struct MatrixCoreInstr;
+
 struct Target {
   llvm::StringRef chip;        // LLVM -mcpu name, e.g. "gfx950"
   llvm::StringRef product;     // e.g. "MI355X"
@@ -16,6 +18,7 @@ struct Target {
   int64_t ldsBytes;            // LDS per workgroup
   unsigned maxWorkgroupSize;   // threads
   bool hasPermlane32Swap;      // v_permlane32_swap: exchange wave halves
+  llvm::ArrayRef<MatrixCoreInstr> matrixInstrs; // in order of preference
 };
 
 /// The target named `chip`, or nullptr when rocktile does not know it.

@@ -1,10 +1,29 @@
 // gfx1250: AMD Instinct MI455X (CDNA5 / GFX12.5). Wave32, WMMA, no AGPRs,
 // 320 KiB LDS in 64 KiB partitions, Tensor Data Mover.
-#include "rocktile/Target/Target.h"
+#include "rocktile/Target/MatrixCore.h"
 
 namespace rocktile {
+namespace {
+// WMMA 16x16x32 bf16/f16 (shared/isa/README.md, [L22][TLL][CALC]; the A/B
+// k order is an inference): A[i][k] lane = i + 16*((k/8)%2),
+// slot = 8*(k/16) + k%8; B likewise with j; D[i][j] lane = j + 16*(i/8),
+// reg = i%8.
+constexpr std::array<int, 2> aRegs[] = {{0, 1}, {0, 2}, {0, 4}, {0, 16}};
+constexpr std::array<int, 2> aLanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 8}};
+constexpr std::array<int, 2> bRegs[] = {{1, 0}, {2, 0}, {4, 0}, {16, 0}};
+constexpr std::array<int, 2> bLanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {8, 0}};
+constexpr std::array<int, 2> dRegs[] = {{1, 0}, {2, 0}, {4, 0}};
+constexpr std::array<int, 2> dLanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {8, 0}};
+constexpr OperandBases a{aRegs, aLanes}, b{bRegs, bLanes}, d{dRegs, dLanes};
+
+const MatrixCoreInstr matrixInstrs[] = {
+    {"wmma_f32_16x16x32_bf16", "wmma", 16, 16, 32, MatrixElem::BF16, MatrixElem::F32, a, b, d},
+    {"wmma_f32_16x16x32_f16", "wmma", 16, 16, 32, MatrixElem::F16, MatrixElem::F32, a, b, d},
+};
+} // namespace
+
 extern const Target gfx1250Target = {
     /*chip=*/"gfx1250", /*product=*/"MI455X", /*waveSize=*/32,
     /*ldsBytes=*/320 * 1024, /*maxWorkgroupSize=*/1024,
-    /*hasPermlane32Swap=*/false};
+    /*hasPermlane32Swap=*/false, matrixInstrs};
 } // namespace rocktile

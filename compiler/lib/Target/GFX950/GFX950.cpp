@@ -1,9 +1,40 @@
 // gfx950: AMD Instinct MI355X (CDNA4). Wave64, MFMA with AGPRs, 160 KiB LDS.
-#include "rocktile/Target/Target.h"
+#include "rocktile/Target/MatrixCore.h"
 
 namespace rocktile {
+namespace {
+// MFMA operand layouts (shared/isa/README.md, [L22][TLL][CALC]), as bases
+// (row, col) of each slot bit and lane bit. A is M x K, B K x N, D M x N.
+// 16x16x32 bf16/f16: A[i][k] lane = i + 16*(k/8), slot = k%8;
+// B[k][j] lane = j + 16*(k/8), slot = k%8; D[i][j] lane = j + 16*(i/4), reg = i%4.
+constexpr std::array<int, 2> a16Regs[] = {{0, 1}, {0, 2}, {0, 4}};
+constexpr std::array<int, 2> a16Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 8}, {0, 16}};
+constexpr std::array<int, 2> b16Regs[] = {{1, 0}, {2, 0}, {4, 0}};
+constexpr std::array<int, 2> b16Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {8, 0}, {16, 0}};
+constexpr std::array<int, 2> d16Regs[] = {{1, 0}, {2, 0}};
+constexpr std::array<int, 2> d16Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {4, 0}, {8, 0}};
+// 32x32x16 bf16/f16: A[i][k] lane = i + 32*(k/8), slot = k%8; B likewise with
+// j; D[i][j] lane = j + 32*((i/4)%2), reg = 4*(i/8) + i%4.
+constexpr std::array<int, 2> a32Regs[] = {{0, 1}, {0, 2}, {0, 4}};
+constexpr std::array<int, 2> a32Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 8}};
+constexpr std::array<int, 2> b32Regs[] = {{1, 0}, {2, 0}, {4, 0}};
+constexpr std::array<int, 2> b32Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {8, 0}};
+constexpr std::array<int, 2> d32Regs[] = {{1, 0}, {2, 0}, {8, 0}, {16, 0}};
+constexpr std::array<int, 2> d32Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {4, 0}};
+
+constexpr OperandBases a16{a16Regs, a16Lanes}, b16{b16Regs, b16Lanes}, d16{d16Regs, d16Lanes};
+constexpr OperandBases a32{a32Regs, a32Lanes}, b32{b32Regs, b32Lanes}, d32{d32Regs, d32Lanes};
+
+const MatrixCoreInstr matrixInstrs[] = {
+    {"mfma_f32_16x16x32_bf16", "mfma", 16, 16, 32, MatrixElem::BF16, MatrixElem::F32, a16, b16, d16},
+    {"mfma_f32_16x16x32_f16", "mfma", 16, 16, 32, MatrixElem::F16, MatrixElem::F32, a16, b16, d16},
+    {"mfma_f32_32x32x16_bf16", "mfma", 32, 32, 16, MatrixElem::BF16, MatrixElem::F32, a32, b32, d32},
+    {"mfma_f32_32x32x16_f16", "mfma", 32, 32, 16, MatrixElem::F16, MatrixElem::F32, a32, b32, d32},
+};
+} // namespace
+
 extern const Target gfx950Target = {
     /*chip=*/"gfx950", /*product=*/"MI355X", /*waveSize=*/64,
     /*ldsBytes=*/160 * 1024, /*maxWorkgroupSize=*/1024,
-    /*hasPermlane32Swap=*/true};
+    /*hasPermlane32Swap=*/true, matrixInstrs};
 } // namespace rocktile

@@ -1,8 +1,8 @@
 // The tile -> SIMT lowering of one kernel, shared by the files of this
 // folder, one per op family: LowerToSimt.cpp (the pass, control flow,
 // elementwise ops), Memory.cpp (loads, stores, atomics), Layouts.cpp
-// (layout conversions through registers or LDS), Reductions.cpp, Debug.cpp
-// (device_print, device_assert).
+// (layout conversions through registers or LDS), Reductions.cpp, Dot.cpp
+// (matrix instructions), Debug.cpp (device_print, device_assert).
 #ifndef ROCKTILE_TRANSFORMS_LOWERTOSIMT_KERNELLOWERING_H
 #define ROCKTILE_TRANSFORMS_LOWERTOSIMT_KERNELLOWERING_H
 
@@ -95,6 +95,7 @@ private:
   LogicalResult lowerAtomic(Operation *op);
   LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op);
   LogicalResult lowerTrans(tile::TransOp op);
+  LogicalResult lowerDot(tile::DotOp op);
   LogicalResult lowerPrint(tile::PrintOp op);
   LogicalResult lowerAssert(tile::AssertOp op);
   /// Marks the kernel as runnable only in the emulator, because of `op`.

@@ -249,6 +249,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](tile::ReduceOp r) { return lowerReduce(r); })
       .Case([&](tile::ConvertLayoutOp c) { return lowerConvertLayout(c); })
       .Case([&](tile::TransOp t) { return lowerTrans(t); })
+      .Case([&](tile::DotOp d) { return lowerDot(d); })
       .Case([&](tile::PrintOp p) { return lowerPrint(p); })
       .Case([&](tile::AssertOp a) { return lowerAssert(a); })
       .Case([&](tile::AssumeOp a) {

@@ -27,10 +27,20 @@ struct MatrixInstr {
   void apply(const float *a, const float *b, const float *c, float *d) const;
 };
 
+enum class MatrixFormat : int64_t { BF16 = 0, F16 = 1 };
+
 /// Every matrix instruction the emulator knows.
 llvm::ArrayRef<MatrixInstr> allMatrixInstrs();
 const MatrixInstr *lookupMatrixInstr(llvm::StringRef target, llvm::StringRef name);
 
 } // namespace rocktile::emulator
+
+extern "C" {
+/// Instruction `instr` (an index into allMatrixInstrs()) for every wave of a
+/// workgroup of `n` threads: `a`, `b` hold each thread's A/B operand vector
+/// (elements of `format`), `c` and `d` its fp32 accumulator vector.
+void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t d, int64_t n,
+                         int64_t format);
+}
 
 #endif

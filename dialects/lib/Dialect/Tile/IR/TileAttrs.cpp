@@ -70,11 +70,130 @@ LinearLayout SliceLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return getParent().toLinearLayout(parentShape).dropDim(getDim());
 }
 
+// --- #tile.linear ----------------------------------------------------------
+
+LogicalResult LinearLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned rank,
+                                       ArrayRef<int64_t> registers, ArrayRef<int64_t> lanes,
+                                       ArrayRef<int64_t> warps) {
+  if (rank == 0)
+    return emitError() << "linear layout: rank must be positive";
+  for (ArrayRef<int64_t> bases : {registers, lanes, warps})
+    if (bases.size() % rank)
+      return emitError() << "linear layout: every basis must have " << rank << " coordinates";
+  return success();
+}
+
+static std::array<SmallVector<LinearLayout::Coord>, 3> unflatten(LinearLayoutAttr attr) {
+  std::array<SmallVector<LinearLayout::Coord>, 3> bases;
+  ArrayRef<int64_t> flat[3] = {attr.getRegisterBases(), attr.getLaneBases(), attr.getWarpBases()};
+  for (unsigned in = 0; in < 3; ++in)
+    for (size_t i = 0; i < flat[in].size(); i += attr.getRank())
+      bases[in].push_back(LinearLayout::Coord(flat[in].slice(i, attr.getRank())));
+  return bases;
+}
+
+LogicalResult LinearLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
+                                               function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verifyRank(emitError, *this, getRank(), shape)))
+    return failure();
+  // Every basis inside the tensor; together, one bit per coordinate bit of
+  // the tensor (GF(2) rank), so that every element has an owner.
+  SmallVector<uint64_t> rows;
+  unsigned needed = 0;
+  for (int64_t d : shape) {
+    if (!llvm::isPowerOf2_64(d))
+      return emitError() << "linear layout: tensor dimensions must be powers of two, got " << d;
+    needed += llvm::Log2_64(d);
+  }
+  for (const auto &perIn : unflatten(*this))
+    for (const LinearLayout::Coord &c : perIn) {
+      uint64_t bits = 0;
+      unsigned shift = 0;
+      for (auto [v, d] : llvm::zip(c, shape)) {
+        if (v < 0 || v >= d)
+          return emitError() << "linear layout: a basis lies outside a tensor of shape ["
+                             << llvm::make_range(shape.begin(), shape.end()) << "]";
+        bits |= uint64_t(v) << shift;
+        shift += llvm::Log2_64(d);
+      }
+      for (uint64_t r : rows) // reduce by the rows so far (each keyed by its top bit)
+        if (bits & (uint64_t(1) << llvm::Log2_64(r)))
+          bits ^= r;
+      if (bits) {
+        rows.push_back(bits);
+        llvm::sort(rows, std::greater<uint64_t>());
+      }
+    }
+  if (rows.size() != needed)
+    return emitError() << "linear layout: its bases reach only 2^" << rows.size()
+                       << " of the tensor's 2^" << needed << " elements";
+  return success();
+}
+
+LinearLayout LinearLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  return LinearLayout(shape, unflatten(*this));
+}
+
+static void printBases(AsmPrinter &p, ArrayRef<int64_t> flat, unsigned rank) {
+  p << "[";
+  for (size_t i = 0; i < flat.size(); i += rank) {
+    if (i)
+      p << ", ";
+    p << "[";
+    llvm::interleaveComma(flat.slice(i, rank), p);
+    p << "]";
+  }
+  p << "]";
+}
+
+void LinearLayoutAttr::print(AsmPrinter &p) const {
+  p << "<register = ";
+  printBases(p, getRegisterBases(), getRank());
+  p << ", lane = ";
+  printBases(p, getLaneBases(), getRank());
+  p << ", warp = ";
+  printBases(p, getWarpBases(), getRank());
+  p << ">";
+}
+
+Attribute LinearLayoutAttr::parse(AsmParser &p, Type) {
+  SmallVector<int64_t> flat[3];
+  std::optional<unsigned> rank;
+  auto parseBases = [&](StringRef keyword, SmallVector<int64_t> &out) -> ParseResult {
+    if (p.parseKeyword(keyword) || p.parseEqual())
+      return failure();
+    return p.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() -> ParseResult {
+      size_t before = out.size();
+      if (p.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
+            return p.parseInteger(out.emplace_back());
+          }))
+        return failure();
+      unsigned n = out.size() - before;
+      if (rank && *rank != n)
+        return p.emitError(p.getCurrentLocation(), "every basis must have ") << *rank << " coordinates";
+      rank = n;
+      return success();
+    });
+  };
+  if (p.parseLess() || parseBases("register", flat[0]) || p.parseComma() ||
+      parseBases("lane", flat[1]) || p.parseComma() || parseBases("warp", flat[2]) ||
+      p.parseGreater())
+    return {};
+  if (!rank) {
+    p.emitError(p.getNameLoc(), "a linear layout needs at least one basis");
+    return {};
+  }
+  return getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(), *rank,
+                    ArrayRef<int64_t>(flat[0]), ArrayRef<int64_t>(flat[1]), ArrayRef<int64_t>(flat[2]));
+}
+
 std::optional<LinearLayout> rocktile::tile::getLinearLayout(RankedTensorType type) {
   Attribute enc = type.getEncoding();
   if (auto b = dyn_cast_or_null<BlockedLayoutAttr>(enc))
     return b.toLinearLayout(type.getShape());
   if (auto s = dyn_cast_or_null<SliceLayoutAttr>(enc))
     return s.toLinearLayout(type.getShape());
+  if (auto l = dyn_cast_or_null<LinearLayoutAttr>(enc))
+    return l.toLinearLayout(type.getShape());
   return std::nullopt;
 }

@@ -105,6 +105,22 @@ LogicalResult TransOp::verify() {
   return success();
 }
 
+LogicalResult DotOp::verify() {
+  auto a = getA().getType(), b = getB().getType(), d = getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || d.getRank() != 2)
+    return emitOpError() << "operands must be 2-D, got " << a << ", " << b << " and " << d;
+  if (a.getDimSize(1) != b.getDimSize(0) || d.getDimSize(0) != a.getDimSize(0) ||
+      d.getDimSize(1) != b.getDimSize(1))
+    return emitOpError() << "shapes do not multiply: " << a << " x " << b << " -> " << d;
+  Type ea = a.getElementType(), eb = b.getElementType(), ed = d.getElementType();
+  if (isa<FloatType>(ea) != isa<FloatType>(eb) || !ea.isIntOrFloat() || !eb.isIntOrFloat())
+    return emitOpError() << "A and B must both be floats or both integers, got " << ea << " and " << eb;
+  if (isa<FloatType>(ea) != isa<FloatType>(ed))
+    return emitOpError() << "the accumulator " << ed << " must be a "
+                         << (isa<FloatType>(ea) ? "float" : "integer") << " like A and B";
+  return success();
+}
+
 LogicalResult ReshapeOp::verify() {
   auto src = getSrc().getType(), dst = getType();
   if (src.getNumElements() != dst.getNumElements() || src.getElementType() != dst.getElementType())

@@ -58,4 +58,37 @@ def Tile_SliceLayoutAttr : Tile_LayoutAttr<"SliceLayout", "slice"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_LinearLayoutAttr : Tile_LayoutAttr<"LinearLayout", "linear"> {
+  let summary = "A linear layout spelled out: the coordinate of each index bit";
+  let description = [{
+    For each bit of the register, lane and warp index, the tensor coordinate
+    it contributes; an element's owner is the XOR of the bases of the set
+    bits. Matrix-instruction layouts (MFMA/WMMA accumulators and dot
+    operands, built from the target's instruction tables) are written this
+    way, so the dialect needs no per-target attribute. The bases must lie
+    inside the tensor and together reach every element of it.
+
+    ```mlir
+    // v_mfma_f32_16x16x32_bf16's accumulator, one wave
+    tensor<16x16xf32, #tile.linear<register = [[1, 0], [2, 0]],
+        lane = [[0, 1], [0, 2], [0, 4], [0, 8], [4, 0], [8, 0]], warp = []>>
+    ```
+  }];
+  let parameters = (ins "unsigned":$rank,
+                        ArrayRefParameter<"int64_t">:$registerBases,
+                        ArrayRefParameter<"int64_t">:$laneBases,
+                        ArrayRefParameter<"int64_t">:$warpBases);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "const LinearLayout &":$layout), [{
+      llvm::SmallVector<int64_t> flat[3];
+      for (unsigned in = 0; in < 3; ++in)
+        for (const LinearLayout::Coord &c : layout.getBases(LinearLayout::InDim(in)))
+          flat[in].append(c.begin(), c.end());
+      return $_get($_ctxt, layout.getRank(), flat[0], flat[1], flat[2]);
+    }]>
+  ];
+}
+
 #endif

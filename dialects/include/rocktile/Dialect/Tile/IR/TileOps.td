@@ -328,6 +328,32 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Matrix product
+//===----------------------------------------------------------------------===//
+
+def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "Matrix product plus accumulator: D = A x B + C";
+  let description = [{
+    `a` is M x K, `b` K x N, `acc` and the result M x N (`tl.dot`). The
+    products are summed in the accumulator's type; A and B have the same
+    kind of element (both floats or both integers). Layout assignment picks
+    the target's matrix instruction, recorded as `instr`, and gives the
+    operands its A/B layouts and the accumulator its D layout.
+
+    ```mlir
+    %d = tile.dot %a, %b, %c : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$acc,
+                       OptionalAttr<StrAttr>:$instr);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Reduction
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,57 @@
+// The targets' matrix instructions as the compiler uses them, and the
+// layouts of a tl.dot built from them. Each target lists its instructions in
+// its own folder; what is generic here only reads those lists.
+#ifndef ROCKTILE_TARGET_MATRIXCORE_H
+#define ROCKTILE_TARGET_MATRIXCORE_H
+
+#include "rocktile/Dialect/Tile/IR/LinearLayout.h"
+#include "rocktile/Target/Target.h"
+#include <optional>
+
+namespace rocktile {
+
+enum class MatrixElem { BF16, F16, F32, I32 };
+
+/// One wave's share of an operand: for each register (slot) bit and lane
+/// bit of the instruction's operand, the (row, column) it contributes.
+struct OperandBases {
+  llvm::ArrayRef<std::array<int, 2>> registers, lanes;
+};
+
+struct MatrixCoreInstr {
+  llvm::StringRef name;        // e.g. "mfma_f32_16x16x32_bf16", as in shared/isa
+  llvm::StringRef op;          // the amdgpu dialect op: "mfma" or "wmma"
+  unsigned m, n, k;
+  MatrixElem ab, acc;          // element types of A and B, and of C/D
+  OperandBases a, b, d;        // A is m x k, B k x n, D m x n
+
+  unsigned abSlots() const { return 1u << a.registers.size(); }
+  unsigned dSlots() const { return 1u << d.registers.size(); }
+};
+
+/// How a dot's M x N tile is spread over a workgroup: warps along M and N
+/// (warpsM * warpsN = num_warps), and the instruction repeated over
+/// registers for what one layer of warps does not cover.
+struct DotLayouts {
+  const MatrixCoreInstr *instr;
+  unsigned warpsM, warpsN;
+  LinearLayout a, b, d;
+};
+
+/// The instruction for A (M x K) times B (K x N) into an accumulator of type
+/// `acc`: the first of the target's instructions (its list is in order of
+/// preference) whose types match and whose m, n and k divide M, N and K.
+const MatrixCoreInstr *chooseMatrixInstr(const Target &target, MatrixElem ab, MatrixElem acc,
+                                         int64_t M, int64_t N, int64_t K);
+
+/// The layouts of a dot with `instr`. Warps are split greedily: each of the
+/// log2(num_warps) halvings goes to the dimension with more instruction
+/// tiles left per warp (M on ties); warps beyond the tiles hold copies.
+/// Instruction tiles beyond one layer of warps repeat over registers, A's
+/// and B's along K first.
+DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
+                      unsigned numWarps);
+
+} // namespace rocktile
+
+#endif

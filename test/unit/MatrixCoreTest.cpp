@@ -1,0 +1,116 @@
+// The compiler's matrix-instruction layouts (each target's table) against
+// the ISA lane tables in test/unit/isa/matrix_layouts.json, element by
+// element; and the dot layouts built from them: every element of A, B and D
+// has an owner, and the warps split the tile as documented.
+#include "rocktile/Target/MatrixCore.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <gtest/gtest.h>
+#include <set>
+
+using namespace rocktile;
+
+namespace {
+
+LinearLayout instrLayout(const OperandBases &bases, int64_t rows, int64_t cols) {
+  std::array<llvm::SmallVector<LinearLayout::Coord>, 3> b;
+  for (auto [r, c] : bases.registers)
+    b[LinearLayout::Register].push_back({r, c});
+  for (auto [r, c] : bases.lanes)
+    b[LinearLayout::Lane].push_back({r, c});
+  return LinearLayout({rows, cols}, std::move(b));
+}
+
+TEST(MatrixCore, InstructionLayoutsMatchIsaTables) {
+  auto buffer = llvm::MemoryBuffer::getFile(ROCKTILE_ISA_JSON);
+  ASSERT_TRUE(bool(buffer));
+  auto tables = llvm::json::parse((*buffer)->getBuffer());
+  ASSERT_TRUE(bool(tables));
+  unsigned checked = 0;
+  for (const Target *t : allTargets())
+    for (const MatrixCoreInstr &m : t->matrixInstrs) {
+      // The f16 instructions share their bf16 twins' layouts (the tables' note).
+      std::string name = m.name.str();
+      if (llvm::StringRef(name).ends_with("_f16"))
+        name = name.substr(0, name.size() - 3) + "bf16";
+      const llvm::json::Object *entry = tables->getAsObject()->getObject(t->chip)->getObject(name);
+      ASSERT_NE(entry, nullptr) << name << " is not in the ISA tables";
+      EXPECT_EQ(*entry->getInteger("wave_size"), t->waveSize);
+      EXPECT_EQ(*entry->getInteger("a_slots"), m.abSlots());
+      struct Operand {
+        const char *key;
+        LinearLayout layout;
+      } operands[] = {{"A", instrLayout(m.a, m.m, m.k)},
+                      {"B", instrLayout(m.b, m.k, m.n)},
+                      {"D", instrLayout(m.d, m.m, m.n)}};
+      for (const Operand &op : operands) {
+        ASSERT_EQ(op.layout.getNumLanes(), t->waveSize) << m.name.str() << " " << op.key;
+        const llvm::json::Array *rows = entry->getArray(op.key);
+        ASSERT_NE(rows, nullptr);
+        ASSERT_EQ(rows->size(), size_t(op.layout.getNumRegisters() * op.layout.getNumLanes()));
+        for (const llvm::json::Value &row : *rows) {
+          const llvm::json::Array &e = *row.getAsArray();
+          LinearLayout::Coord got = op.layout.apply(*e[3].getAsInteger(), *e[2].getAsInteger(), 0);
+          LinearLayout::Coord want{*e[0].getAsInteger(), *e[1].getAsInteger()};
+          ASSERT_EQ(got, want) << m.name.str() << " " << op.key << " lane " << *e[2].getAsInteger()
+                               << " slot " << *e[3].getAsInteger();
+          ++checked;
+        }
+      }
+    }
+  // gfx950: 2 x (16x16x32: 512 + 512 + 256) + 2 x (32x32x16: 512 + 512 + 1024);
+  // gfx1250: 2 x (16x16x32: 512 + 512 + 256)
+  EXPECT_EQ(checked, 9216u);
+}
+
+/// Every element of `layout`'s tensor is held by some (register, lane, warp).
+void expectCovers(const LinearLayout &layout) {
+  std::set<LinearLayout::Coord> seen;
+  for (int64_t w = 0; w < layout.getNumWarps(); ++w)
+    for (int64_t l = 0; l < layout.getNumLanes(); ++l)
+      for (int64_t r = 0; r < layout.getNumRegisters(); ++r)
+        seen.insert(layout.apply(r, l, w));
+  EXPECT_EQ(int64_t(seen.size()), layout.getShape()[0] * layout.getShape()[1]) << layout.str();
+}
+
+TEST(MatrixCore, ChoosesByTypeAndShape) {
+  const Target &gfx950 = *lookupTarget("gfx950"), &gfx1250 = *lookupTarget("gfx1250");
+  EXPECT_EQ(chooseMatrixInstr(gfx950, MatrixElem::BF16, MatrixElem::F32, 64, 64, 64)->name,
+            "mfma_f32_16x16x32_bf16");
+  EXPECT_EQ(chooseMatrixInstr(gfx950, MatrixElem::F16, MatrixElem::F32, 32, 32, 16)->name,
+            "mfma_f32_32x32x16_f16");
+  EXPECT_EQ(chooseMatrixInstr(gfx1250, MatrixElem::BF16, MatrixElem::F32, 16, 16, 32)->name,
+            "wmma_f32_16x16x32_bf16");
+  EXPECT_EQ(chooseMatrixInstr(gfx1250, MatrixElem::BF16, MatrixElem::F32, 16, 16, 16), nullptr);
+  EXPECT_EQ(chooseMatrixInstr(gfx950, MatrixElem::BF16, MatrixElem::F32, 8, 16, 32), nullptr);
+}
+
+TEST(MatrixCore, DotLayoutsSplitWarpsAndCoverTheTile) {
+  struct Case {
+    int64_t M, N, K;
+    unsigned warps, warpsM, warpsN;
+  } cases[] = {{128, 128, 64, 4, 2, 2}, {256, 128, 64, 8, 4, 2}, {16, 64, 32, 4, 1, 4},
+               {64, 16, 32, 2, 2, 1},   {16, 16, 32, 4, 2, 2},   {32, 256, 128, 8, 1, 8}};
+  for (const Target *t : allTargets())
+    for (const Case &c : cases) {
+      const MatrixCoreInstr *instr =
+          chooseMatrixInstr(*t, MatrixElem::BF16, MatrixElem::F32, c.M, c.N, c.K);
+      ASSERT_NE(instr, nullptr);
+      DotLayouts l = dotLayouts(*instr, c.M, c.N, c.K, c.warps);
+      EXPECT_EQ(l.warpsM, c.warpsM) << c.M << "x" << c.N << " " << c.warps;
+      EXPECT_EQ(l.warpsN, c.warpsN) << c.M << "x" << c.N << " " << c.warps;
+      for (const LinearLayout *layout : {&l.a, &l.b, &l.d}) {
+        EXPECT_EQ(layout->getNumLanes(), t->waveSize);
+        EXPECT_EQ(layout->getNumWarps(), c.warps);
+        expectCovers(*layout);
+      }
+      // A warp's rows of A are its rows of D, its columns of B its columns of D.
+      for (int64_t w = 0; w < c.warps; ++w)
+        for (int64_t lane = 0; lane < t->waveSize; ++lane) {
+          EXPECT_EQ(l.a.apply(0, lane, w)[0] / instr->m, l.d.apply(0, 0, w)[0] / instr->m);
+          EXPECT_EQ(l.b.apply(0, lane, w)[1] / instr->n, l.d.apply(0, 0, w)[1] / instr->n);
+        }
+    }
+}
+
+} // namespace
