@@ -73,3 +73,28 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A matrix instruction is lockstep: each thread's A, B and C vectors go to
+// per-thread arrays, and one call applies the emulator's MFMA semantics
+// (instruction 0 of its table, bf16 operands) to every wave.
+// CHECK-LABEL: func.func @mma_workgroup(
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}} : memref<128xvector<8xbf16>>
+// CHECK: call @rocktile_emu_matrix(%c0_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c128_i64, %c0_i64)
+// CHECK: scf.for
+// CHECK: memref.load %{{.*}} : memref<128xvector<4xf32>>
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @mma(%x: memref<?xvector<4xf32>, #gpu.address_space<global>>, %y: memref<?xvector<8xbf16>, #gpu.address_space<global>>)
+        kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %t = gpu.thread_id x
+      %a = memref.load %y[%t] : memref<?xvector<8xbf16>, #gpu.address_space<global>>
+      %c = memref.load %x[%t] : memref<?xvector<4xf32>, #gpu.address_space<global>>
+      %d = amdgpu.mfma 16x16x32 %a * %a + %c blgp = none : vector<8xbf16>, vector<8xbf16>, vector<4xf32>
+      memref.store %d, %x[%t] : memref<?xvector<4xf32>, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}

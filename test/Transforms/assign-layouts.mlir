@@ -182,3 +182,43 @@ func.func @reshape_round_trip(%p: !tile.ptr<f32>) {
   tile.store %q, %flat : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
   return
 }
+
+// -----
+
+// tile.dot: the instruction is chosen (16x16x32 on both targets) and the
+// 32x32 tile split 2x2 over 4 warps; A and B are converted from their loads'
+// blocked layout to the instruction's A and B layouts (warps along N hold
+// copies of A, along M of B), the zero accumulator is built in the D layout,
+// and the result is converted to blocked for the store (not its pointers).
+// GFX950-LABEL: func.func @dot
+// GFX950: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #tile.linear<register = {{\[\[}}1, 0], [2, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8], [4, 0], [8, 0]], warp = {{\[\[}}16, 0], [0, 16]]>>
+// GFX950: %[[A:.*]] = tile.convert_layout %{{.*}} -> tensor<32x32xbf16, #tile.linear<register = {{\[\[}}0, 1], [0, 2], [0, 4]], lane = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [0, 16]], warp = {{\[\[}}16, 0], [0, 0]]>>
+// GFX950: %[[B:.*]] = tile.convert_layout %{{.*}} -> tensor<32x32xbf16, #tile.linear<register = {{\[\[}}1, 0], [2, 0], [4, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8], [8, 0], [16, 0]], warp = {{\[\[}}0, 0], [0, 16]]>>
+// GFX950: %[[D:.*]] = tile.dot %[[A]], %[[B]], %[[Z]] {instr = "mfma_f32_16x16x32_bf16"}
+// GFX950: %[[C:.*]] = tile.convert_layout %[[D]] {{.*}} -> tensor<32x32xf32, #blocked>
+// GFX950: tile.store %{{.*}}, %[[C]] : tensor<32x32x!tile.ptr<f32>, #blocked>, tensor<32x32xf32, #blocked>
+// GFX1250-LABEL: func.func @dot
+// GFX1250: arith.constant dense<0.000000e+00> : tensor<32x32xf32, #tile.linear<register = {{\[\[}}1, 0], [2, 0], [4, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8], [8, 0]], warp = {{\[\[}}16, 0], [0, 16]]>>
+// GFX1250: tile.dot {{.*}} {instr = "wmma_f32_16x16x32_bf16"}
+func.func @dot(%pa: !tile.ptr<bf16>, %pb: !tile.ptr<bf16>, %pc: !tile.ptr<f32>) {
+  %r = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %re = tile.expand_dims %r {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %ce = tile.expand_dims %r {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %c32 = arith.constant dense<32> : tensor<32x1xi32>
+  %rows = arith.muli %re, %c32 : tensor<32x1xi32>
+  %rb = tile.broadcast %rows : tensor<32x1xi32> -> tensor<32x32xi32>
+  %cb = tile.broadcast %ce : tensor<1x32xi32> -> tensor<32x32xi32>
+  %off = arith.addi %rb, %cb : tensor<32x32xi32>
+  %sa = tile.splat %pa : !tile.ptr<bf16> -> tensor<32x32x!tile.ptr<bf16>>
+  %pA = tile.addptr %sa, %off : tensor<32x32x!tile.ptr<bf16>>, tensor<32x32xi32>
+  %a = tile.load %pA : tensor<32x32x!tile.ptr<bf16>> -> tensor<32x32xbf16>
+  %sb = tile.splat %pb : !tile.ptr<bf16> -> tensor<32x32x!tile.ptr<bf16>>
+  %pB = tile.addptr %sb, %off : tensor<32x32x!tile.ptr<bf16>>, tensor<32x32xi32>
+  %b = tile.load %pB : tensor<32x32x!tile.ptr<bf16>> -> tensor<32x32xbf16>
+  %z = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tile.dot %a, %b, %z : tensor<32x32xbf16>, tensor<32x32xbf16> -> tensor<32x32xf32>
+  %sc = tile.splat %pc : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>>
+  %pC = tile.addptr %sc, %off : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xi32>
+  tile.store %pC, %d : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>
+  return
+}

@@ -243,3 +243,49 @@ func.func @debug(%n: i32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps =
   tile.assert %ok {message = "x must be small"} : tensor<256xi1, #b>
   return
 }
+
+// -----
+
+// A 32x32x32 bf16 dot over 2x2 warps: each warp's 16x16 tile is one
+// v_mfma_f32_16x16x32_bf16 on the lane's whole A and B operand vectors
+// (which came through LDS from the loads) and the zero accumulator.
+// CHECK-LABEL: gpu.func @dot
+// CHECK: gpu.barrier
+// CHECK: %[[A:.*]] = vector.from_elements {{.*}} : vector<8xbf16>
+// CHECK: gpu.barrier
+// CHECK: %[[B:.*]] = vector.from_elements {{.*}} : vector<8xbf16>
+// CHECK: amdgpu.mfma 16x16x32 %[[A]] * %[[B]] + %{{.*}} blgp =  none : vector<8xbf16>, vector<8xbf16>, vector<4xf32>
+// CHECK-NOT: amdgpu.mfma
+// CHECK: gpu.return
+#blocked = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [2, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#slice = #tile.slice<dim = 0, parent = #blocked>
+#slice1 = #tile.slice<dim = 1, parent = #blocked>
+module {
+  func.func @dot(%arg0: !tile.ptr<bf16>, %arg1: !tile.ptr<bf16>, %arg2: !tile.ptr<f32>) attributes {tile.lds_bytes = 4096 : i64, tile.num_warps = 4 : i32} {
+    %0 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice>
+    %1 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice1>
+    %2 = tile.expand_dims %1 {axis = 1 : i32} : tensor<32xi32, #slice1> -> tensor<32x1xi32, #blocked>
+    %3 = tile.expand_dims %0 {axis = 0 : i32} : tensor<32xi32, #slice> -> tensor<1x32xi32, #blocked>
+    %cst = arith.constant dense<32> : tensor<32x1xi32, #blocked>
+    %4 = arith.muli %2, %cst : tensor<32x1xi32, #blocked>
+    %5 = tile.broadcast %4 : tensor<32x1xi32, #blocked> -> tensor<32x32xi32, #blocked>
+    %6 = tile.broadcast %3 : tensor<1x32xi32, #blocked> -> tensor<32x32xi32, #blocked>
+    %7 = arith.addi %5, %6 : tensor<32x32xi32, #blocked>
+    %8 = tile.splat %arg0 : !tile.ptr<bf16> -> tensor<32x32x!tile.ptr<bf16>, #blocked>
+    %9 = tile.addptr %8, %7 : tensor<32x32x!tile.ptr<bf16>, #blocked>, tensor<32x32xi32, #blocked>
+    %10 = tile.load %9 : tensor<32x32x!tile.ptr<bf16>, #blocked> -> tensor<32x32xbf16, #blocked>
+    %11 = tile.splat %arg1 : !tile.ptr<bf16> -> tensor<32x32x!tile.ptr<bf16>, #blocked>
+    %12 = tile.addptr %11, %7 : tensor<32x32x!tile.ptr<bf16>, #blocked>, tensor<32x32xi32, #blocked>
+    %13 = tile.load %12 : tensor<32x32x!tile.ptr<bf16>, #blocked> -> tensor<32x32xbf16, #blocked>
+    %cst_0 = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #tile.linear<register = [[1, 0], [2, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [4, 0], [8, 0]], warp = [[16, 0], [0, 16]]>>
+    %14 = tile.convert_layout %10 {tile.lds_offset = 0 : i64} : tensor<32x32xbf16, #blocked> -> tensor<32x32xbf16, #tile.linear<register = [[0, 1], [0, 2], [0, 4]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [0, 16]], warp = [[16, 0], [0, 0]]>>
+    %15 = tile.convert_layout %13 {tile.lds_offset = 0 : i64} : tensor<32x32xbf16, #blocked> -> tensor<32x32xbf16, #tile.linear<register = [[1, 0], [2, 0], [4, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [8, 0], [16, 0]], warp = [[0, 0], [0, 16]]>>
+    %16 = tile.dot %14, %15, %cst_0 {instr = "mfma_f32_16x16x32_bf16"} : tensor<32x32xbf16, #tile.linear<register = [[0, 1], [0, 2], [0, 4]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [0, 16]], warp = [[16, 0], [0, 0]]>>, tensor<32x32xbf16, #tile.linear<register = [[1, 0], [2, 0], [4, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [8, 0], [16, 0]], warp = [[0, 0], [0, 16]]>> -> tensor<32x32xf32, #tile.linear<register = [[1, 0], [2, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [4, 0], [8, 0]], warp = [[16, 0], [0, 16]]>>
+    %17 = tile.splat %arg2 : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>, #blocked>
+    %18 = tile.addptr %17, %7 : tensor<32x32x!tile.ptr<f32>, #blocked>, tensor<32x32xi32, #blocked>
+    %19 = tile.convert_layout %16 {tile.lds_offset = 0 : i64} : tensor<32x32xf32, #tile.linear<register = [[1, 0], [2, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [4, 0], [8, 0]], warp = [[16, 0], [0, 16]]>> -> tensor<32x32xf32, #blocked>
+    tile.store %18, %19 : tensor<32x32x!tile.ptr<f32>, #blocked>, tensor<32x32xf32, #blocked>
+    return
+  }
+}
+

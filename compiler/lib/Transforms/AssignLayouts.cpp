@@ -189,6 +189,13 @@ private:
   /// The layout an operand of `def` must have for `def`'s result to have
   /// `layout`, or null when no such layout exists.
   static Attribute operandLayout(Operation *def, Attribute layout) {
+    // A linear layout is written for one shape: it passes only to operands
+    // of the result's shape.
+    if (isa_and_nonnull<LinearLayoutAttr>(layout) && !isa<ExpandDimsOp>(def))
+      for (Value o : def->getOperands())
+        if (auto t = dyn_cast<RankedTensorType>(o.getType());
+            t && t.getShape() != cast<RankedTensorType>(def->getResult(0).getType()).getShape())
+          return {};
     if (auto e = dyn_cast<ExpandDimsOp>(def)) {
       auto blocked = dyn_cast<BlockedLayoutAttr>(layout);
       return blocked ? SliceLayoutAttr::get(def->getContext(), e.getAxis(),
@@ -389,6 +396,10 @@ private:
                         ? cast<RankedTensorType>(op->getResult(0).getType()).getRank()
                         : cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
     Attribute preferred = op->getNumResults() ? preferences.lookup(op->getResult(0)) : Attribute();
+    // Loads stay blocked (vectorized, coalesced); their values are converted
+    // to a matrix-instruction layout, not their pointers.
+    if (isa<LoadOp>(op) && isa_and_nonnull<LinearLayoutAttr>(preferred))
+      preferred = {};
     // expand_dims needs a blocked result: its operand's layout is the slice of it.
     if (expand && !isa_and_nonnull<BlockedLayoutAttr>(preferred))
       preferred = {};
@@ -429,8 +440,10 @@ private:
       if (op.getNumResults() != 1 || isa<ReduceOp, ReshapeOp, TransOp>(op))
         continue;
       Attribute layout = preferences.lookup(op.getResult(0));
+      if (isa_and_nonnull<LinearLayoutAttr>(layout) && isa<LoadOp>(op))
+        continue;
       for (Value o : op.getOperands())
-        prefer(o, layout);
+        prefer(o, operandLayout(&op, layout));
     }
   }
 

@@ -271,3 +271,63 @@ func.func @layout_rank(%x: tensor<2x4x8xf32, #b2>) {
 func.func @slice_rank(%x: tensor<2x4x8xf32, #tile.slice<dim = 1, parent = #b3>>) {
   return
 }
+
+// -----
+
+func.func @dot_rank(%a: tensor<16xbf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{operands must be 2-D}}
+  %d = tile.dot %a, %b, %c : tensor<16xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_shapes(%a: tensor<16x32xbf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{shapes do not multiply}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_kinds(%a: tensor<16x16xbf16>, %b: tensor<16x16xi8>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{A and B must both be floats or both integers}}
+  %d = tile.dot %a, %b, %c : tensor<16x16xbf16>, tensor<16x16xi8> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc(%a: tensor<16x16xbf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xi32>) {
+  // expected-error @+1 {{the accumulator 'i32' must be a float like A and B}}
+  %d = tile.dot %a, %b, %c : tensor<16x16xbf16>, tensor<16x16xbf16> -> tensor<16x16xi32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{linear layout: a basis lies outside a tensor of shape [16, 16]}}
+func.func @linear_outside(%x: tensor<16x16xf32, #tile.linear<register = [[16, 0]], lane = [], warp = []>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{linear layout: its bases reach only 2^2 of the tensor's 2^8 elements}}
+func.func @linear_short(%x: tensor<16x16xf32, #tile.linear<register = [[1, 0], [2, 0]], lane = [], warp = []>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{linear layout: its bases reach only 2^1 of the tensor's 2^2 elements}}
+func.func @linear_dependent(%x: tensor<2x2xf32, #tile.linear<register = [[1, 1]], lane = [[1, 1]], warp = []>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{every basis must have 2 coordinates}}
+func.func @linear_ragged(%x: tensor<2x2xf32, #tile.linear<register = [[1, 0]], lane = [[1]], warp = []>>) {
+  return
+}

@@ -83,3 +83,13 @@ func.func @layouts(%a: tensor<16x64xf32, #blocked>, %b: tensor<16xf32, #tile.sli
   %c = tile.convert_layout %b : tensor<16xf32, #tile.slice<dim = 1, parent = #blocked>> -> tensor<16xf32, #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]>>
   return
 }
+
+// A matrix product, and a linear layout (an MFMA accumulator) round-tripped.
+// CHECK-LABEL: func.func @dot
+// CHECK-SAME: #tile.linear<register = {{\[\[}}1, 0], [2, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8], [4, 0], [8, 0]], warp = []>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} {instr = "mfma_f32_16x16x32_bf16"} : tensor<16x32xbf16>, tensor<32x16xbf16> -> tensor<16x16xf32>
+func.func @dot(%a: tensor<16x32xbf16>, %b: tensor<32x16xbf16>, %c: tensor<16x16xf32>,
+               %l: tensor<16x16xf32, #tile.linear<register = [[1, 0], [2, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [4, 0], [8, 0]], warp = []>>) {
+  %d = tile.dot %a, %b, %c {instr = "mfma_f32_16x16x32_bf16"} : tensor<16x32xbf16>, tensor<32x16xbf16> -> tensor<16x16xf32>
+  return
+}

@@ -1,0 +1,184 @@
+"""tl.dot on the matrix cores (MFMA on gfx950, WMMA on gfx1250), run in the
+emulator, whose instruction semantics come from the ISA tables and not from
+the compiler's layouts, against numpy.
+
+Tolerance: bf16/fp16 products are exact in fp32, so the only error is fp32
+accumulation in another order than numpy's float64: rtol 1e-5 and atol
+1e-5 * K * max|a| * max|b|. Results stored as bf16/fp16 add one rounding
+(rtol 2^-8 / 2^-11 of the largest value)."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+import rocktile
+import rocktile.language as tl
+from matmul import matmul, reference
+
+TARGETS = ["gfx950", "gfx1250"]
+DTYPES = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16}
+FILE = __file__
+
+
+def line_of(marker):
+    with open(FILE) as f:
+        return next(i for i, line in enumerate(f, 1) if marker in line)
+
+
+@rocktile.jit
+def dot_tile(a_ptr, b_ptr, c_ptr, d_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+             USE_OPERATOR: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    c = tl.load(c_ptr + rm[:, None] * N + rn[None, :])
+    if USE_OPERATOR:
+        d = a @ b + c
+    else:
+        d = tl.dot(a, b, acc=c)
+    tl.store(d_ptr + rm[:, None] * N + rn[None, :], d)
+
+
+def check(got, a, b, c=None):
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    if c is not None:
+        want += c
+    scale = np.abs(a.astype(np.float32)).max() * np.abs(b.astype(np.float32)).max() * a.shape[1]
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=1e-5, atol=1e-5 * scale)
+
+
+def operands(M, N, K, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((M, K)).astype(dtype), rng.standard_normal((K, N)).astype(dtype),
+            rng.standard_normal((M, N)).astype(np.float32))
+
+
+# (dtype, M, N, K, num_warps): one instruction tile per warp, several per
+# warp along M, N and K, more warps than tiles (copies), 32x32 MFMA (K = 16).
+CASES = [("bf16", 16, 16, 32, 1), ("bf16", 16, 16, 32, 4), ("bf16", 32, 32, 16, 4), ("bf16", 64, 64, 64, 4),
+         ("bf16", 128, 64, 32, 8), ("bf16", 32, 128, 128, 2), ("bf16", 128, 128, 64, 4),
+         ("bf16", 256, 128, 64, 8), ("fp16", 64, 16, 64, 2), ("fp16", 32, 32, 16, 4), ("fp16", 128, 64, 32, 8)]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype,M,N,K,num_warps", CASES)
+def test_dot_tile(target, dtype, M, N, K, num_warps):
+    if target == "gfx1250" and K % 32:
+        pytest.skip("gfx1250's 16-bit WMMA has K = 32 (the error is tested below)")
+    a, b, c = operands(M, N, K, DTYPES[dtype])
+    d = np.zeros((M, N), np.float32)
+    kernel = dot_tile[(1,)](a, b, c, d, M=M, N=N, K=K, USE_OPERATOR=(M + K) % 32 == 0,
+                            num_warps=num_warps, target=target)
+    check(d, a, b, c)
+    asm = kernel.asm["amdgcn"]
+    assert ("v_mfma_f32" in asm) == (target == "gfx950") and ("v_wmma_f32" in asm) == (target == "gfx1250")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("M,N,K,blocks,num_warps", [
+    (300, 200, 170, (64, 64, 32), 4), (1, 33, 7, (64, 64, 32), 4), (129, 257, 96, (32, 128, 64), 2),
+    (64, 64, 64, (32, 128, 64), 2), (300, 200, 170, (128, 128, 64), 8)])
+def test_tutorial_gemm_ragged_shapes(target, M, N, K, blocks, num_warps):
+    a, b, _ = operands(M, N, K, ml_dtypes.bfloat16, seed=M + N + K)
+    check(matmul(a, b, target=target, blocks=blocks, num_warps=num_warps), a, b)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype,out,rtol", [("bf16", ml_dtypes.bfloat16, 2 ** -8), ("fp16", np.float16, 2 ** -11),
+                                            ("fp16", np.float32, 1e-5)])
+def test_tutorial_gemm_epilogue(target, dtype, out, rtol):
+    M, N, K = 200, 144, 100
+    a, b, _ = operands(M, N, K, DTYPES[dtype], seed=5)
+    bias = np.random.default_rng(6).standard_normal(N).astype(np.float32)
+    got = matmul(a, b, bias=bias, activation="leaky_relu", out_dtype=out, target=target, blocks=(64, 64, 32))
+    want = reference(a, b, bias, "leaky_relu")
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=rtol, atol=rtol * np.abs(want).max())
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tutorial_gemm_autotuned(target):
+    a, b, _ = operands(130, 150, 70, ml_dtypes.bfloat16)
+    with pytest.warns(UserWarning, match="needs a GPU to time them"):
+        check(matmul(a, b, target=target), a, b)
+
+
+@rocktile.jit
+def attention_step(q_ptr, k_ptr, v_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, D: tl.constexpr):
+    rm, rn, rd = tl.arange(0, M), tl.arange(0, N), tl.arange(0, D)
+    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+    k = tl.load(k_ptr + rn[:, None] * D + rd[None, :])
+    v = tl.load(v_ptr + rn[:, None] * D + rd[None, :])
+    s = tl.dot(q, tl.trans(k))
+    o = tl.dot(s.to(tl.bfloat16), v)
+    tl.store(o_ptr + rm[:, None] * D + rd[None, :], o)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("M,N,D,num_warps", [(64, 64, 64, 4), (128, 64, 128, 8), (32, 32, 32, 1)])
+def test_attention_inner_step(target, M, N, D, num_warps):
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.standard_normal(s).astype(ml_dtypes.bfloat16) for s in ((M, D), (N, D), (N, D)))
+    o = np.zeros((M, D), np.float32)
+    attention_step[(1,)](q, k, v, o, M=M, N=N, D=D, num_warps=num_warps, target=target)
+    s = (q.astype(np.float32) @ k.astype(np.float32).T).astype(ml_dtypes.bfloat16)
+    want = s.astype(np.float64) @ v.astype(np.float64)
+    np.testing.assert_allclose(o, want, rtol=1e-5, atol=1e-5 * N * np.abs(s.astype(np.float32)).max() * 4)
+
+
+# --------------------------------------------------------------------------
+# Every unsupported combination is a CompilationError at the line of the dot.
+
+@rocktile.jit
+def bad_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, CASE: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    if CASE == "1-D":
+        d = tl.dot(tl.load(a_ptr + rk), b)  # BAD 1-D
+    elif CASE == "inner":
+        d = tl.dot(a, a)  # BAD INNER
+    elif CASE == "acc":
+        d = tl.dot(a, b, acc=tl.zeros((M, 2 * N), tl.float32))  # BAD ACC
+    elif CASE == "out_dtype":
+        d = tl.dot(a, b, out_dtype=tl.float16)  # BAD OUT
+    elif CASE == "precision":
+        d = tl.dot(a, b, input_precision="fast")  # BAD PRECISION
+    else:
+        d = tl.dot(a, b)  # PLAIN DOT
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], d)
+
+
+def dot_error(case, a="*bf16", b="*bf16", M=32, N=32, K=32, target="gfx950"):
+    with pytest.raises(rocktile.CompilationError) as info:
+        rocktile.compile(bad_dot, signature={"a_ptr": a, "b_ptr": b, "c_ptr": "*fp32"},
+                         constexprs={"M": M, "N": N, "K": K, "CASE": case}, target=target)
+    return info.value
+
+
+@pytest.mark.parametrize("case,marker,text", [
+    ("1-D", "# BAD 1-D", "tl.dot needs 2-D operands"),
+    ("inner", "# BAD INNER", "the inner dimensions differ: [32, 16] x [32, 16]"),
+    ("acc", "# BAD ACC", "acc must be a 32x32 tile of fp32, got 32x64 of fp32"),
+    ("out_dtype", "# BAD OUT", "out_dtype must be tl.float32"),
+    ("precision", "# BAD PRECISION", "input_precision must be one of tf32, tf32x3, ieee, bf16x3"),
+])
+def test_dot_errors_name_the_line(case, marker, text):
+    err = dot_error(case, N=16 if case == "inner" else 32, K=16 if case == "inner" else 32)
+    assert err.lineno == line_of(marker) and text in err.message, str(err)
+
+
+@pytest.mark.parametrize("a,b,text", [
+    ("*bf16", "*fp16", "tl.dot of bf16 by fp16 is not supported yet"),
+    ("*fp32", "*fp32", "tl.dot of fp32 by fp32 is not supported yet"),
+    ("*i8", "*i8", "tl.dot of int8 by int8 is not supported yet"),
+])
+def test_dot_unsupported_dtypes(a, b, text):
+    err = dot_error("plain", a=a, b=b)
+    assert err.lineno == line_of("# PLAIN DOT") and text in err.message, str(err)
+
+
+def test_dot_small_and_unmatched_shapes():
+    err = dot_error("plain", M=8)
+    assert err.lineno == line_of("# PLAIN DOT") and "M, N and K of at least 16" in err.message
+    err = dot_error("plain", K=16, target="gfx1250")  # WMMA's K is 32
+    assert err.lineno == line_of("# PLAIN DOT"), str(err)
+    assert "no matrix instruction of gfx1250" in err.message and "wmma_f32_16x16x32_bf16" in err.message
