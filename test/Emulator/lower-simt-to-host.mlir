@@ -82,7 +82,7 @@ module attributes {gpu.container_module} {
 // CHECK-LABEL: func.func @mma_workgroup(
 // CHECK: scf.for
 // CHECK: memref.store %{{.*}} : memref<128xvector<8xbf16>>
-// CHECK: call @rocktile_emu_matrix(%c0_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c128_i64, %c0_i64)
+// CHECK: call @rocktile_emu_matrix(%c0_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c128_i64, %c0_i64{{.*}})
 // CHECK: scf.for
 // CHECK: memref.load %{{.*}} : memref<128xvector<4xf32>>
 module attributes {gpu.container_module} {

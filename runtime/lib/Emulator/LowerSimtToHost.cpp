@@ -38,7 +38,10 @@ bool isCrossLane(Operation *op) {
 /// offsets) are 64-bit, as the GPU lowering makes them.
 int64_t elementBytes(MemRefType type) {
   Type elt = type.getElementType();
-  return elt.isIndex() ? 8 : std::max<int64_t>(elt.getIntOrFloatBitWidth() / 8, 1);
+  int64_t count = 1;
+  if (auto vector = dyn_cast<VectorType>(elt)) // a memref of vectors: whole vectors per index
+    count = vector.getNumElements(), elt = vector.getElementType();
+  return count * (elt.isIndex() ? 8 : std::max<int64_t>(elt.getIntOrFloatBitWidth() / 8, 1));
 }
 
 bool isSegmentBoundary(Operation *op) {
@@ -603,7 +606,7 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
   if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op))
     return emitMatrix(op, "gfx1250", wmma.getM(), wmma.getN(), wmma.getK());
   Value src = op->getOperand(0);
-  int64_t bits = src.getType().getIntOrFloatBitWidth();
+  int64_t bits = src.getType().isIntOrFloat() ? src.getType().getIntOrFloatBitWidth() : 0;
   if (bits != 32 && bits != 64)
     return op->emitError("the emulator exchanges only 32- and 64-bit values between lanes");
   // The source as an array of every thread's value (a value computed once
