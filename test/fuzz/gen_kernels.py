@@ -13,7 +13,8 @@ What the generator does to keep the comparison meaningful:
   overflow a float type, or feed sin/exp huge arguments, are not chosen);
 - divisors are made nonzero (`abs(b) + 1` for floats, `(b & 7) + 1` for
   integers) and shift amounts are `b & 7`;
-- float comparisons, float -> int conversions and argmax/argmin only take
+- float comparisons, float -> int conversions, argmax/argmin and tl.dot's
+  (16-bit) operands only take
   "exact" operands: values computed by correctly rounded operations
   (+ - * / sqrt, conversions), identical in numpy and the emulator;
   transcendental functions and float sums make a value inexact.
@@ -163,7 +164,7 @@ class Gen:
         r = self.rng
         self.two_d = r.random() < 0.4
         if self.two_d:
-            self.M, self.N = r.choice([(4, 16), (8, 8), (16, 32), (2, 64), (32, 4), (16, 16)])
+            self.M, self.N = r.choice([(4, 16), (8, 8), (16, 32), (2, 64), (32, 4), (16, 16), (32, 32)])
             self.tile = (self.M, self.N)
         else:
             self.B = r.choice([16, 32, 64, 128, 256])
@@ -240,6 +241,8 @@ class Gen:
                     node = self.cast(self.expr(depth - 1), r.choice(list(DT)))
                 elif pick < 0.92:
                     node = self.reduce(depth)
+                elif pick < 0.97 and self.tile in ((32, 32), (16, 32)):
+                    node = self.dot(depth)
                 else:
                     node = self.reshape(depth)
             except Retry:
@@ -527,6 +530,29 @@ class Gen:
         return Node("int32", shape, f"tl.{fn}({a.src}, axis={axis}{kd})",
                     lambda env: cast_np(f(wide(a.ev(env), d), axis=axis, keepdims=keep), "int32"),
                     a.shape[axis], True)
+
+    def dot(self, depth):
+        """tl.dot of two tiles converted to bf16 or fp16: (32, 32) x (32, 32),
+        or (16, 32) x trans(16, 32) summed back to (16, 1). Only exact
+        operands: a last-bit difference would move a 16-bit rounding."""
+        r = self.rng
+        d = r.choice(HALF)
+        a, b = (self.coerce(self.expr(depth - 1), d, self.tile) for _ in range(2))
+        if a is None or b is None or not (a.exact and b.exact):
+            raise Retry()
+        K = self.N
+        bound = a.bound * b.bound * K
+        if bound > 1e4:
+            raise Retry()
+        if self.tile == (32, 32):
+            acc = r.random() < 0.5
+            src = f"tl.dot({a.src}, {b.src}{', acc=tl.zeros((32, 32), tl.float32) + 1.0' if acc else ''})"
+            return Node("fp32", self.tile, src, lambda env: cast_np(
+                wide(a.ev(env), d).astype(np.float64) @ wide(b.ev(env), d) + acc, "fp32"), bound + acc, False)
+        src = f"tl.sum(tl.dot({a.src}, tl.trans({b.src})), axis=1)[:, None]"
+        return Node("fp32", (self.M, 1), src, lambda env: cast_np(
+            (wide(a.ev(env), d).astype(np.float64) @ wide(b.ev(env), d).T).sum(axis=1)[:, None], "fp32"),
+            bound * self.M, False)
 
     def reshape(self, depth):
         """Shape changes that keep the shape the program works with:

@@ -29,6 +29,12 @@ def test_fuzz_random_kernels_against_numpy():
     run("kernel", range(0, 60))
 
 
+def test_fuzz_kernels_with_dots():
+    """Random kernels around tl.dot (a few percent of 2-D programs have one):
+    seeds whose programs hold one, in loops, branches and masks."""
+    run("kernel", [25, 67, 154, 234, 403, 505])
+
+
 def test_fuzz_broken_kernels_fail_cleanly():
     run("frontend", range(0, 200))
 
