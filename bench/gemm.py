@@ -1,0 +1,171 @@
+"""The tutorial GEMM (examples/matmul.py) compiled by rocktile and by Triton
+3.9, side by side: per target, tile config and dtype, what the K loop holds
+and what the kernel uses. Not a test; read the table.
+
+    python bench/gemm.py                  # rocktile, and Triton if installed
+    python bench/gemm.py --install-triton # first puts Triton 3.9 from PyPI into bench/.venv-triton
+
+Triton compiles for gfx950/gfx1250 without a GPU; it runs in its own
+virtualenv (a subprocess), never as a dependency of rocktile. Its kernel is
+examples/matmul.py with the rocktile imports replaced by Triton's.
+
+Columns, counted in the K loop's body (from the label its back edge jumps
+to, up to that branch) of the amdgcn: matrix instructions, LDS reads and
+writes, global loads, other VALU and SALU, waits, barriers, and non-matrix
+instructions per 16384 MACs per wave; then VGPRs, AGPRs, spills, scratch
+and LDS bytes (from the code object's metadata; Triton allocates its LDS
+dynamically at launch, so its code object says 0), and compile seconds.
+rocktile has no software pipelining yet: its row is num_stages=1 (s1).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLE = os.path.join(HERE, "..", "examples", "matmul.py")
+VENV = os.path.join(HERE, ".venv-triton")
+TRITON = "triton==3.9.0"
+TARGETS = {"gfx950": 64, "gfx1250": 32}
+CONFIGS = [(128, 128, 64, 4), (256, 128, 64, 8), (256, 256, 64, 8)]
+DTYPES = {"bf16": "bf16", "fp8": "fp8e4nv"}
+
+
+def signature(dtype):
+    ab = f"*{DTYPES[dtype]}"
+    return {"a_ptr": ab, "b_ptr": ab, "c_ptr": "*fp32", "bias_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
+            "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32", "stride_bn": "i32",
+            "stride_cm": "i32", "stride_cn": "i32"}
+
+
+def constexprs(bm, bn, bk):
+    return {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8,
+            "HAS_BIAS": False, "ACTIVATION": ""}
+
+
+def k_loop(asm):
+    loops = [body for label, body in re.findall(r"^(\.LBB\d+_\d+):(.*?)s_cbranch_\w+ \1\b", asm, re.S | re.M)
+             if re.search(r"v_(mfma|wmma)", body)]
+    return loops[0] if loops else ""
+
+
+def count(asm, macs_per_wave):
+    body = [line.split()[0] for line in k_loop(asm).splitlines()
+            if line.strip() and not line.strip().startswith((";", ".", "//")) and not line.strip().endswith(":")]
+    kinds = {"matrix": r"v_(mfma|wmma)", "lds_rd": r"ds_(read|load)", "lds_wr": r"ds_(write|store)",
+             "gload": r"(global|buffer)_load", "wait": r"s_wait", "barrier": r"s_barrier"}
+    out = {k: sum(bool(re.match(p, op)) for op in body) for k, p in kinds.items()}
+    out["valu"] = sum(op.startswith("v_") for op in body) - out["matrix"]
+    out["salu"] = sum(op.startswith("s_") for op in body) - out["wait"] - out["barrier"]
+    other = len(body) - out["matrix"]
+    out["per16k"] = round(other * 16384 / macs_per_wave, 2) if body else None
+    return out
+
+
+def metadata(asm):
+    def field(name):
+        m = re.search(rf"\.{name}:\s+(\d+)", asm)
+        return int(m.group(1)) if m else None
+    return {"vgpr": field("vgpr_count"), "agpr": field("agpr_count"),
+            "spills": (field("vgpr_spill_count") or 0) + (field("sgpr_spill_count") or 0),
+            "scratch": field("private_segment_fixed_size"), "lds": field("group_segment_fixed_size")}
+
+
+def rocktile_row(target, dtype, bm, bn, bk, warps):
+    sys.path.insert(0, os.path.dirname(EXAMPLE))
+    import rocktile
+    from matmul import matmul_kernel
+    start = time.perf_counter()
+    try:
+        kernel = rocktile.compile(matmul_kernel, signature=signature(dtype), constexprs=constexprs(bm, bn, bk),
+                                  target=target, num_warps=warps)
+    except rocktile.CompilationError as e:
+        return {"error": str(e).splitlines()[0].split("error: ")[-1][:60]}
+    return {"asm": kernel.asm["amdgcn"], "seconds": time.perf_counter() - start}
+
+
+TRITON_DRIVER = r"""
+import json, sys, time, importlib.util
+from triton.compiler import ASTSource
+from triton.backends.compiler import GPUTarget
+import triton
+spec = importlib.util.spec_from_file_location("matmul_triton", sys.argv[1])
+module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
+out = []
+for job in json.loads(sys.argv[2]):
+    sig = dict(job["signature"]); cx = job["constexprs"]
+    sig.update({k: "constexpr" for k in cx})
+    start = time.perf_counter()
+    try:
+        ck = triton.compile(ASTSource(module.matmul_kernel, sig, cx),
+                            target=GPUTarget("hip", job["target"], job["wave"]),
+                            options={"num_warps": job["warps"], "num_stages": job["stages"]})
+        out.append({"asm": ck.asm["amdgcn"], "seconds": time.perf_counter() - start})
+    except Exception as e:
+        out.append({"error": (str(e).strip().splitlines() or [type(e).__name__])[-1][:60]})
+print(json.dumps(out))
+"""
+
+
+def triton_rows(jobs):
+    python = os.path.join(VENV, "bin", "python")
+    if not os.path.exists(python):
+        return None
+    source = open(EXAMPLE).read().replace("import rocktile.language as tl", "import triton.language as tl")
+    source = source.replace("import rocktile\n", "import triton as rocktile\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "matmul_triton.py")
+        with open(path, "w") as f:
+            f.write(source)
+        with open(os.path.join(tmp, "driver.py"), "w") as f:
+            f.write(TRITON_DRIVER)
+        env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1", PYTHONWARNINGS="ignore")
+        done = subprocess.run([python, os.path.join(tmp, "driver.py"), path, json.dumps(jobs)],
+                              capture_output=True, text=True, env=env)
+    if done.returncode:
+        sys.exit(f"Triton failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--install-triton", action="store_true", help=f"install {TRITON} into {VENV}")
+    args = parser.parse_args()
+    if args.install_triton and not os.path.exists(os.path.join(VENV, "bin", "python")):
+        subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
+        subprocess.run([os.path.join(VENV, "bin", "pip"), "install", "-q", TRITON, "numpy"], check=True)
+
+    cases = [(t, d, c) for t in TARGETS for d in DTYPES for c in CONFIGS]
+    jobs, keys = [], []
+    for target, dtype, (bm, bn, bk, warps) in cases:
+        for stages in (1, 2):
+            jobs.append({"target": target, "wave": TARGETS[target], "warps": warps, "stages": stages,
+                         "signature": signature(dtype), "constexprs": constexprs(bm, bn, bk)})
+            keys.append((target, dtype, (bm, bn, bk, warps), stages))
+    triton = triton_rows(jobs)
+    triton = dict(zip(keys, triton)) if triton else {}
+    if not triton:
+        print(f"(Triton is not installed: python bench/gemm.py --install-triton adds {TRITON})")
+
+    cols = ["matrix", "lds_rd", "lds_wr", "gload", "valu", "salu", "wait", "barrier", "per16k",
+            "vgpr", "agpr", "spills", "scratch", "lds", "sec"]
+    print(f"{'target':8} {'dtype':5} {'tile':13} {'compiler':12} " + " ".join(f"{c:>7}" for c in cols))
+    for target, dtype, (bm, bn, bk, warps) in cases:
+        macs = bm * bn * bk / warps
+        rows = [("rocktile s1", rocktile_row(target, dtype, bm, bn, bk, warps))]
+        rows += [(f"triton s{s}", triton[(target, dtype, (bm, bn, bk, warps), s)]) for s in (1, 2) if triton]
+        for name, row in rows:
+            head = f"{target:8} {dtype:5} {f'{bm}x{bn}x{bk} w{warps}':13} {name:12} "
+            if "error" in row:
+                print(head + "error: " + row["error"])
+                continue
+            values = {**count(row["asm"], macs), **metadata(row["asm"]), "sec": round(row["seconds"], 2)}
+            print(head + " ".join(f"{str(values[c]):>7}" for c in cols))
+
+
+if __name__ == "__main__":
+    main()
