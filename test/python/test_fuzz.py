@@ -35,6 +35,12 @@ def test_fuzz_kernels_with_dots():
     run("kernel", [25, 67, 154, 234, 403, 505])
 
 
+def test_fuzz_bf16_remainders():
+    """bf16 `x % y` cast back to bf16: InstCombine made a bf16 frem that the
+    AMDGPU backend cannot select (CodeObject.cpp widens it again)."""
+    run("kernel", [100197, 100499])
+
+
 def test_fuzz_broken_kernels_fail_cleanly():
     run("frontend", range(0, 200))
 

@@ -4,6 +4,8 @@
 #include "llvm/BinaryFormat/MsgPackDocument.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -47,6 +49,24 @@ static Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef ch
 }
 
 namespace {
+
+/// InstCombine narrows fptrunc(frem(fpext x, fpext y)) to a bf16 frem, which
+/// LLVM 22's AMDGPU backend cannot select ("no libcall available for frem",
+/// fuzz seeds 100197, 100499). frem is exact, so computing it in fp32 again
+/// gives the same bits.
+void widenBf16Frem(Module &module) {
+  for (Function &f : module)
+    for (Instruction &inst : make_early_inc_range(instructions(f))) {
+      if (inst.getOpcode() != Instruction::FRem || !inst.getType()->getScalarType()->isBFloatTy())
+        continue;
+      IRBuilder<> b(&inst);
+      Type *wide = inst.getType()->getWithNewType(b.getFloatTy());
+      Value *r = b.CreateFRem(b.CreateFPExt(inst.getOperand(0), wide), b.CreateFPExt(inst.getOperand(1), wide));
+      inst.replaceAllUsesWith(b.CreateFPTrunc(r, inst.getType()));
+      inst.eraseFromParent();
+    }
+}
+
 /// The backend reports what it cannot select through the context; by
 /// default that exits the process. This collects the errors instead, and
 /// reads the occupancy from the backend's resource-usage remark.
@@ -113,6 +133,7 @@ Error rocktile::emitCode(Module &module, StringRef chip, std::string &assembly,
   scalarize.ScalarizeMinBits = 64;
   passes.addPass(createModuleToFunctionPassAdaptor(ScalarizerPass(scalarize)));
   passes.run(module, mam);
+  widenBf16Frem(module);
 
   auto emit = [&](Module &m, CodeGenFileType kind, std::string &out) -> Error {
     raw_string_ostream os(out);
