@@ -197,6 +197,15 @@ struct LaunchState;
 struct WorkerContext {
   LaunchState *launch;
   std::array<int64_t, 3> workgroup;
+  /// Per LDS byte: which waves touched it since the last barrier (valid
+  /// while `epoch` is the current one), and where.
+  struct LdsByte {
+    uint32_t epoch = 0;
+    int32_t writer = -1, writeSite = -1, readSite = -1;
+    uint64_t readers = 0; // bit per wave (at most 32 waves of 32 lanes)
+  };
+  std::vector<LdsByte> lds;
+  uint32_t epoch = 1;
 };
 
 struct LaunchState {
@@ -205,6 +214,41 @@ struct LaunchState {
   std::mutex mutex;
   std::string fault;
   std::atomic<bool> failed{false};
+
+  void ldsAccess(WorkerContext &w, int64_t site, int64_t index, int64_t bytes, int64_t thread,
+                 bool write) {
+    const FaultSite &s = kernel.sites[site];
+    int64_t first = s.ldsOffset + index * s.elementBytes;
+    auto wave = int32_t(thread / kernel.waveSize);
+    uint64_t self = uint64_t(1) << wave;
+    for (int64_t byte = first; byte < first + bytes; ++byte) {
+      WorkerContext::LdsByte &e = w.lds[byte];
+      if (e.epoch != w.epoch)
+        e = {w.epoch};
+      if (e.writer >= 0 && e.writer != wave)
+        return reportRace(w, site, e.writeSite, byte, wave, e.writer, write, true);
+      if (write && (e.readers & ~self))
+        return reportRace(w, site, e.readSite, byte, wave, llvm::countr_zero(e.readers & ~self), true,
+                          false);
+      if (write)
+        e.writer = wave, e.writeSite = int32_t(site);
+      else
+        e.readers |= self, e.readSite = int32_t(site);
+    }
+  }
+
+  void reportRace(const WorkerContext &w, int64_t site, int64_t otherSite, int64_t byte, int64_t wave,
+                  int64_t otherWave, bool write, bool otherWrote) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (failed)
+      return;
+    failed = true;
+    fault = llvm::formatv("kernel {0}, workgroup ({1}, {2}, {3}): LDS race on byte {4}: wave {5} {6} it "
+                          "at {7}, and wave {8} {9} it at {10} with no barrier between them",
+                          kernel.name, w.workgroup[0], w.workgroup[1], w.workgroup[2], byte, wave,
+                          write ? "writes" : "reads", kernel.sites[site].location, otherWave,
+                          otherWrote ? "wrote" : "read", kernel.sites[otherSite].location);
+  }
 
   void report(const WorkerContext &w, int64_t site, int64_t index, int64_t count, int64_t size,
               int64_t thread) {
@@ -255,6 +299,16 @@ extern "C" void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int
                                    int64_t size, int64_t thread) {
   auto *w = reinterpret_cast<WorkerContext *>(ctx);
   w->launch->report(*w, site, index, count, size, thread);
+}
+
+extern "C" void rocktile_emu_lds_barrier(int64_t ctx) {
+  ++reinterpret_cast<WorkerContext *>(ctx)->epoch;
+}
+
+extern "C" void rocktile_emu_lds_access(int64_t ctx, int64_t site, int64_t index, int64_t bytes,
+                                        int64_t thread, int64_t write) {
+  auto *w = reinterpret_cast<WorkerContext *>(ctx);
+  w->launch->ldsAccess(*w, site, index, bytes, thread, write);
 }
 
 extern "C" int64_t rocktile_emu_shared_condition(int64_t ctx, int64_t site, int64_t conditions,
@@ -369,6 +423,7 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
   std::atomic<int64_t> next{0};
   auto work = [&]() {
     WorkerContext ctx{&state, {0, 0, 0}};
+    ctx.lds.resize(ldsBytes);
     std::vector<uint8_t> lds(std::max<int64_t>(ldsBytes, 1), 0xcd);
     // Packed arguments: ctx, block ids, grid dims, kernel args, LDS; each
     // memref is (allocated, aligned, offset, size, stride).
@@ -396,6 +451,7 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
       packed.push_back(&v);
     for (int64_t wg; !state.failed && (wg = next++) < total;) {
       ctx.workgroup = {wg % grid[0], wg / grid[0] % grid[1], wg / (grid[0] * grid[1])};
+      ++ctx.epoch; // a new workgroup: nothing of the last one's LDS accesses counts
       for (int i = 0; i < 3; ++i)
         values[1 + i] = uint64_t(ctx.workgroup[i]);
       entry(packed.data());

@@ -242,6 +242,10 @@ LogicalResult WorkgroupLowering::processBlock(Block &block) {
     if (isSegmentBoundary(&op)) {
       if (failed(flush()) || (isCrossLane(&op) && failed(emitCrossLane(&op))))
         return failure();
+      if (isa<gpu::BarrierOp>(op)) { // LDS accesses before it no longer race with those after
+        currentLoc = op.getLoc();
+        func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_lds_barrier", 1), ValueRange{ctx});
+      }
       continue;
     }
     if (!containsSegmentBoundary(&op)) {
@@ -544,7 +548,15 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
                          ValueRange{ctx, i64(site), asI64(hostIndex), i64(count), asI64(size),
                                     asI64(tid)});
   };
+  std::optional<BufferOrigin> origin = originOf(hostMemref);
+  bool lds = origin && origin->argIndex == -1 && !isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op);
   auto access = [&](OpBuilder &bb, Location l) -> Operation * {
+    // Which wave touched each LDS byte since the last barrier: the runtime
+    // reports an access that conflicts with another wave's.
+    if (lds)
+      func::CallOp::create(bb, l, runtimeFunction("rocktile_emu_lds_access", 6),
+                           ValueRange{ctx, i64(site), asI64(hostIndex), i64(count * eltBytes), asI64(tid),
+                                      i64(stored ? 1 : 0)});
     Operation *clone = bb.clone(*op, map);
     // Host vector accesses need no alignment; the device's claim was checked.
     clone->removeAttr("alignment");

@@ -117,6 +117,9 @@ private:
   /// True in the one lane and warp that own each element of `layout` (the
   /// others hold broadcast copies); null when every lane owns its elements.
   Value ownsElements(const LinearLayout &layout);
+  /// Emits `emit`'s ops so that only the owners of `layout`'s elements run
+  /// them (LDS writes that copies in other waves would race with).
+  void byOwners(const LinearLayout &layout, function_ref<void()> emit);
   /// A view of `op`'s LDS scratch holding `count` elements of `elt`,
   /// `byteOffset` bytes into it.
   FailureOr<Value> scratchView(Operation *op, Type elt, int64_t count, int64_t byteOffset = 0);

@@ -80,6 +80,16 @@ LogicalResult KernelLowering::lowerTrans(tile::TransOp op) {
   return success();
 }
 
+void KernelLowering::byOwners(const LinearLayout &layout, function_ref<void()> emit) {
+  Value owns = ownsElements(layout);
+  if (!owns)
+    return emit();
+  auto guard = scf::IfOp::create(b, loc(), owns, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard restore(b);
+  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  emit();
+}
+
 LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   Value srcValue = op->getOperand(0), result = op->getResult(0);
   LinearLayout from = layoutOf(srcValue), to = layoutOf(result);
@@ -92,12 +102,16 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   if (failed(view))
     return failure();
   auto toIndex = [&](Value v) { return arith::IndexCastOp::create(b, loc(), b.getIndexType(), v); };
-  // Every lane writes what it holds (copies write the same value), then
-  // reads what the new layout gives it.
+  // The lanes that own elements write them (a copy in another wave would
+  // race with them, even with the same value), then every lane reads what
+  // the new layout gives it.
   gpu::BarrierOp::create(b, loc());
-  for (auto [r, at] : llvm::enumerate(rowMajorIndices(from)))
-    memref::StoreOp::create(b, loc(), vector::ExtractOp::create(b, loc(), src.value, r), *view,
-                            ValueRange{toIndex(at)});
+  SmallVector<Value> at = rowMajorIndices(from);
+  byOwners(from, [&] {
+    for (auto [r, index] : llvm::enumerate(at))
+      memref::StoreOp::create(b, loc(), vector::ExtractOp::create(b, loc(), src.value, r), *view,
+                              ValueRange{toIndex(index)});
+  });
   gpu::BarrierOp::create(b, loc());
   SmallVector<Value> elems;
   for (Value at : rowMajorIndices(to))

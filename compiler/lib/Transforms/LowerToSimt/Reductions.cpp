@@ -135,12 +135,14 @@ LogicalResult KernelLowering::lowerReduce(tile::ReduceOp op) {
     }
     auto toIndex = [&](Value v) { return arith::IndexCastOp::create(b, loc(), b.getIndexType(), v); };
     gpu::BarrierOp::create(b, loc());
-    for (auto [r, slotOfR] : llvm::enumerate(resultSlot)) {
-      Value at = arith::AddIOp::create(
-          b, loc(), arith::MulIOp::create(b, loc(), slot, i32(outputs)), elementIndex[r]);
-      for (unsigned i = 0; i < n; ++i)
-        memref::StoreOp::create(b, loc(), partial[slotOfR][i], views[i], ValueRange{toIndex(at)});
-    }
+    byOwners(layout, [&] { // warps holding copies of the operand would write the same partials
+      for (auto [r, slotOfR] : llvm::enumerate(resultSlot)) {
+        Value at = arith::AddIOp::create(
+            b, loc(), arith::MulIOp::create(b, loc(), slot, i32(outputs)), elementIndex[r]);
+        for (unsigned i = 0; i < n; ++i)
+          memref::StoreOp::create(b, loc(), partial[slotOfR][i], views[i], ValueRange{toIndex(at)});
+      }
+    });
     gpu::BarrierOp::create(b, loc());
     SmallVector<SmallVector<Value>> totals;
     for (auto [r, slotOfR] : llvm::enumerate(resultSlot)) {

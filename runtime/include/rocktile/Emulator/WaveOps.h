@@ -28,6 +28,13 @@ void rocktile_emu_shuffle(int64_t src, int64_t dst, int64_t valid, int64_t n, in
 /// Thread 0's value of a condition all `n` threads must share (stored as
 /// bytes); reports a fault when they disagree.
 int64_t rocktile_emu_shared_condition(int64_t ctx, int64_t site, int64_t conditions, int64_t n);
+/// A barrier: LDS accesses before it and after it no longer conflict.
+void rocktile_emu_lds_barrier(int64_t ctx);
+/// An LDS access of `bytes` bytes at element `index` of site `site`'s view by
+/// `thread`: reports a race when another wave wrote these bytes (or, for a
+/// write, read them) since the last barrier.
+void rocktile_emu_lds_access(int64_t ctx, int64_t site, int64_t index, int64_t bytes, int64_t thread,
+                             int64_t write);
 /// A memory access outside its buffer: records the first one of a launch.
 void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int64_t count,
                         int64_t size, int64_t thread);
