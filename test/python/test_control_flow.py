@@ -672,35 +672,24 @@ def test_layer_norm_example(target, shape):
 def grouped_order(out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                   GROUP_SIZE_M: tl.constexpr):
     pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_SIZE_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
+    first_pid_m = pid // (GROUP_SIZE_M * tl.cdiv(N, BLOCK_N)) * GROUP_SIZE_M
+    group_size_m = min(tl.cdiv(M, BLOCK_M) - first_pid_m, GROUP_SIZE_M)  # the tutorial GEMM's line
     STATIC: tl.constexpr = max(BLOCK_M, BLOCK_N, 3)  # Python values: Python's max
     lanes = tl.arange(0, 4)
     # three runtime values, a tuple, and a Python number with a tile
-    extreme = max(lanes, 2, pid_m % 4) + min((lanes, pid_n)) * 10 + STATIC * 100
-    tl.store(out_ptr + pid * 6 + lanes, extreme)
-    tl.store(out_ptr + pid * 6 + 4, pid_m)
-    tl.store(out_ptr + pid * 6 + 5, pid_n)
+    extreme = max(lanes, 2, group_size_m % 4) + min((lanes, pid)) * 10 + STATIC * 100
+    tl.store(out_ptr + pid * 5 + lanes, extreme)
+    tl.store(out_ptr + pid * 5 + 4, group_size_m)
 
 
 def grouped_order_reference(M, N, BM, BN, G):
     out = []
     num_m, num_n = -(-M // BM), -(-N // BN)
     for pid in range(num_m * num_n):
-        group = pid // (G * num_n)
-        first = group * G
-        size = min(num_m - first, G)
-        pid_m = first + (pid % (G * num_n)) % size
-        pid_n = (pid % (G * num_n)) // size
+        size = min(num_m - pid // (G * num_n) * G, G)
         lanes = np.arange(4)
-        extreme = np.maximum(np.maximum(lanes, 2), pid_m % 4) + np.minimum(lanes, pid_n) * 10 + max(BM, BN, 3) * 100
-        out.append(np.concatenate([extreme, [pid_m, pid_n]]))
+        extreme = np.maximum(np.maximum(lanes, 2), size % 4) + np.minimum(lanes, pid) * 10 + max(BM, BN, 3) * 100
+        out.append(np.concatenate([extreme, [size]]))
     return np.array(out, np.int32)
 
 

@@ -1,7 +1,7 @@
 #include "rocktile/Emulator/FloatFormats.h"
 #include <algorithm>
 #include <cmath>
-#include <cstring>
+#include "llvm/ADT/bit.h"
 
 namespace rocktile::emulator {
 
@@ -10,19 +10,7 @@ const NarrowFloat NarrowFloat::BF16{16, 7, 127, true, 0x7F7F};
 const NarrowFloat NarrowFloat::E4M3FN{8, 3, 7, false, 0x7E};
 const NarrowFloat NarrowFloat::E5M2{8, 2, 15, true, 0x7B};
 
-namespace {
-uint64_t bitsOf(double d) {
-  uint64_t u;
-  std::memcpy(&u, &d, 8);
-  return u;
-}
-double fromBits(uint64_t u) {
-  double d;
-  std::memcpy(&d, &u, 8);
-  return d;
-}
-constexpr uint64_t kDoubleQuiet = uint64_t(1) << 51;
-} // namespace
+static constexpr uint64_t kDoubleQuiet = uint64_t(1) << 51;
 
 double widen(uint32_t code, const NarrowFloat &f) {
   uint32_t sign = code >> (f.bits - 1) & 1, magnitude = code & ((1u << (f.bits - 1)) - 1);
@@ -33,7 +21,7 @@ double widen(uint32_t code, const NarrowFloat &f) {
     if (f.hasInf && magnitude == f.maxFinite + 1)
       return s * INFINITY;
     uint64_t payload = f.hasInf ? uint64_t(mantissa) << (52 - f.manBits) : 0;
-    return fromBits(uint64_t(sign) << 63 | uint64_t(0x7FF) << 52 | kDoubleQuiet | payload);
+    return llvm::bit_cast<double>(uint64_t(sign) << 63 | uint64_t(0x7FF) << 52 | kDoubleQuiet | payload);
   }
   if (exponent == 0) // subnormal
     return s * std::ldexp(double(mantissa), 1 - f.bias - f.manBits);
@@ -47,7 +35,7 @@ uint32_t narrow(double value, const NarrowFloat &f) {
     if (!f.hasInf)
       return sign | allOnes;
     uint32_t quiet = 1u << (f.manBits - 1);
-    uint32_t payload = uint32_t(bitsOf(value) >> (52 - f.manBits)) & (quiet - 1);
+    uint32_t payload = uint32_t(llvm::bit_cast<uint64_t>(value) >> (52 - f.manBits)) & (quiet - 1);
     return sign | (f.maxFinite + 1) | quiet | payload;
   }
   double a = std::fabs(value);

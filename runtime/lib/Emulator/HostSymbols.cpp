@@ -11,6 +11,7 @@
 #include "rocktile/Emulator/HostJit.h"
 #include "rocktile/Emulator/MatrixInstr.h"
 #include "rocktile/Emulator/WaveOps.h"
+#include "llvm/ADT/bit.h"
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,17 +23,8 @@ namespace {
 
 // The builtins pass 16-bit floats in SSE registers, as _Float16; bf16 values
 // travel in the same registers, so they are carried as _Float16 bit patterns.
-_Float16 carry(uint32_t code) {
-  auto bits = uint16_t(code);
-  _Float16 h;
-  std::memcpy(&h, &bits, 2);
-  return h;
-}
-uint32_t uncarry(_Float16 h) {
-  uint16_t bits;
-  std::memcpy(&bits, &h, 2);
-  return bits;
-}
+_Float16 carry(uint32_t code) { return llvm::bit_cast<_Float16>(uint16_t(code)); }
+uint32_t uncarry(_Float16 h) { return llvm::bit_cast<uint16_t>(h); }
 
 _Float16 truncsfhf2(float x) { return carry(narrow(x, NarrowFloat::F16)); }
 _Float16 truncdfhf2(double x) { return carry(narrow(x, NarrowFloat::F16)); }
