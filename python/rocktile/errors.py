@@ -128,12 +128,11 @@ def error_from_exception(exc: BaseException, kernel_codes, fallback_fn) -> Compi
 
 
 def _describe(exc: BaseException) -> str:
-    from . import language  # imported late: language imports this module
-
-    if isinstance(exc, AttributeError) and getattr(exc, "obj", None) is language:
+    module = getattr(exc, "obj", None) if isinstance(exc, AttributeError) else None
+    if getattr(module, "__name__", None) == "rocktile.language":
         name = exc.name
         text = f"'{name}' is not a rocktile.language name (module 'rocktile.language' has no attribute '{name}')"
-        close = difflib.get_close_matches(name, language.__all__, n=1)
+        close = difflib.get_close_matches(name, module.__all__, n=1)
         return text + (f"; did you mean '{close[0]}'?" if close else "")
     if type(exc).__name__ == "SemanticError":
         return str(exc)

@@ -18,7 +18,7 @@ __all__ = ["jit", "JITFunction"]
 _KERNEL_CODES: set = set()
 
 
-class JITFunction:
+class JITFunction(semantic.KernelFunction):
     """A kernel written in rocktile.language.
 
     kernel.warmup(*args, target=..., num_warps=..., **constexprs) and

@@ -1117,11 +1117,15 @@ def sort(x, dim, descending):
     return x
 
 
+class KernelFunction:
+    """What @rocktile.jit makes (rocktile.jit.JITFunction derives from it):
+    the only functions tl.reduce takes as combiners, as in Triton."""
+
+
 def user_reduce(inputs, axis, combine_fn, keep_dims):
     """tl.reduce: `combine_fn` (a @jit function) combines two sets of
     scalars, one per input, into one."""
-    from ..jit import JITFunction
-    if not isinstance(combine_fn, JITFunction):
+    if not isinstance(combine_fn, KernelFunction):
         raise SemanticError(f"tl.reduce needs a @rocktile.jit combine function, got {combine_fn!r}")
     inputs = [_numeric(x, "tl.reduce") for x in inputs]
     if not inputs or any(x.shape != inputs[0].shape for x in inputs) or not inputs[0].shape:
