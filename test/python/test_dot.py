@@ -73,6 +73,26 @@ def test_dot_tile(target, dtype, M, N, K, num_warps):
     assert ("v_mfma_f32" in asm) == (target == "gfx950") and ("v_wmma_f32" in asm) == (target == "gfx1250")
 
 
+FP8 = {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}
+
+
+@pytest.mark.parametrize("a_type,b_type", [("e4m3", "e4m3"), ("e4m3", "e5m2"), ("e5m2", "e4m3"), ("e5m2", "e5m2")])
+@pytest.mark.parametrize("M,N,K,num_warps", [(16, 16, 128, 1), (64, 64, 128, 4), (32, 32, 64, 4),
+                                             (128, 128, 256, 8)])
+def test_dot_fp8_gfx950(a_type, b_type, M, N, K, num_warps):
+    """fp8 x fp8 (either format on each side) on the f8f6f4 MFMA: the
+    format of B reaches the instruction as blgp, of A as cbsz."""
+    a, _, c = operands(M, N, K, FP8[a_type])
+    b = operands(M, N, K, FP8[b_type], seed=1)[1]
+    d = np.zeros((M, N), np.float32)
+    kernel = dot_tile[(1,)](a, b, c, d, M=M, N=N, K=K, USE_OPERATOR=False, num_warps=num_warps, target="gfx950")
+    check(d, a, b, c)
+    mfma = [line for line in kernel.asm["amdgcn"].splitlines() if "v_mfma" in line]
+    assert mfma and all("f8f6f4" in line for line in mfma)
+    assert all(("blgp:1" in line) == (b_type == "e5m2") for line in mfma)
+    assert all(("cbsz:1" in line) == (a_type == "e5m2") for line in mfma)
+
+
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("M,N,K,blocks,num_warps", [
     (300, 200, 170, (64, 64, 32), 4), (1, 33, 7, (64, 64, 32), 4), (129, 257, 96, (32, 128, 64), 2),
@@ -174,6 +194,11 @@ def test_dot_errors_name_the_line(case, marker, text):
 def test_dot_unsupported_dtypes(a, b, text):
     err = dot_error("plain", a=a, b=b)
     assert err.lineno == line_of("# PLAIN DOT") and text in err.message, str(err)
+
+
+def test_dot_fp8_on_gfx1250_is_not_there_yet():
+    err = dot_error("plain", a="*fp8e4nv", b="*fp8e4nv", K=128, target="gfx1250")
+    assert err.lineno == line_of("# PLAIN DOT") and "no matrix instruction of gfx1250" in err.message, str(err)
 
 
 def test_dot_small_and_unmatched_shapes():

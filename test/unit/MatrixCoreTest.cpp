@@ -58,9 +58,10 @@ TEST(MatrixCore, InstructionLayoutsMatchIsaTables) {
         }
       }
     }
-  // gfx950: 2 x (16x16x32: 512 + 512 + 256) + 2 x (32x32x16: 512 + 512 + 1024);
+  // gfx950: 2 x (16x16x32: 512 + 512 + 256) + 2 x (32x32x16: 512 + 512 + 1024)
+  //   + 16x16x128 (2048 + 2048 + 256) + 32x32x64 (2048 + 2048 + 1024);
   // gfx1250: 2 x (16x16x32: 512 + 512 + 256)
-  EXPECT_EQ(checked, 9216u);
+  EXPECT_EQ(checked, 18688u);
 }
 
 /// Every element of `layout`'s tensor is held by some (register, lane, warp).

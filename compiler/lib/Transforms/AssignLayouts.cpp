@@ -69,6 +69,8 @@ std::optional<MatrixElem> matrixElem(Type t) {
     return MatrixElem::BF16;
   if (t.isF16())
     return MatrixElem::F16;
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
+    return MatrixElem::FP8;
   if (t.isF32())
     return MatrixElem::F32;
   if (t.isInteger(32))
@@ -112,7 +114,7 @@ private:
       auto a = dot.getA().getType(), b = dot.getB().getType(), d = dot.getType();
       std::optional<MatrixElem> ab = matrixElem(a.getElementType()), acc = matrixElem(d.getElementType());
       int64_t M = d.getDimSize(0), N = d.getDimSize(1), K = a.getDimSize(1);
-      const MatrixCoreInstr *instr = ab && acc && a.getElementType() == b.getElementType()
+      const MatrixCoreInstr *instr = ab && acc && ab == matrixElem(b.getElementType())
                                          ? chooseMatrixInstr(target, *ab, *acc, M, N, K)
                                          : nullptr;
       if (!instr) {

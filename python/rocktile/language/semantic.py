@@ -911,11 +911,12 @@ def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype
     if input_precision is not None and input_precision not in _DOT_PRECISIONS:
         raise SemanticError(f"tl.dot: input_precision must be one of {', '.join(_DOT_PRECISIONS)}, "
                             f"got {input_precision!r}")
-    if a.dtype != b.dtype or not (a.dtype.is_fp16() or a.dtype.is_bf16()):
-        raise SemanticError(f"tl.dot of {a.dtype} by {b.dtype} is not supported yet; supported are bf16 x bf16 "
-                            "and fp16 x fp16, into fp32")
-    # For 16-bit inputs input_precision, allow_tf32 and max_num_imprecise_acc
-    # change nothing (as in Triton): the products are exact in fp32.
+    if not ((a.dtype == b.dtype and (a.dtype.is_fp16() or a.dtype.is_bf16())) or (a.dtype.is_fp8() and b.dtype.is_fp8())):
+        raise SemanticError(f"tl.dot of {a.dtype} by {b.dtype} is not supported yet; supported are bf16 x bf16, "
+                            "fp16 x fp16 and fp8 x fp8 (float8e4nv, float8e5, mixed), into fp32")
+    # For 16-bit and fp8 inputs input_precision, allow_tf32 and
+    # max_num_imprecise_acc change nothing: the products are exact in fp32
+    # and accumulate in fp32.
     if out_dtype != core.float32:
         raise SemanticError(f"tl.dot into {out_dtype} is not supported yet; out_dtype must be tl.float32")
     ty = core.block_type(core.float32, (M, N))

@@ -592,10 +592,23 @@ LogicalResult WorkgroupLowering::emitMatrix(Operation *op, StringRef target, uns
   auto it = llvm::find_if(instrs, [&](const MatrixInstr &i) {
     return i.target == target && i.M == m && i.N == n && i.K == k;
   });
-  Type ab = getElementTypeOrSelf(op->getOperand(0).getType());
+  auto format = [](Type t) -> std::optional<MatrixFormat> {
+    t = getElementTypeOrSelf(t);
+    if (t.isBF16())
+      return MatrixFormat::BF16;
+    if (t.isF16())
+      return MatrixFormat::F16;
+    if (isa<Float8E4M3FNType>(t))
+      return MatrixFormat::E4M3;
+    if (isa<Float8E5M2Type>(t))
+      return MatrixFormat::E5M2;
+    return std::nullopt;
+  };
+  auto fa = format(op->getOperand(0).getType()), fb = format(op->getOperand(1).getType());
   Type acc = getElementTypeOrSelf(op->getResult(0).getType());
-  if (it == instrs.end() || !(ab.isBF16() || ab.isF16()) || !acc.isF32() ||
-      op->getOperand(0).getType() != op->getOperand(1).getType())
+  // 16-bit operands share one type; fp8 ones may mix (f8f6f4).
+  bool pair = fa && fb && (fa == fb || (*fa >= MatrixFormat::E4M3 && *fb >= MatrixFormat::E4M3));
+  if (it == instrs.end() || !pair || !acc.isF32())
     return op->emitError("the emulator has no semantics for this matrix instruction");
   SmallVector<Value> arrays;
   for (Value v : op->getOperands()) {
@@ -606,7 +619,7 @@ LogicalResult WorkgroupLowering::emitMatrix(Operation *op, StringRef target, uns
   arrays.push_back(addressOf(arrayFor(op->getResult(0))));
   SmallVector<Value> args{i64(it - instrs.begin())};
   args.append(arrays);
-  args.append({i64(numThreads), i64(int64_t(ab.isF16() ? MatrixFormat::F16 : MatrixFormat::BF16))});
+  args.append({i64(numThreads), i64(int64_t(*fa)), i64(int64_t(*fb))});
   func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_matrix", args.size()), args);
   return success();
 }

@@ -62,19 +62,36 @@ const MatrixInstr *rocktile::emulator::lookupMatrixInstr(llvm::StringRef target,
   return nullptr;
 }
 
+namespace {
+/// Element `i` of an operand array of `format`, as a float.
+float operandElement(int64_t array, int64_t i, MatrixFormat format) {
+  switch (format) {
+  case MatrixFormat::BF16:
+  case MatrixFormat::F16: {
+    uint16_t code = reinterpret_cast<const uint16_t *>(array)[i];
+    return float(widen(code, format == MatrixFormat::F16 ? NarrowFloat::F16 : NarrowFloat::BF16));
+  }
+  case MatrixFormat::E4M3:
+  case MatrixFormat::E5M2: {
+    uint8_t code = reinterpret_cast<const uint8_t *>(array)[i];
+    return float(widen(code, format == MatrixFormat::E5M2 ? NarrowFloat::E5M2 : NarrowFloat::E4M3FN));
+  }
+  }
+  return 0;
+}
+} // namespace
+
 extern "C" void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t d,
-                                    int64_t n, int64_t format) {
+                                    int64_t n, int64_t formatA, int64_t formatB) {
   const MatrixInstr &m = allMatrixInstrs()[instr];
-  const NarrowFloat &f = MatrixFormat(format) == MatrixFormat::F16 ? NarrowFloat::F16 : NarrowFloat::BF16;
-  auto *a16 = reinterpret_cast<const uint16_t *>(a), *b16 = reinterpret_cast<const uint16_t *>(b);
   auto *cf = reinterpret_cast<const float *>(c);
   auto *df = reinterpret_cast<float *>(d);
   unsigned ab = m.waveSize * m.abSlots, acc = m.waveSize * m.dSlots;
   std::vector<float> av(ab), bv(ab);
   for (int64_t wave = 0; wave < n / m.waveSize; ++wave) {
     for (unsigned i = 0; i < ab; ++i) {
-      av[i] = float(widen(a16[wave * ab + i], f));
-      bv[i] = float(widen(b16[wave * ab + i], f));
+      av[i] = operandElement(a, wave * ab + i, MatrixFormat(formatA));
+      bv[i] = operandElement(b, wave * ab + i, MatrixFormat(formatB));
     }
     m.apply(av.data(), bv.data(), cf + wave * acc, df + wave * acc);
   }

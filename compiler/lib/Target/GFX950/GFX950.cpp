@@ -22,14 +22,29 @@ constexpr std::array<int, 2> b32Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 1
 constexpr std::array<int, 2> d32Regs[] = {{1, 0}, {2, 0}, {8, 0}, {16, 0}};
 constexpr std::array<int, 2> d32Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {4, 0}};
 
+// f8f6f4 (fp8 operands; the k order inside a lane is an inference, as in
+// shared/isa): 16x16x128: A[i][k] lane = i + 16*(k/32), slot = k%32; B likewise
+// with j; D as 16x16x32. 32x32x64: A[i][k] lane = i + 32*(k/32), slot = k%32;
+// D as 32x32x16.
+constexpr std::array<int, 2> a16f8Regs[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}};
+constexpr std::array<int, 2> a16f8Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 32}, {0, 64}};
+constexpr std::array<int, 2> b16f8Regs[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}};
+constexpr std::array<int, 2> b16f8Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {32, 0}, {64, 0}};
+constexpr std::array<int, 2> a32f8Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 32}};
+constexpr std::array<int, 2> b32f8Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {32, 0}};
+
 constexpr OperandBases a16{a16Regs, a16Lanes}, b16{b16Regs, b16Lanes}, d16{d16Regs, d16Lanes};
 constexpr OperandBases a32{a32Regs, a32Lanes}, b32{b32Regs, b32Lanes}, d32{d32Regs, d32Lanes};
+constexpr OperandBases a16f8{a16f8Regs, a16f8Lanes}, b16f8{b16f8Regs, b16f8Lanes};
+constexpr OperandBases a32f8{a16f8Regs, a32f8Lanes}, b32f8{b16f8Regs, b32f8Lanes};
 
 const MatrixCoreInstr matrixInstrs[] = {
     {"mfma_f32_16x16x32_bf16", "mfma", 16, 16, 32, MatrixElem::BF16, MatrixElem::F32, a16, b16, d16},
     {"mfma_f32_16x16x32_f16", "mfma", 16, 16, 32, MatrixElem::F16, MatrixElem::F32, a16, b16, d16},
     {"mfma_f32_32x32x16_bf16", "mfma", 32, 32, 16, MatrixElem::BF16, MatrixElem::F32, a32, b32, d32},
     {"mfma_f32_32x32x16_f16", "mfma", 32, 32, 16, MatrixElem::F16, MatrixElem::F32, a32, b32, d32},
+    {"mfma_f32_16x16x128_f8f6f4", "mfma", 16, 16, 128, MatrixElem::FP8, MatrixElem::F32, a16f8, b16f8, d16},
+    {"mfma_f32_32x32x64_f8f6f4", "mfma", 32, 32, 64, MatrixElem::FP8, MatrixElem::F32, a32f8, b32f8, d32},
 };
 } // namespace
 

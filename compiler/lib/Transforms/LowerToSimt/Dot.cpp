@@ -54,8 +54,7 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
 
   RegisterIndex aRegs(want.a), bRegs(want.b), dRegs(want.d);
   Value a = lookup(op.getA()), bv = lookup(op.getB()), acc = lookup(op.getAcc());
-  Type abType = op.getA().getType().getElementType(), accType = op.getType().getElementType();
-  auto abVector = VectorType::get({int64_t(instr->abSlots())}, abType);
+  Type accType = op.getType().getElementType();
   auto dVector = VectorType::get({int64_t(instr->dSlots())}, accType);
   // Instruction tiles of this warp: its first tile is at row 0 / column 0 of
   // the register part of the layouts; further ones follow each warp layer.

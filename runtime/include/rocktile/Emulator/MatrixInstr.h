@@ -27,7 +27,7 @@ struct MatrixInstr {
   void apply(const float *a, const float *b, const float *c, float *d) const;
 };
 
-enum class MatrixFormat : int64_t { BF16 = 0, F16 = 1 };
+enum class MatrixFormat : int64_t { BF16 = 0, F16 = 1, E4M3 = 2, E5M2 = 3 };
 
 /// Every matrix instruction the emulator knows.
 llvm::ArrayRef<MatrixInstr> allMatrixInstrs();
@@ -38,9 +38,9 @@ const MatrixInstr *lookupMatrixInstr(llvm::StringRef target, llvm::StringRef nam
 extern "C" {
 /// Instruction `instr` (an index into allMatrixInstrs()) for every wave of a
 /// workgroup of `n` threads: `a`, `b` hold each thread's A/B operand vector
-/// (elements of `format`), `c` and `d` its fp32 accumulator vector.
+/// (elements of `formatA` / `formatB`), `c` and `d` its fp32 accumulator vector.
 void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t d, int64_t n,
-                         int64_t format);
+                         int64_t formatA, int64_t formatB);
 }
 
 #endif
