@@ -123,7 +123,9 @@ def triton_rows(jobs):
             f.write(source)
         with open(os.path.join(tmp, "driver.py"), "w") as f:
             f.write(TRITON_DRIVER)
-        env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1", PYTHONWARNINGS="ignore")
+        # A fresh cache, so that compile times are compile times.
+        env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1", PYTHONWARNINGS="ignore",
+                   TRITON_CACHE_DIR=os.path.join(tmp, "cache"))
         done = subprocess.run([python, os.path.join(tmp, "driver.py"), path, json.dumps(jobs)],
                               capture_output=True, text=True, env=env)
     if done.returncode:
