@@ -122,6 +122,32 @@ def test_tutorial_gemm_autotuned(target):
 
 
 @rocktile.jit
+def dot_fp16_acc(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, BK: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, BK)
+    acc = tl.zeros((M, N), tl.float16)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc, out_dtype=tl.float16)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_dot_fp16_accumulator(target):
+    """out_dtype=float16: each dot adds in fp32 and rounds its result to fp16."""
+    M, N, K, BK = 32, 32, 128, 32
+    a, b, _ = operands(M, N, K, np.float16)
+    c = np.zeros((M, N), np.float16)
+    dot_fp16_acc[(1,)](a, b, c, M=M, N=N, K=K, BK=BK, target=target)
+    want = np.zeros((M, N), np.float16)
+    for k in range(0, K, BK):
+        want = (want.astype(np.float64) + a[:, k:k + BK].astype(np.float64) @ b[k:k + BK].astype(np.float64)
+                ).astype(np.float32).astype(np.float16)
+    np.testing.assert_allclose(c.astype(np.float32), want.astype(np.float32), rtol=2 ** -10,
+                               atol=2 ** -10 * np.abs(want.astype(np.float32)).max())
+
+
+@rocktile.jit
 def attention_step(q_ptr, k_ptr, v_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, D: tl.constexpr):
     rm, rn, rd = tl.arange(0, M), tl.arange(0, N), tl.arange(0, D)
     q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
@@ -178,7 +204,7 @@ def dot_error(case, a="*bf16", b="*bf16", M=32, N=32, K=32, target="gfx950"):
     ("1-D", "# BAD 1-D", "tl.dot needs 2-D operands"),
     ("inner", "# BAD INNER", "the inner dimensions differ: [32, 16] x [32, 16]"),
     ("acc", "# BAD ACC", "acc must be a 32x32 tile of fp32, got 32x64 of fp32"),
-    ("out_dtype", "# BAD OUT", "out_dtype must be tl.float32"),
+    ("out_dtype", "# BAD OUT", "out_dtype must be tl.float32, or tl.float16 for fp16 inputs"),
     ("precision", "# BAD PRECISION", "input_precision must be one of tf32, tf32x3, ieee, bf16x3"),
 ])
 def test_dot_errors_name_the_line(case, marker, text):

@@ -917,17 +917,20 @@ def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype
     # For 16-bit and fp8 inputs input_precision, allow_tf32 and
     # max_num_imprecise_acc change nothing: the products are exact in fp32
     # and accumulate in fp32.
-    if out_dtype != core.float32:
-        raise SemanticError(f"tl.dot into {out_dtype} is not supported yet; out_dtype must be tl.float32")
-    ty = core.block_type(core.float32, (M, N))
+    # An fp16 accumulator (Triton's out_dtype=float16 for fp16 inputs): the
+    # matrix cores add in fp32, and each dot rounds its result to fp16.
+    if out_dtype != core.float32 and not (out_dtype == core.float16 and a.dtype.is_fp16()):
+        raise SemanticError(f"tl.dot into {out_dtype} of {a.dtype} inputs is not supported; out_dtype must be "
+                            "tl.float32, or tl.float16 for fp16 inputs")
     if acc is None:
-        acc = full((M, N), 0.0, core.float32)
+        acc = full((M, N), 0.0, out_dtype)
     else:
         acc = to_tensor(acc)
-        if tuple(acc.shape) != (M, N) or acc.dtype != core.float32:
-            raise SemanticError(f"tl.dot: acc must be a {M}x{N} tile of {core.float32}, got "
+        if tuple(acc.shape) != (M, N) or acc.dtype != out_dtype:
+            raise SemanticError(f"tl.dot: acc must be a {M}x{N} tile of {out_dtype}, got "
                                 f"{'x'.join(map(str, acc.shape)) or 'a scalar'} of {acc.dtype}")
-    return _emit("tile.dot", [a, b, acc], ty)
+    d = _emit("tile.dot", [a, b, cast(acc, core.float32)], core.block_type(core.float32, (M, N)))
+    return cast(d, out_dtype)
 
 
 def trans(x, dims):
