@@ -14,7 +14,9 @@ to, up to that branch) of the amdgcn: matrix instructions, LDS reads and
 writes, global loads, other VALU and SALU, waits, barriers, and non-matrix
 instructions per 16384 MACs per wave; then VGPRs, AGPRs, spills, scratch
 and LDS bytes (from the code object's metadata; Triton allocates its LDS
-dynamically at launch, so its code object says 0), and compile seconds.
+dynamically at launch, so its code object says 0), and compile seconds. For
+rocktile, `bank` is the emulator's measurement on one output tile (K = 2
+BLOCK_K): the cycles bank conflicts add per wave-wide LDS access.
 rocktile has no software pipelining yet: its row is num_stages=1 (s1).
 """
 import argparse
@@ -85,7 +87,23 @@ def rocktile_row(target, dtype, bm, bn, bk, warps):
                                   target=target, num_warps=warps)
     except rocktile.CompilationError as e:
         return {"error": str(e).splitlines()[0].split("error: ")[-1][:60]}
-    return {"asm": kernel.asm["amdgcn"], "seconds": time.perf_counter() - start}
+    seconds = time.perf_counter() - start
+    return {"asm": kernel.asm["amdgcn"], "seconds": seconds, "bank": bank_cycles(dtype, bm, bn, bk, warps, target)}
+
+
+def bank_cycles(dtype, bm, bn, bk, warps, target):
+    import ml_dtypes
+    import numpy as np
+    from matmul import matmul_kernel
+    np_type = {"bf16": ml_dtypes.bfloat16, "fp8": ml_dtypes.float8_e4m3fn}[dtype]
+    a, b = np.ones((bm, 2 * bk), np_type), np.ones((2 * bk, bn), np_type)
+    c = np.zeros((bm, bn), np.float32)
+    kernel = matmul_kernel[(1,)](a, b, c, c, bm, bn, 2 * bk, 2 * bk, 1, bn, 1, bn, 1, num_warps=warps,
+                                 target=target, **constexprs(bm, bn, bk))
+    runs = extra = 0
+    for r, e in kernel.lds_bank_conflicts().values():
+        runs, extra = runs + r, extra + e
+    return round(extra / runs, 2) if runs else 0
 
 
 TRITON_DRIVER = r"""
@@ -154,7 +172,7 @@ def main():
         print(f"(Triton is not installed: python bench/gemm.py --install-triton adds {TRITON})")
 
     cols = ["matrix", "lds_rd", "lds_wr", "gload", "valu", "salu", "wait", "barrier", "per16k",
-            "vgpr", "agpr", "spills", "scratch", "lds", "sec"]
+            "vgpr", "agpr", "spills", "scratch", "lds", "sec", "bank"]
     print(f"{'target':8} {'dtype':5} {'tile':13} {'compiler':12} " + " ".join(f"{c:>7}" for c in cols))
     for target, dtype, (bm, bn, bk, warps) in cases:
         macs = bm * bn * bk / warps
@@ -165,7 +183,8 @@ def main():
             if "error" in row:
                 print(head + "error: " + row["error"])
                 continue
-            values = {**count(row["asm"], macs), **metadata(row["asm"]), "sec": round(row["seconds"], 2)}
+            values = {**count(row["asm"], macs), **metadata(row["asm"]), "sec": round(row["seconds"], 2),
+                      "bank": row.get("bank", "-")}
             print(head + " ".join(f"{str(values[c]):>7}" for c in cols))
 
 

@@ -277,10 +277,22 @@ class CompiledKernel:
         if cpu not in self._emulators:
             C = load_C()
             try:
-                self._emulators[cpu] = C.Emulator(self._simt_with_locations, self.metadata["wave_size"], cpu)
+                self._emulators[cpu] = C.Emulator(self._simt_with_locations, self.metadata["wave_size"],
+                                                  self.metadata["lds_banks"], cpu)
             except C.CompileError as e:
                 raise CompilationError(f"the emulator cannot run kernel {self.name}: {e}") from None
         return self._emulators[cpu]
+
+    def lds_bank_conflicts(self):
+        """The LDS accesses of the last emulator launch, by source line and
+        kind: {(location, 'load' | 'store'): (wave accesses, extra cycles)},
+        the cycles that bank conflicts added (from the target's banks)."""
+        totals = {}
+        for site in self.emulator().bank_conflicts():
+            key = (site["location"], site["kind"])
+            runs, extra = totals.get(key, (0, 0))
+            totals[key] = (runs + site["executions"], extra + site["extra_cycles"])
+        return totals
 
     @property
     def n_regs(self):

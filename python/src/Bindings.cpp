@@ -235,20 +235,28 @@ PYBIND11_MODULE(_C, m) {
   using rocktile::emulator::EmulatedKernel;
   using rocktile::emulator::KernelArg;
   py::class_<EmulatedKernel>(m, "Emulator")
-      .def(py::init([](const std::string &simt, unsigned waveSize, const std::string &hostCpu) {
+      .def(py::init([](const std::string &simt, unsigned waveSize, unsigned ldsBanks,
+                       const std::string &hostCpu) {
              IRContext c;
              DiagnosticCollector diags(c.ctx.get());
              OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(simt, c.ctx.get());
              FailureOr<std::unique_ptr<EmulatedKernel>> kernel = failure();
              if (module)
-               kernel = EmulatedKernel::create(*module, waveSize, hostCpu);
+               kernel = EmulatedKernel::create(*module, waveSize, ldsBanks, hostCpu);
              if (failed(kernel))
                throw CompileError(diags.text());
              return std::move(*kernel);
            }),
-           py::arg("simt"), py::arg("wave_size"), py::arg("host_cpu") = "")
+           py::arg("simt"), py::arg("wave_size"), py::arg("lds_banks"), py::arg("host_cpu") = "")
       .def_property_readonly("name", &EmulatedKernel::getName)
       .def_property_readonly("host_imports", &EmulatedKernel::getHostImports)
+      .def("bank_conflicts", [](const EmulatedKernel &k) {
+        py::list out;
+        for (const rocktile::emulator::BankConflicts &b : k.getBankConflicts())
+          out.append(py::dict(py::arg("location") = b.location, py::arg("kind") = b.kind,
+                              py::arg("executions") = b.executions, py::arg("extra_cycles") = b.extraCycles));
+        return out;
+      })
       .def("launch", [](const EmulatedKernel &k, std::array<int64_t, 3> grid, const py::list &args,
                         unsigned workers) {
         // args: ("buffer", name, address, elements) | ("int", name, value) | ("float", name, value)

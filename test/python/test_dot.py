@@ -69,6 +69,9 @@ def test_dot_tile(target, dtype, M, N, K, num_warps):
     kernel = dot_tile[(1,)](a, b, c, d, M=M, N=N, K=K, USE_OPERATOR=(M + K) % 32 == 0,
                             num_warps=num_warps, target=target)
     check(d, a, b, c)
+    # The operands went through LDS: the emulator measured their bank use.
+    conflicts = kernel.lds_bank_conflicts()
+    assert {kind for _, kind in conflicts} == {"load", "store"} and all(runs > 0 for runs, _ in conflicts.values())
     asm = kernel.asm["amdgcn"]
     assert ("v_mfma_f32" in asm) == (target == "gfx950") and ("v_wmma_f32" in asm) == (target == "gfx1250")
 

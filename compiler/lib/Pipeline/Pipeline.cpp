@@ -138,6 +138,7 @@ FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions
     if (options.allowEmulatorOnly) {
       result.emulatorOnly = true;
       result.metadata["wave_size"] = lookupTarget(options.target)->waveSize;
+      result.metadata["lds_banks"] = lookupTarget(options.target)->ldsBanks;
       return result;
     }
     return emitError(*emulatorOnly) << "tl.device_print and tl.device_assert run only in the "
@@ -173,5 +174,6 @@ FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions
     return fail(metadata.takeError());
   result.metadata = std::move(*metadata);
   result.metadata["occupancy"] = occupancy;
+  result.metadata["lds_banks"] = lookupTarget(options.target)->ldsBanks;
   return result;
 }

@@ -27,6 +27,8 @@
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <atomic>
+#include <map>
+#include <set>
 #include <mutex>
 #include <thread>
 
@@ -206,6 +208,12 @@ struct WorkerContext {
   };
   std::vector<LdsByte> lds;
   uint32_t epoch = 1;
+  /// Bank use since the last barrier: each thread's executions of each
+  /// site, and for each (site, wave, execution) the (lane, first dword,
+  /// dwords) its lanes accessed; totals per site for the launch.
+  std::vector<uint32_t> executions; // site * threads + thread
+  std::map<std::tuple<int64_t, int64_t, uint32_t>, std::vector<std::array<int64_t, 3>>> pending;
+  std::vector<std::array<int64_t, 2>> bankUse; // per site: executions, extra cycles
 };
 
 struct LaunchState {
@@ -220,6 +228,9 @@ struct LaunchState {
     const FaultSite &s = kernel.sites[site];
     int64_t first = s.ldsOffset + index * s.elementBytes;
     auto wave = int32_t(thread / kernel.waveSize);
+    uint32_t execution = w.executions[site * kernel.numThreads + thread]++;
+    w.pending[{site, wave, execution}].push_back(
+        {thread % kernel.waveSize, first / 4, (first + bytes + 3) / 4 - first / 4});
     uint64_t self = uint64_t(1) << wave;
     for (int64_t byte = first; byte < first + bytes; ++byte) {
       WorkerContext::LdsByte &e = w.lds[byte];
@@ -235,6 +246,34 @@ struct LaunchState {
       else
         e.readers |= self, e.readSite = int32_t(site);
     }
+  }
+
+  /// The bank conflicts of the LDS accesses since the last barrier. A wave's
+  /// access is served in phases of consecutive lanes, as many as the banks
+  /// hold their dwords (all 4-byte banks for one dword each); within a
+  /// phase, lanes reading one dword share it, and a bank asked for k
+  /// distinct dwords takes k cycles. (CDNA4 serves 128-bit accesses in a
+  /// non-consecutive lane order: not modelled yet.)
+  void flushBanks(WorkerContext &w) {
+    for (auto &[key, lanes] : w.pending) {
+      int64_t dwords = 1;
+      for (const auto &l : lanes)
+        dwords = std::max(dwords, l[2]);
+      int64_t perPhase = std::max<int64_t>(1, kernel.ldsBanks / dwords), extra = 0;
+      std::map<std::pair<int64_t, int64_t>, std::set<int64_t>> banks; // (phase, bank) -> dwords
+      for (const auto &[lane, first, count] : lanes)
+        for (int64_t d = first; d < first + count; ++d)
+          banks[{lane / perPhase, d % kernel.ldsBanks}].insert(d);
+      std::map<int64_t, int64_t> worst; // phase -> most dwords of one bank
+      for (auto &[at, set] : banks)
+        worst[at.first] = std::max<int64_t>(worst[at.first], set.size());
+      for (auto &[phase, most] : worst)
+        extra += most - 1;
+      auto &use = w.bankUse[std::get<0>(key)];
+      use[0] += 1, use[1] += extra;
+    }
+    w.pending.clear();
+    std::fill(w.executions.begin(), w.executions.end(), 0);
   }
 
   void reportRace(const WorkerContext &w, int64_t site, int64_t otherSite, int64_t byte, int64_t wave,
@@ -302,7 +341,9 @@ extern "C" void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int
 }
 
 extern "C" void rocktile_emu_lds_barrier(int64_t ctx) {
-  ++reinterpret_cast<WorkerContext *>(ctx)->epoch;
+  auto *w = reinterpret_cast<WorkerContext *>(ctx);
+  w->launch->flushBanks(*w);
+  ++w->epoch;
 }
 
 extern "C" void rocktile_emu_lds_access(int64_t ctx, int64_t site, int64_t index, int64_t bytes,
@@ -327,10 +368,20 @@ EmulatedKernel::~EmulatedKernel() = default;
 
 const std::vector<std::string> &EmulatedKernel::getHostImports() const { return jit->imports; }
 
+std::vector<BankConflicts> EmulatedKernel::getBankConflicts() const {
+  std::vector<BankConflicts> out;
+  for (auto [site, use] : llvm::zip(sites, bankUse))
+    if (use.executions)
+      out.push_back({site.location, site.kind, use.executions, use.extraCycles});
+  return out;
+}
+
 FailureOr<std::unique_ptr<EmulatedKernel>> EmulatedKernel::create(ModuleOp simt, unsigned waveSize,
+                                                                  unsigned ldsBanks,
                                                                   llvm::StringRef hostCpu) {
   std::unique_ptr<EmulatedKernel> k(new EmulatedKernel());
   k->waveSize = waveSize;
+  k->ldsBanks = ldsBanks;
   gpu::GPUFuncOp kernel;
   simt.walk([&](gpu::GPUFuncOp f) {
     if (f.isKernel() && !kernel)
@@ -424,6 +475,8 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
   auto work = [&]() {
     WorkerContext ctx{&state, {0, 0, 0}};
     ctx.lds.resize(ldsBytes);
+    ctx.executions.resize(sites.size() * numThreads);
+    ctx.bankUse.resize(sites.size());
     std::vector<uint8_t> lds(std::max<int64_t>(ldsBytes, 1), 0xcd);
     // Packed arguments: ctx, block ids, grid dims, kernel args, LDS; each
     // memref is (allocated, aligned, offset, size, stride).
@@ -455,8 +508,13 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
       for (int i = 0; i < 3; ++i)
         values[1 + i] = uint64_t(ctx.workgroup[i]);
       entry(packed.data());
+      state.flushBanks(ctx);
     }
+    std::lock_guard<std::mutex> lock(state.mutex);
+    for (auto [total, mine] : llvm::zip(bankUse, ctx.bankUse))
+      total.executions += mine[0], total.extraCycles += mine[1];
   };
+  bankUse.assign(sites.size(), {});
   unsigned n = std::max<unsigned>(1, std::min<int64_t>(workers, total));
   std::vector<std::thread> threads;
   for (unsigned i = 1; i < n; ++i)

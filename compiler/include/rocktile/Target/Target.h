@@ -18,6 +18,7 @@ struct Target {
   int64_t ldsBytes;            // LDS per workgroup
   unsigned maxWorkgroupSize;   // threads
   bool hasPermlane32Swap;      // v_permlane32_swap: exchange wave halves
+  unsigned ldsBanks;           // LDS banks, 4 bytes wide
   llvm::ArrayRef<MatrixCoreInstr> matrixInstrs; // in order of preference
 };
 

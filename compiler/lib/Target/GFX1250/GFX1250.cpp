@@ -25,5 +25,8 @@ const MatrixCoreInstr matrixInstrs[] = {
 extern const Target gfx1250Target = {
     /*chip=*/"gfx1250", /*product=*/"MI455X", /*waveSize=*/32,
     /*ldsBytes=*/320 * 1024, /*maxWorkgroupSize=*/1024,
-    /*hasPermlane32Swap=*/false, matrixInstrs};
+    /*hasPermlane32Swap=*/false,
+    // 64 banks: an inference (RDNA2 and later GFX10+/GFX12 LDS have 64 banks,
+    // ROCm's HIP hardware documentation; gfx1250 is not documented there)
+    /*ldsBanks=*/64, matrixInstrs};
 } // namespace rocktile

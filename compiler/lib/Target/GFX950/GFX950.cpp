@@ -51,5 +51,8 @@ const MatrixCoreInstr matrixInstrs[] = {
 extern const Target gfx950Target = {
     /*chip=*/"gfx950", /*product=*/"MI355X", /*waveSize=*/64,
     /*ldsBytes=*/160 * 1024, /*maxWorkgroupSize=*/1024,
-    /*hasPermlane32Swap=*/true, matrixInstrs};
+    /*hasPermlane32Swap=*/true,
+    // 64 banks, twice CDNA3's [LLVM's AMDGPU.td, "gfx950 doubled the bank count
+    // to 64" (llvm-project #220632); ROCm's HIP hardware documentation]
+    /*ldsBanks=*/64, matrixInstrs};
 } // namespace rocktile

@@ -38,13 +38,21 @@ struct FaultSite {
   std::string message;   // assert: the kernel's message
 };
 
+/// One LDS instruction's bank use over a launch: how many times a wave ran
+/// it, and the cycles its bank conflicts added (per phase of lanes served
+/// together, the most distinct dwords any bank got, minus one).
+struct BankConflicts {
+  std::string location, kind;
+  int64_t executions = 0, extraCycles = 0;
+};
+
 class EmulatedKernel {
 public:
   /// Lowers `simt` (consumed) for the host and JIT-compiles it for the host
   /// CPU `hostCpu` (empty: this machine's). Errors are reported through the
   /// context's diagnostics.
   static mlir::FailureOr<std::unique_ptr<EmulatedKernel>>
-  create(mlir::ModuleOp simt, unsigned waveSize, llvm::StringRef hostCpu = "");
+  create(mlir::ModuleOp simt, unsigned waveSize, unsigned ldsBanks, llvm::StringRef hostCpu = "");
   ~EmulatedKernel();
 
   /// Runs every workgroup of `grid` on up to `workers` host threads. Returns
@@ -54,6 +62,8 @@ public:
                      unsigned workers) const;
 
   const std::string &getName() const { return name; }
+  /// The LDS instructions of the last launch that ran, with their bank use.
+  std::vector<BankConflicts> getBankConflicts() const;
   /// The external symbols the host code calls (all from hostSymbols()).
   const std::vector<std::string> &getHostImports() const;
 
@@ -65,7 +75,11 @@ private:
     bool isFloat;
   };
   std::string name;
-  unsigned waveSize = 0;
+  unsigned waveSize = 0, ldsBanks = 0;
+  struct SiteBanks {
+    int64_t executions = 0, extraCycles = 0;
+  };
+  mutable std::vector<SiteBanks> bankUse; // per site, of the last launch
   int64_t numThreads = 0, ldsBytes = 0;
   std::vector<ArgSlot> slots;
   std::vector<FaultSite> sites;
