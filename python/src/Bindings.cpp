@@ -254,7 +254,8 @@ PYBIND11_MODULE(_C, m) {
         py::list out;
         for (const rocktile::emulator::BankConflicts &b : k.getBankConflicts())
           out.append(py::dict(py::arg("location") = b.location, py::arg("kind") = b.kind,
-                              py::arg("executions") = b.executions, py::arg("extra_cycles") = b.extraCycles));
+                              py::arg("executions") = b.use.executions,
+                              py::arg("extra_cycles") = b.use.extraCycles));
         return out;
       })
       .def("launch", [](const EmulatedKernel &k, std::array<int64_t, 3> grid, const py::list &args,

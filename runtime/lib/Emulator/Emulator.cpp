@@ -213,7 +213,7 @@ struct WorkerContext {
   /// dwords) its lanes accessed; totals per site for the launch.
   std::vector<uint32_t> executions; // site * threads + thread
   std::map<std::tuple<int64_t, int64_t, uint32_t>, std::vector<std::array<int64_t, 3>>> pending;
-  std::vector<std::array<int64_t, 2>> bankUse; // per site: executions, extra cycles
+  std::vector<BankUse> bankUse; // per site
 };
 
 struct LaunchState {
@@ -269,11 +269,14 @@ struct LaunchState {
         worst[at.first] = std::max<int64_t>(worst[at.first], set.size());
       for (auto &[phase, most] : worst)
         extra += most - 1;
-      auto &use = w.bankUse[std::get<0>(key)];
-      use[0] += 1, use[1] += extra;
+      auto [site, wave, execution] = key;
+      BankUse &use = w.bankUse[site];
+      use.executions += 1, use.extraCycles += extra;
+      // Only the counters of the threads that ran the site start again.
+      for (const auto &l : lanes)
+        w.executions[site * kernel.numThreads + wave * kernel.waveSize + l[0]] = 0;
     }
     w.pending.clear();
-    std::fill(w.executions.begin(), w.executions.end(), 0);
   }
 
   void reportRace(const WorkerContext &w, int64_t site, int64_t otherSite, int64_t byte, int64_t wave,
@@ -372,7 +375,7 @@ std::vector<BankConflicts> EmulatedKernel::getBankConflicts() const {
   std::vector<BankConflicts> out;
   for (auto [site, use] : llvm::zip(sites, bankUse))
     if (use.executions)
-      out.push_back({site.location, site.kind, use.executions, use.extraCycles});
+      out.push_back({site.location, site.kind, use});
   return out;
 }
 
@@ -512,7 +515,7 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
     }
     std::lock_guard<std::mutex> lock(state.mutex);
     for (auto [total, mine] : llvm::zip(bankUse, ctx.bankUse))
-      total.executions += mine[0], total.extraCycles += mine[1];
+      total.executions += mine.executions, total.extraCycles += mine.extraCycles;
   };
   bankUse.assign(sites.size(), {});
   unsigned n = std::max<unsigned>(1, std::min<int64_t>(workers, total));

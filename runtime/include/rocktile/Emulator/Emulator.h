@@ -38,12 +38,17 @@ struct FaultSite {
   std::string message;   // assert: the kernel's message
 };
 
-/// One LDS instruction's bank use over a launch: how many times a wave ran
-/// it, and the cycles its bank conflicts added (per phase of lanes served
-/// together, the most distinct dwords any bank got, minus one).
+/// An LDS instruction's bank use: how many times a wave ran it, and the
+/// cycles its bank conflicts added (per phase of lanes served together, the
+/// most distinct dwords any bank got, minus one).
+struct BankUse {
+  int64_t executions = 0, extraCycles = 0;
+};
+
+/// One LDS instruction's bank use over a launch, with its source site.
 struct BankConflicts {
   std::string location, kind;
-  int64_t executions = 0, extraCycles = 0;
+  BankUse use;
 };
 
 class EmulatedKernel {
@@ -76,10 +81,7 @@ private:
   };
   std::string name;
   unsigned waveSize = 0, ldsBanks = 0;
-  struct SiteBanks {
-    int64_t executions = 0, extraCycles = 0;
-  };
-  mutable std::vector<SiteBanks> bankUse; // per site, of the last launch
+  mutable std::vector<BankUse> bankUse; // per site, of the last launch
   int64_t numThreads = 0, ldsBytes = 0;
   std::vector<ArgSlot> slots;
   std::vector<FaultSite> sites;
