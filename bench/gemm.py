@@ -9,6 +9,9 @@ Triton compiles for gfx950/gfx1250 without a GPU; it runs in its own
 virtualenv (a subprocess), never as a dependency of rocktile. Its kernel is
 examples/matmul.py with the rocktile imports replaced by Triton's.
 
+Both compile what a launch on row-major matrices specializes (aligned
+pointers, sizes divisible by 16, unit strides as constants).
+
 Columns, counted in the K loop's body (from the label its back edge jumps
 to, up to that branch) of the amdgcn: matrix instructions, LDS reads and
 writes, global loads, other VALU and SALU, waits, barriers, and non-matrix
@@ -37,16 +40,21 @@ CONFIGS = [(128, 128, 64, 4), (256, 128, 64, 8), (256, 256, 64, 8)]
 DTYPES = {"bf16": "bf16", "fp8": "fp8e4nv"}
 
 
+# What a launch on row-major 4096x4096 matrices specializes, in both
+# compilers: 16-byte aligned pointers, sizes and leading strides divisible
+# by 16, unit strides compiled in as 1.
+UNIT_STRIDES = ("stride_ak", "stride_bn", "stride_cn")
+
+
 def signature(dtype):
-    ab = f"*{DTYPES[dtype]}"
-    return {"a_ptr": ab, "b_ptr": ab, "c_ptr": "*fp32", "bias_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
-            "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32", "stride_bn": "i32",
-            "stride_cm": "i32", "stride_cn": "i32"}
+    ab = f"*{DTYPES[dtype]}:16"
+    return {"a_ptr": ab, "b_ptr": ab, "c_ptr": "*fp32:16", "bias_ptr": "*fp32:16", "M": "i32:16", "N": "i32:16",
+            "K": "i32:16", "stride_am": "i32:16", "stride_bk": "i32:16", "stride_cm": "i32:16"}
 
 
 def constexprs(bm, bn, bk):
     return {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8,
-            "HAS_BIAS": False, "ACTIVATION": ""}
+            "HAS_BIAS": False, "ACTIVATION": "", **{s: 1 for s in UNIT_STRIDES}}
 
 
 def k_loop(asm):
@@ -98,8 +106,9 @@ def bank_cycles(dtype, bm, bn, bk, warps, target):
     np_type = {"bf16": ml_dtypes.bfloat16, "fp8": ml_dtypes.float8_e4m3fn}[dtype]
     a, b = np.ones((bm, 2 * bk), np_type), np.ones((2 * bk, bn), np_type)
     c = np.zeros((bm, bn), np.float32)
+    consts = {k: v for k, v in constexprs(bm, bn, bk).items() if k not in UNIT_STRIDES}
     kernel = matmul_kernel[(1,)](a, b, c, c, bm, bn, 2 * bk, 2 * bk, 1, bn, 1, bn, 1, num_warps=warps,
-                                 target=target, **constexprs(bm, bn, bk))
+                                 target=target, **consts)
     runs = extra = 0
     for r, e in kernel.lds_bank_conflicts().values():
         runs, extra = runs + r, extra + e
@@ -115,11 +124,15 @@ spec = importlib.util.spec_from_file_location("matmul_triton", sys.argv[1])
 module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
 out = []
 for job in json.loads(sys.argv[2]):
-    sig = dict(job["signature"]); cx = job["constexprs"]
+    fn = module.matmul_kernel
+    sig = {k: v.split(":")[0] for k, v in job["signature"].items()}; cx = job["constexprs"]
     sig.update({k: "constexpr" for k in cx})
+    sig = {k: sig[k] for k in fn.arg_names}
+    attrs = {(fn.arg_names.index(k),): [["tt.divisibility", 16]] for k, v in job["signature"].items()
+             if v.endswith(":16")}
     start = time.perf_counter()
     try:
-        ck = triton.compile(ASTSource(module.matmul_kernel, sig, cx),
+        ck = triton.compile(ASTSource(fn, sig, cx, attrs),
                             target=GPUTarget("hip", job["target"], job["wave"]),
                             options={"num_warps": job["warps"], "num_stages": job["stages"]})
         out.append({"asm": ck.asm["amdgcn"], "seconds": time.perf_counter() - start})

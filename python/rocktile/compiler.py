@@ -119,6 +119,13 @@ def reinterpret(array, dtype):
     return TensorWrapper(array, dtype)
 
 
+def is_int_one(value) -> bool:
+    """An int (not a bool) equal to 1: launches specialize it as a constexpr."""
+    if isinstance(value, np.integer):
+        value = value.item()
+    return isinstance(value, int) and not isinstance(value, bool) and value == 1
+
+
 def signature_of_value(value, name, specialize=True) -> str:
     """The signature type of a runtime argument: arrays/tensors become
     pointers (16-byte aligned -> ':16'), ints i32 (i64 if too large; ':16'

@@ -77,10 +77,15 @@ class JITFunction(semantic.KernelFunction):
             raise TypeError(f"{self.__name__}.warmup: {e}") from None
         types, constexprs = {}, {}
         for name, value in bound.arguments.items():
+            specialize = name not in self.do_not_specialize
             if name in self.constexpr_names:
                 constexprs[name] = value
+            elif specialize and compiler.is_int_one(value):
+                # As Triton: an integer argument equal to 1 (a unit stride)
+                # is compiled in as a constant, so `offs * stride` is `offs`.
+                types[name], constexprs[name] = "constexpr", 1
             else:
-                types[name] = compiler.signature_of_value(value, name, name not in self.do_not_specialize)
+                types[name] = compiler.signature_of_value(value, name, specialize)
         return compiler.make_specialization(self, types, constexprs, target, num_warps)
 
     def compile(self, signature, constexprs=None, target=compiler.DEFAULT_TARGET, num_warps=4) -> CompiledKernel:

@@ -101,8 +101,7 @@ class Launcher:
         spec = self.fn.specialize(*bound.args, target=target, num_warps=num_warps, **bound.kwargs)
         kernel = self.fn.compile_specialization(spec, emulator_ok=True)
         grid = _grid(self.grid, dict(bound.arguments))
-        launch_args = [_launch_arg(value, name) for name, value in bound.arguments.items()
-                       if name not in self.fn.constexpr_names]
+        launch_args = [_launch_arg(bound.arguments[a.name], a.name) for a in spec.args]
         try:
             kernel.emulator().launch(grid, launch_args, os.cpu_count() or 1)
         except compiler.load_C().EmulatorFault as e:

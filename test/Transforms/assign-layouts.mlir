@@ -21,6 +21,52 @@ func.func @aligned(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {t
 
 // -----
 
+// The tutorial GEMM's offsets stay 4-wide: `(base + arange) % M` for M % 16
+// == 0 is contiguous, `offs * 1` (a unit stride) is `offs`, and the mask
+// `offs < K - k` with K % 16 == 0 is constant over each run of 16.
+// GFX950: #[[B:.*]] = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+// GFX950-LABEL: func.func @wrapped_offsets
+// GFX950: tile.load {{.*}} -> tensor<256xf32, #[[B]]>
+func.func @wrapped_offsets(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %m: i32 {tile.divisibility = 16 : i32},
+                           %k: i32 {tile.divisibility = 16 : i32}, %base: i32 {tile.divisibility = 16 : i32}) {
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %b = tile.splat %base : i32 -> tensor<256xi32>
+  %o = arith.addi %b, %r : tensor<256xi32>
+  %ms = tile.splat %m : i32 -> tensor<256xi32>
+  %w = arith.remsi %o, %ms : tensor<256xi32>
+  %ones = tile.splat %c1 : i32 -> tensor<256xi32>
+  %s = arith.muli %w, %ones : tensor<256xi32>
+  %left = arith.subi %k, %c64 : i32
+  %ls = tile.splat %left : i32 -> tensor<256xi32>
+  %mask = arith.cmpi slt, %r, %ls : tensor<256xi32>
+  %p = tile.splat %x : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>>
+  %q = tile.addptr %p, %s : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %v = tile.load %q, mask = %mask : tensor<256xi1> : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  tile.store %q, %v : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  return
+}
+
+// -----
+
+// Without M % 16 == 0 the wrapped offsets may jump inside a run: one
+// element per lane.
+// GFX950: #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+// GFX950-LABEL: func.func @wrapped_unaligned
+func.func @wrapped_unaligned(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %m: i32) {
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %ms = tile.splat %m : i32 -> tensor<256xi32>
+  %w = arith.remsi %r, %ms : tensor<256xi32>
+  %p = tile.splat %x : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>>
+  %q = tile.addptr %p, %w : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %v = tile.load %q : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  tile.store %q, %v : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  return
+}
+
+// -----
+
 // Unknown alignment: one element per lane.
 // GFX950: #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
 // GFX950-LABEL: func.func @unaligned

@@ -976,7 +976,10 @@ class Program:
     def source(self, kernel_name):
         g = self.gen
         ins = ", ".join(f"in{j}_ptr" for j in range(len(g.inputs)))
-        lines = ["import rocktile", "import rocktile.language as tl", "", "", "@rocktile.jit",
+        lines = ["import rocktile", "import rocktile.language as tl", "", "",
+                 # k and s are used as runtime scalars (k.to(...)); n and
+                 # ncols may be specialized when 1, as Triton does.
+                 '@rocktile.jit(do_not_specialize=["k", "s"])',
                  f"def {kernel_name}({ins}, out_ptr, red_ptr, n, ncols, k, s, BLOCK: tl.constexpr):"]
         ind = "    "
         lines.append(f"{ind}pid = tl.program_id(0)")

@@ -130,6 +130,30 @@ def test_do_not_specialize():
     assert kernel.signature == {"x_ptr": "*fp32:16", "n": "i32"}
 
 
+@rocktile.jit
+def strided_copy(x_ptr, y_ptr, stride, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs * stride))
+
+
+def test_unit_integers_are_specialized_as_constants():
+    """As in Triton, an int argument equal to 1 (a unit stride) is compiled
+    in: the strided load becomes 128-bit loads, and the launch is right."""
+    x, y = aligned_array(256), aligned_array(256)
+    x[:] = np.arange(256)
+    unit = strided_copy.warmup(x, y, 1, BLOCK=256)
+    assert "stride" not in unit.signature and unit.constexprs["stride"] == 1
+    assert "global_load_dwordx4" in unit.asm["amdgcn"]
+    general = strided_copy.warmup(x, y, 2, BLOCK=128)
+    assert general.signature["stride"] == "i32" and "global_load_dwordx4" not in general.asm["amdgcn"]
+    strided_copy[(1,)](x, y, 1, BLOCK=256)
+    np.testing.assert_array_equal(y, x)
+    strided_copy[(1,)](x, y, 2, BLOCK=128)
+    np.testing.assert_array_equal(y[:128], x[::2])
+    kept = not_specialized.warmup(aligned_array(64), 1, BLOCK=64)
+    assert kept.signature == {"x_ptr": "*fp32:16", "n": "i32"}
+
+
 def test_triton_style_constexpr_in_signature():
     kernel = rocktile.compile(add_kernel, signature={**ALIGNED, "BLOCK": "constexpr"}, constexprs={"BLOCK": 128})
     assert kernel.constexprs == {"BLOCK": 128}

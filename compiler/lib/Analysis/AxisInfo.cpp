@@ -2,6 +2,7 @@
 #include "rocktile/Dialect/Tile/IR/Tile.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <numeric>
 
@@ -37,6 +38,14 @@ AxisInfo AxisInfo::unknown(unsigned rank) {
 }
 
 /// A value with every element equal, known to be a multiple of `div`.
+/// Whether `v` is the integer 1, or a splat of it.
+static bool isConstantOne(Value v) {
+  if (auto splat = v.getDefiningOp<tile::SplatOp>())
+    v = splat.getSrc();
+  APInt value;
+  return matchPattern(v, m_ConstantInt(&value)) && value.isOne();
+}
+
 static AxisInfo uniform(Value v, int64_t div) {
   AxisInfo info = AxisInfo::unknown(rankOf(v));
   ArrayRef<int64_t> shape = shapeOf(v.getType());
@@ -235,7 +244,52 @@ AxisInfo AxisInfoAnalysis::visit(Operation *op) {
         return add(operand(0), operand(1), elementBytes(a.getType()));
       })
       .Case([&](arith::AddIOp) { return add(operand(0), operand(1), 1); })
+      .Case([&](arith::SubIOp) {
+        // Subtracting runs of equal values keeps the runs of `a`; a
+        // decreasing run is not contiguous.
+        AxisInfo r = add(operand(0), operand(1), 1);
+        for (unsigned d = 0; d < r.getRank(); ++d)
+          r.contiguity[d] = std::gcd(operand(0).contiguity[d], operand(1).constancy[d]);
+        return r;
+      })
+      .Case<arith::RemSIOp, arith::RemUIOp>([&](Operation *) {
+        // x % y for a y uniform along d: a run of consecutive values that
+        // starts at a multiple of c does not wrap when y is a multiple of c
+        // (offsets `(pid * BLOCK + arange) % M` stay contiguous for M % 16 == 0).
+        const AxisInfo &x = operand(0), &y = operand(1);
+        AxisInfo r = AxisInfo::unknown(x.getRank());
+        for (unsigned d = 0; d < r.getRank(); ++d) {
+          int64_t ySize = std::max<int64_t>(shapeOf(op->getOperand(1).getType()).empty()
+                                                ? 1
+                                                : shapeOf(op->getOperand(1).getType())[d],
+                                            1);
+          bool yUniform = y.constancy[d] >= ySize;
+          if (yUniform)
+            r.contiguity[d] = std::gcd(x.contiguity[d], std::gcd(x.divisibility[d], y.divisibility[d]));
+          r.divisibility[d] = std::gcd(x.divisibility[d], y.divisibility[d]);
+          r.constancy[d] = std::gcd(x.constancy[d], y.constancy[d]);
+        }
+        return r;
+      })
+      .Case<arith::DivSIOp, arith::DivUIOp>([&](Operation *) {
+        // Runs of equal values stay equal; so do runs of c consecutive
+        // values, aligned to c, divided by a uniform multiple of c.
+        const AxisInfo &x = operand(0), &y = operand(1);
+        AxisInfo r = AxisInfo::unknown(x.getRank());
+        for (unsigned d = 0; d < r.getRank(); ++d) {
+          r.constancy[d] = std::gcd(x.constancy[d], y.constancy[d]);
+          if (y.constancy[d] > 1 && x.contiguity[d] > 1)
+            r.constancy[d] = std::max(r.constancy[d],
+                                      std::gcd(std::gcd(x.contiguity[d], y.constancy[d]),
+                                               std::gcd(x.divisibility[d], y.divisibility[d])));
+        }
+        return r;
+      })
       .Case([&](arith::MulIOp) {
+        // x * 1 (a constexpr stride of 1) is x.
+        for (unsigned i : {0u, 1u})
+          if (isConstantOne(op->getOperand(i)))
+            return operand(1 - i);
         AxisInfo r = AxisInfo::unknown(operand(0).getRank());
         for (unsigned d = 0; d < r.getRank(); ++d) {
           r.divisibility[d] = std::min(
