@@ -165,13 +165,14 @@ func.func @atomics(%x: !tile.ptr<i32>, %lock: !tile.ptr<i32>) attributes {tile.l
 #c = #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
 
 // A conversion that moves elements between lanes goes through LDS: every
-// lane writes its elements at their row-major index, then reads its new ones.
+// lane writes its elements, as wide as its registers are consecutive in LDS
+// (one 128-bit store), then reads its new ones (4 scalars).
 // CHECK-LABEL: gpu.func @convert
 // CHECK: %[[VIEW:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<4096xi8, #gpu.address_space<workgroup>> to memref<1024xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
-// CHECK-COUNT-4: memref.store %{{.*}}, %[[VIEW]]
-// CHECK: gpu.barrier
-// CHECK-COUNT-4: memref.load %[[VIEW]]
+// CHECK: vector.store %{{.*}}, %[[VIEW]][%{{.*}}] {alignment = 16 : i64} : {{.*}}, vector<4xf32>
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-4: vector.load %[[VIEW]]{{.*}} vector<1xf32>
 func.func @convert(%v: f32, %out: !tile.ptr<f32>) attributes {tile.lds_bytes = 4096 : i64, tile.num_warps = 4 : i32} {
   %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #b>
   %f = arith.sitofp %r : tensor<1024xi32, #b> to tensor<1024xf32, #b>
@@ -197,9 +198,9 @@ func.func @convert(%v: f32, %out: !tile.ptr<f32>) attributes {tile.lds_bytes = 4
 // CHECK: %[[X:.*]] = arith.sitofp
 // CHECK-NOT: vector.shuffle
 // CHECK: gpu.barrier
-// CHECK-COUNT-4: memref.store
+// CHECK-COUNT-4: vector.store {{.*}} vector<1xf32>
 // CHECK: gpu.barrier
-// CHECK-COUNT-4: memref.load
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : {{.*}} vector<4xf32>
 func.func @trans_reshape(%p: !tile.ptr<f32>) attributes {tile.lds_bytes = 4096 : i64, tile.num_warps = 4 : i32} {
   %c = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #tile.slice<dim = 0, parent = #b>>
   %e = tile.expand_dims %c {axis = 0 : i32} : tensor<16xi32, #tile.slice<dim = 0, parent = #b>> -> tensor<1x16xi32, #b>
@@ -251,9 +252,11 @@ func.func @debug(%n: i32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps =
 // (which came through LDS from the loads) and the zero accumulator.
 // CHECK-LABEL: gpu.func @dot
 // CHECK: gpu.barrier
-// CHECK: %[[A:.*]] = vector.from_elements {{.*}} : vector<8xbf16>
+// CHECK-COUNT-4: vector.store {{.*}} vector<1xbf16>
 // CHECK: gpu.barrier
-// CHECK: %[[B:.*]] = vector.from_elements {{.*}} : vector<8xbf16>
+// CHECK: %[[A:.*]] = vector.load {{.*}} {alignment = 16 : i64} : {{.*}} vector<8xbf16>
+// CHECK: gpu.barrier
+// CHECK: %[[B:.*]] = vector.load {{.*}} {alignment = 16 : i64} : {{.*}} vector<8xbf16>
 // CHECK: amdgpu.mfma 16x16x32 %[[A]] * %[[B]] + %{{.*}} blgp =  none : vector<8xbf16>, vector<8xbf16>, vector<4xf32>
 // CHECK-NOT: amdgpu.mfma
 // CHECK: gpu.return
@@ -289,3 +292,28 @@ module {
   }
 }
 
+
+// -----
+
+// A GEMM's A operand (128x64 bf16, K contiguous) staged for
+// v_mfma_f32_16x16x32_bf16: 128-bit writes and reads, in an arrangement
+// whose XOR swizzle makes both free of bank conflicts (the thread's offset
+// is swizzled once; each register's constant is added to it).
+// CHECK-LABEL: gpu.func @swizzled_operand
+// CHECK: gpu.barrier
+// CHECK: arith.xori
+// CHECK-COUNT-4: vector.store {{.*}} {alignment = 16 : i64} : {{.*}} vector<8xbf16>
+// CHECK: gpu.barrier
+// CHECK: arith.xori
+// CHECK-COUNT-8: vector.load {{.*}} {alignment = 16 : i64} : {{.*}} vector<8xbf16>
+// CHECK-NOT: vector.load
+// CHECK: gpu.return
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#opA = #tile.linear<register = [[0, 1], [0, 2], [0, 4], [0, 32], [32, 0], [64, 0]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [0, 16]], warp = [[16, 0], [0, 0]]>
+func.func @swizzled_operand(%v: bf16, %out: !tile.ptr<bf16>) attributes {tile.lds_bytes = 16384 : i64, tile.num_warps = 4 : i32} {
+  %a = tile.splat %v : bf16 -> tensor<128x64xbf16, #blocked>
+  %b = tile.convert_layout %a {tile.lds_offset = 0 : i64} : tensor<128x64xbf16, #blocked> -> tensor<128x64xbf16, #opA>
+  %p = tile.splat %out : !tile.ptr<bf16> -> tensor<128x64x!tile.ptr<bf16>, #opA>
+  tile.store %p, %b : tensor<128x64x!tile.ptr<bf16>, #opA>, tensor<128x64xbf16, #opA>
+  return
+}

@@ -8,6 +8,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
+#include <map>
 
 namespace rocktile {
 #define GEN_PASS_DEF_ASSIGNLAYOUTS
@@ -23,14 +24,18 @@ namespace {
 /// The blocked layout for tensors shaped like `shape`: `vector` consecutive
 /// elements per lane along the fastest (last) dimension, then lanes, then
 /// warps, each filling the fastest dimension first.
+/// `rows` > 1 also gives each lane that many consecutive elements along
+/// dimension `rowDim`.
 BlockedLayoutAttr chooseBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape,
                                 int64_t vector, unsigned waveSize,
-                                unsigned numWarps) {
+                                unsigned numWarps, unsigned rowDim = 0, int64_t rows = 1) {
   unsigned rank = shape.size();
   SmallVector<unsigned> order, spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
   for (int d = rank - 1; d >= 0; --d)
     order.push_back(d);
   spt[rank - 1] = std::min<int64_t>(vector, shape[rank - 1]);
+  if (rowDim != rank - 1)
+    spt[rowDim] = std::min<int64_t>(rows, shape[rowDim]);
   auto distribute = [&](SmallVectorImpl<unsigned> &out, unsigned count,
                         auto perDimCovered) {
     for (unsigned i = 0; i < rank; ++i) {
@@ -85,9 +90,22 @@ std::string describeInstrs(const Target &target) {
   return out;
 }
 
+/// The blocked layout of a tensor that nothing else constrains: the one
+/// chosen for its shape's loads and stores, else its rank's (shaped for the
+/// rank's largest tile).
+struct DefaultLayouts {
+  DenseMap<unsigned, Attribute> byRank;
+  std::map<SmallVector<int64_t, 4>, Attribute> byShape;
+
+  Attribute get(ArrayRef<int64_t> shape) const {
+    auto it = byShape.find(SmallVector<int64_t, 4>(shape));
+    return it != byShape.end() ? it->second : byRank.lookup(shape.size());
+  }
+};
+
 class LayoutAssigner {
 public:
-  LayoutAssigner(func::FuncOp func, DenseMap<unsigned, Attribute> defaults, const Target &target,
+  LayoutAssigner(func::FuncOp func, DefaultLayouts defaults, const Target &target,
                  unsigned numWarps)
       : func(func), defaults(std::move(defaults)), target(target), numWarps(numWarps) {}
 
@@ -248,7 +266,7 @@ private:
     if (!isRematerializable(init))
       return encodingOf(init);
     Attribute preferred = preferences.lookup(init);
-    return preferred ? preferred : defaults.lookup(type.getRank());
+    return preferred ? preferred : defaults.get(type.getShape());
   }
 
   /// Gives each tensor operand of `op` (from `first` on) its layout.
@@ -331,7 +349,7 @@ private:
       // Lanes keep their elements; only the dimensions are renamed.
       auto src = dyn_cast<BlockedLayoutAttr>(encodingOf(trans.getSrc()));
       if (!src) {
-        src = cast<BlockedLayoutAttr>(defaults.lookup(trans.getType().getRank()));
+        src = cast<BlockedLayoutAttr>(defaults.get(trans.getSrc().getType().getShape()));
         if (failed(unifyOperand(op, op->getOpOperand(0), src)))
           return failure();
       }
@@ -341,13 +359,13 @@ private:
     if (auto reshape = dyn_cast<ReshapeOp>(op)) {
       Attribute preferred = preferences.lookup(reshape.getResult());
       setEncoding(reshape.getResult(),
-                  preferred ? preferred : defaults.lookup(reshape.getType().getRank()));
+                  preferred ? preferred : defaults.get(reshape.getType().getShape()));
       return success();
     }
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       auto parent = dyn_cast_or_null<BlockedLayoutAttr>(encodingOf(reduce.getSrcs()[0]));
       if (!parent) // reducing a reduction's result: first spread it over a blocked layout
-        parent = cast<BlockedLayoutAttr>(defaults.lookup(cast<RankedTensorType>(reduce.getSrcs()[0].getType()).getRank()));
+        parent = cast<BlockedLayoutAttr>(defaults.get(cast<RankedTensorType>(reduce.getSrcs()[0].getType()).getShape()));
       if (failed(unify(op, parent)))
         return failure();
       for (Value r : reduce.getResults())
@@ -369,7 +387,7 @@ private:
     if (auto store = dyn_cast<StoreOp>(op); store && isa<LinearLayoutAttr>(layout)) {
       layout = encodingOf(store.getPtr());
       if (!layout || isRematerializable(store.getPtr()))
-        layout = defaults.lookup(cast<RankedTensorType>(store.getValue().getType()).getRank());
+        layout = defaults.get(cast<RankedTensorType>(store.getValue().getType()).getShape());
     }
     if (failed(unify(op, operandLayout(op, layout))))
       return failure();
@@ -394,9 +412,9 @@ private:
         if (isa<RankedTensorType>(o.getType()) && !isRematerializable(o))
           return encodingOf(o);
     }
-    unsigned rank = op->getNumResults()
-                        ? cast<RankedTensorType>(op->getResult(0).getType()).getRank()
-                        : cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
+    ArrayRef<int64_t> shape = op->getNumResults()
+                                  ? cast<RankedTensorType>(op->getResult(0).getType()).getShape()
+                                  : cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
     Attribute preferred = op->getNumResults() ? preferences.lookup(op->getResult(0)) : Attribute();
     // Loads stay blocked (vectorized, coalesced); their values are converted
     // to a matrix-instruction layout, not their pointers.
@@ -405,7 +423,7 @@ private:
     // expand_dims needs a blocked result: its operand's layout is the slice of it.
     if (expand && !isa_and_nonnull<BlockedLayoutAttr>(preferred))
       preferred = {};
-    return preferred ? preferred : defaults.lookup(rank);
+    return preferred ? preferred : defaults.get(shape);
   }
 
   /// Walking uses before definitions, asks each value that no other layout
@@ -432,7 +450,7 @@ private:
       if (auto e = dyn_cast<ExpandDimsOp>(op)) {
         Attribute parent = preferences.lookup(e.getResult());
         if (!parent)
-          parent = defaults.lookup(e.getType().getRank());
+          parent = defaults.get(e.getType().getShape());
         if (auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(parent))
           prefer(e.getSrc(), SliceLayoutAttr::get(op.getContext(), e.getAxis(), blocked));
         continue;
@@ -472,7 +490,7 @@ private:
   }
 
   func::FuncOp func;
-  DenseMap<unsigned, Attribute> defaults;
+  DefaultLayouts defaults;
   const Target &target;
   unsigned numWarps;
   DenseMap<Operation *, std::tuple<Attribute, Attribute, Attribute>> dots; // A, B, D layouts
@@ -539,12 +557,14 @@ struct AssignLayoutsPass
   }
 
   /// One blocked layout per tensor rank, shaped for that rank's largest tile
-  /// and as wide per lane as its widest vectorizable memory access.
-  DenseMap<unsigned, Attribute> chooseDefaults(func::FuncOp func,
-                                               const Target &t) {
+  /// and as wide per lane as its widest vectorizable memory access; and one
+  /// per shape of the loads and stores, as wide as theirs (a GEMM's A, B
+  /// and C tiles each get their own, with no lane holding a copy).
+  DefaultLayouts chooseDefaults(func::FuncOp func, const Target &t) {
     AxisInfoAnalysis axis(func);
     DenseMap<unsigned, SmallVector<int64_t>> largest;
     DenseMap<unsigned, int64_t> vector;
+    std::map<SmallVector<int64_t, 4>, int64_t> shapeVector;
     func.walk([&](Operation *op) {
       for (Type type : op->getResultTypes())
         if (auto tt = dyn_cast<RankedTensorType>(type)) {
@@ -561,13 +581,42 @@ struct AssignLayoutsPass
         int64_t w = getAccessVectorWidth(axis, ptr, mask, tt.getRank() - 1,
                                          tt.getShape().back());
         vector[tt.getRank()] = std::max(vector.lookup(tt.getRank()), w);
+        int64_t &perShape = shapeVector[SmallVector<int64_t, 4>(tt.getShape())];
+        perShape = std::max(perShape, w);
       }
     });
-    DenseMap<unsigned, Attribute> defaults;
+    // A dot operand loaded with K not its contiguous dimension (a row-major
+    // B, a transposed A) goes to LDS K-contiguous: each lane loads a few
+    // consecutive rows along K too, so that it writes vectors along K.
+    std::map<SmallVector<int64_t, 4>, std::pair<unsigned, int64_t>> kRows;
+    func.walk([&](DotOp dot) {
+      for (auto [operand, kDim] : {std::pair{dot.getA(), 1u}, std::pair{dot.getB(), 0u}}) {
+        Value v = operand;
+        if (auto trans = v.getDefiningOp<TransOp>())
+          v = trans.getSrc(), kDim = trans.getOrder()[kDim];
+        auto load = v.getDefiningOp<LoadOp>();
+        auto type = cast<RankedTensorType>(v.getType());
+        if (!load || kDim == type.getRank() - 1)
+          continue;
+        SmallVector<int64_t, 4> shape(type.getShape());
+        int64_t vec = std::max<int64_t>(shapeVector[shape], 1);
+        int64_t perLane = type.getNumElements() / (t.waveSize * numWarps);
+        int64_t eltBytes = std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1);
+        int64_t rows = std::min<int64_t>(perLane / vec, 16 / eltBytes);
+        if (rows > 1)
+          kRows[shape] = {kDim, rows};
+      }
+    });
+    DefaultLayouts defaults;
     for (auto &[rank, shape] : largest)
-      defaults[rank] = chooseBlocked(&getContext(), shape,
-                                     std::max<int64_t>(vector.lookup(rank), 1),
-                                     t.waveSize, numWarps);
+      defaults.byRank[rank] = chooseBlocked(&getContext(), shape,
+                                            std::max<int64_t>(vector.lookup(rank), 1),
+                                            t.waveSize, numWarps);
+    for (auto &[shape, w] : shapeVector) {
+      auto [rowDim, rows] = kRows.count(shape) ? kRows[shape] : std::pair<unsigned, int64_t>{0, 1};
+      defaults.byShape[shape] = chooseBlocked(&getContext(), shape, std::max<int64_t>(w, 1), t.waveSize,
+                                              numWarps, rowDim, rows);
+    }
     return defaults;
   }
 };

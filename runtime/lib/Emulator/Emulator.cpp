@@ -331,6 +331,12 @@ struct LaunchState {
                              s.elementBytes, s.ldsOffset);
       address = llvm::formatv(" (LDS byte {0})", s.ldsOffset + index * s.elementBytes);
     }
+    if (s.kind == "misaligned") {
+      fault = llvm::formatv("{0}: vector access at index {1}{2} of {3} is not {4}-byte aligned, as the "
+                            "compiled code claims\n  at {5}",
+                            where, index, address, buffer, count, s.location);
+      return;
+    }
     fault = llvm::formatv("{0}: {1} of {2} element(s) at index {3}{4} is outside {5}\n  at {6}",
                           where, s.kind, count, index, address, buffer, s.location);
   }

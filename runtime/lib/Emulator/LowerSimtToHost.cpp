@@ -550,6 +550,25 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
   };
   std::optional<BufferOrigin> origin = originOf(hostMemref);
   bool lds = origin && origin->argIndex == -1 && !isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op);
+  // A vector access claims an alignment (a 128-bit LDS access needs 16
+  // bytes): check it on the device address, which for LDS is the offset.
+  auto align = op->getAttrOfType<IntegerAttr>("alignment");
+  if (align && align.getInt() > eltBytes && origin) {
+    Value start = lds ? idx(origin->ldsOffset)
+                      : memref::ExtractAlignedPointerAsIndexOp::create(builder, loc(), hostMemref).getResult();
+    Value address = arith::AddIOp::create(builder, loc(), start,
+                                          arith::MulIOp::create(builder, loc(), hostIndex, idx(eltBytes)));
+    Value bad = arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::ne,
+                                      arith::RemUIOp::create(builder, loc(), address, idx(align.getInt())),
+                                      idx(0));
+    int64_t alignSite = addSite(op, "misaligned", hostMemref, eltBytes);
+    scf::IfOp::create(builder, loc(), bad, [&](OpBuilder &bb, Location l) {
+      func::CallOp::create(bb, l, fault,
+                           ValueRange{ctx, i64(alignSite), asI64(hostIndex), i64(align.getInt()), asI64(size),
+                                      asI64(tid)});
+      scf::YieldOp::create(bb, l);
+    });
+  }
   auto access = [&](OpBuilder &bb, Location l) -> Operation * {
     // Which wave touched each LDS byte since the last barrier: the runtime
     // reports an access that conflicts with another wave's.

@@ -7,6 +7,7 @@
 #define ROCKTILE_TRANSFORMS_LOWERTOSIMT_KERNELLOWERING_H
 
 #include "rocktile/Analysis/AxisInfo.h"
+#include "rocktile/Analysis/LdsLayout.h"
 #include "rocktile/Dialect/Tile/IR/Tile.h"
 #include "rocktile/Target/Target.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -103,6 +104,27 @@ private:
   /// Moves `op`'s operand into its result's layout (and shape, in row-major
   /// order) by way of its LDS scratch.
   LogicalResult exchangeThroughLds(Operation *op);
+  /// This lane's part of the LDS offset of its elements of `layout` in `lds`.
+  Value ldsThreadOffset(const LinearLayout &layout, const LdsLayout &lds);
+  /// The first register and LDS index of each of this lane's `access`es
+  /// (registers that copy others skipped when asked).
+  SmallVector<std::pair<int64_t, Value>> ldsAccessIndices(const LinearLayout &layout, const LdsLayout &lds,
+                                                          const LdsAccess &access, bool skipCopies);
+  /// The vectors of `parts` (all of one length, a power of two of them)
+  /// end to end.
+  Value concatParts(ArrayRef<Value> parts) {
+    SmallVector<Value> level(parts);
+    while (level.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i < level.size(); i += 2) {
+        int64_t n = cast<VectorType>(level[i].getType()).getNumElements();
+        next.push_back(vector::ShuffleOp::create(b, loc(), level[i], level[i + 1],
+                                                 llvm::to_vector(llvm::seq<int64_t>(0, 2 * n))));
+      }
+      level = std::move(next);
+    }
+    return level.front();
+  }
   /// The row-major index (in the tile) of each of this lane's registers.
   SmallVector<Value> rowMajorIndices(const LinearLayout &layout);
   /// One element's atomic update at `index` of `base`, returning the old value.

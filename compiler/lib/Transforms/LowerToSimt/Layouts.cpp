@@ -1,7 +1,9 @@
 // Moving elements between layouts: register renaming where the lanes already
 // hold them, LDS exchanges otherwise.
 #include "KernelLowering.h"
+#include "rocktile/Analysis/LdsLayout.h"
 #include "rocktile/Analysis/LdsScratch.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -90,6 +92,54 @@ void KernelLowering::byOwners(const LinearLayout &layout, function_ref<void()> e
   emit();
 }
 
+Value KernelLowering::ldsThreadOffset(const LinearLayout &layout, const LdsLayout &lds) {
+  SmallVector<Value> coord;
+  for (unsigned d = 0; d < layout.getRank(); ++d)
+    coord.push_back(threadCoord(layout, d));
+  Value row = lds.order.size() > 1 ? coord[lds.order[1]] : Value();
+  if (lds.maxPhase > 1) {
+    Value phase = i32(0);
+    for (int64_t shift : lds.phaseShifts)
+      phase = arith::XOrIOp::create(b, loc(), phase, arith::ShRUIOp::create(b, loc(), row, i32(shift)));
+    phase = arith::AndIOp::create(b, loc(), phase, i32(lds.maxPhase - 1));
+    Value &fast = coord[lds.order[0]];
+    fast = arith::XOrIOp::create(b, loc(), fast,
+                                 arith::ShLIOp::create(b, loc(), phase, i32(llvm::Log2_64(lds.vec))));
+  }
+  if (lds.rowShift)
+    coord[lds.order[1]] = arith::XOrIOp::create(
+        b, loc(), row,
+        arith::AndIOp::create(b, loc(), arith::ShRUIOp::create(b, loc(), row, i32(lds.rowShift)), i32(1)));
+  Value offset = i32(0);
+  int64_t stride = 1;
+  for (unsigned d : lds.order) {
+    offset = arith::AddIOp::create(b, loc(), offset, arith::MulIOp::create(b, loc(), coord[d], i32(stride)));
+    stride *= lds.shape[d];
+  }
+  return offset;
+}
+
+SmallVector<std::pair<int64_t, Value>>
+KernelLowering::ldsAccessIndices(const LinearLayout &layout, const LdsLayout &lds, const LdsAccess &access,
+                                 bool skipCopies) {
+  // The map is linear over GF(2): a register's offset is the thread's XOR a
+  // constant, which is an add (folded into the instruction's offset field)
+  // when it shares no bit with what the thread part can hold.
+  Value base = ldsThreadOffset(layout, lds);
+  int64_t threadBits = 0;
+  for (auto in : {LinearLayout::Lane, LinearLayout::Warp})
+    for (const LinearLayout::Coord &basis : layout.getBases(in))
+      threadBits |= lds.offsetOf(basis);
+  SmallVector<std::pair<int64_t, Value>> out;
+  for (int64_t reg : access.firstRegisters(layout, skipCopies)) {
+    int64_t k = lds.offsetOf(layout.apply(LinearLayout::Register, reg));
+    Value at = k & threadBits ? arith::XOrIOp::create(b, loc(), base, i32(k)).getResult()
+                              : arith::AddIOp::create(b, loc(), base, i32(k)).getResult();
+    out.emplace_back(reg, arith::IndexCastOp::create(b, loc(), b.getIndexType(), at));
+  }
+  return out;
+}
+
 LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   Value srcValue = op->getOperand(0), result = op->getResult(0);
   LinearLayout from = layoutOf(srcValue), to = layoutOf(result);
@@ -98,25 +148,55 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   LaneValue src = values.lookup(srcValue);
   auto resultType = cast<RankedTensorType>(result.getType());
   auto vtype = laneVectorType(resultType, to);
-  FailureOr<Value> view = scratchView(op, vtype.getElementType(), resultType.getNumElements());
+  // i1 goes through LDS as bytes: vectors of i1 would be packed bits.
+  Type elt = vtype.getElementType().isInteger(1) ? b.getI8Type() : vtype.getElementType();
+  Value srcVector = src.value;
+  if (elt != vtype.getElementType())
+    srcVector = arith::ExtUIOp::create(
+        b, loc(), VectorType::get(cast<VectorType>(srcVector.getType()).getShape(), elt), srcVector);
+  FailureOr<Value> view = scratchView(op, elt, resultType.getNumElements());
   if (failed(view))
     return failure();
-  auto toIndex = [&](Value v) { return arith::IndexCastOp::create(b, loc(), b.getIndexType(), v); };
+  // A reshape keeps the row-major order of the elements; a conversion lays
+  // them out as both sides' accesses are fastest.
+  int64_t eltBytes = exchangeBytes(resultType);
+  bool reshape = isa<tile::ReshapeOp>(op);
+  LdsLayout writeLds = reshape ? LdsLayout::rowMajor(from.getShape())
+                               : chooseLdsLayout(from, to, eltBytes, target.ldsBanks);
+  LdsLayout readLds = reshape ? LdsLayout::rowMajor(to.getShape()) : writeLds;
   // The lanes that own elements write them (a copy in another wave would
   // race with them, even with the same value), then every lane reads what
   // the new layout gives it.
   gpu::BarrierOp::create(b, loc());
-  SmallVector<Value> at = rowMajorIndices(from);
+  LdsAccess write = ldsAccess(from, writeLds, eltBytes);
+  int64_t writeAlign = write.width() * eltBytes;
   byOwners(from, [&] {
-    for (auto [r, index] : llvm::enumerate(at))
-      memref::StoreOp::create(b, loc(), vector::ExtractOp::create(b, loc(), src.value, r), *view,
-                              ValueRange{toIndex(index)});
+    for (auto [reg, at] : ldsAccessIndices(from, writeLds, write, /*skipCopies=*/true)) {
+      Value part = vector::ShuffleOp::create(b, loc(), srcVector, srcVector, write.registers(reg));
+      vector::StoreOp::create(b, loc(), part, *view, ValueRange{at}, /*nontemporal=*/false,
+                              llvm::Align(writeAlign));
+    }
   });
   gpu::BarrierOp::create(b, loc());
-  SmallVector<Value> elems;
-  for (Value at : rowMajorIndices(to))
-    elems.push_back(memref::LoadOp::create(b, loc(), *view, ValueRange{toIndex(at)}));
-  values[result] = {src.base, vector::FromElementsOp::create(b, loc(), vtype, elems)};
+  LdsAccess read = ldsAccess(to, readLds, eltBytes);
+  int64_t readAlign = read.width() * eltBytes;
+  // Each register's element: (access, position in it).
+  SmallVector<Value> parts;
+  SmallVector<std::pair<int64_t, int64_t>> source(to.getNumRegisters());
+  for (auto [reg, at] : ldsAccessIndices(to, readLds, read, /*skipCopies=*/false)) {
+    for (auto [j, r] : llvm::enumerate(read.registers(reg)))
+      source[r] = {int64_t(parts.size()), int64_t(j)};
+    parts.push_back(vector::LoadOp::create(b, loc(), VectorType::get({read.width()}, elt), *view,
+                                           ValueRange{at}, /*nontemporal=*/false, llvm::Align(readAlign)));
+  }
+  Value out = concatParts(parts);
+  SmallVector<int64_t> mask;
+  for (auto [part, j] : source)
+    mask.push_back(part * read.width() + j);
+  out = vector::ShuffleOp::create(b, loc(), out, out, mask);
+  if (elt != vtype.getElementType())
+    out = arith::TruncIOp::create(b, loc(), vtype, out);
+  values[result] = {src.base, out};
   return success();
 }
 

@@ -1,0 +1,77 @@
+// Where the elements of a tile go in LDS when they move between two
+// register layouts (a layout conversion, a dot operand's staging), and what
+// the accesses cost in bank cycles. The arrangement is chosen by measuring
+// both sides' accesses against the target's banks, so "conflict-free" is a
+// computed property, not a formula per pair of layouts.
+#ifndef ROCKTILE_ANALYSIS_LDSLAYOUT_H
+#define ROCKTILE_ANALYSIS_LDSLAYOUT_H
+
+#include "rocktile/Dialect/Tile/IR/LinearLayout.h"
+#include <string>
+
+namespace rocktile {
+
+/// Elements in LDS row-major over `order` (fastest dimension first), with
+/// an XOR swizzle: along the fastest dimension, groups of `vec` elements
+/// swap places by a phase of the row (the index along order[1]): the XOR
+/// of `row >> s` over `phaseShifts`, modulo maxPhase; and, when
+/// `rowShift` is not 0, rows (along order[1]) swap with their neighbours by
+/// bit `rowShift` of their index (so that lanes whose rows all have one
+/// parity reach both halves of the banks when a row fills half of them). For
+/// power-of-two shapes the map is linear over GF(2), so the offset of a
+/// lane's element is the XOR of its thread part and a constant per register.
+struct LdsLayout {
+  llvm::SmallVector<int64_t, 4> shape;
+  llvm::SmallVector<unsigned, 4> order;
+  int64_t vec = 1, maxPhase = 1, rowShift = 0;
+  llvm::SmallVector<int64_t, 2> phaseShifts;
+
+  /// Row-major, unswizzled.
+  static LdsLayout rowMajor(llvm::ArrayRef<int64_t> shape);
+  int64_t phaseOf(int64_t row) const {
+    int64_t phase = 0;
+    for (int64_t s : phaseShifts)
+      phase ^= row >> s;
+    return phase & (maxPhase - 1);
+  }
+  /// The element offset of `coord`.
+  int64_t offsetOf(llvm::ArrayRef<int64_t> coord) const;
+  std::string str() const;
+};
+
+/// How a lane of `layout` accesses `lds`: vectors of registers that are
+/// consecutive and aligned in LDS, at most 16 bytes. The registers need not
+/// be consecutive in the lane: `bits` are the register-index bits that step
+/// 1, 2, 4, ... elements along the fastest dimension (gathered by shuffles).
+struct LdsAccess {
+  llvm::SmallVector<unsigned, 4> bits;
+
+  int64_t width() const { return int64_t(1) << bits.size(); }
+  /// The registers of the access whose first register is `first`.
+  llvm::SmallVector<int64_t> registers(int64_t first) const;
+  /// The first register of each access (those of registers that copy others
+  /// skipped when asked).
+  llvm::SmallVector<int64_t> firstRegisters(const LinearLayout &layout, bool skipCopies) const;
+};
+LdsAccess ldsAccess(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes);
+
+/// One side of an exchange, per wave: its LDS instructions and the cycles
+/// they take (one per phase of lanes the banks serve at once, plus one per
+/// extra dword a bank is asked for within a phase).
+struct LdsCost {
+  int64_t instructions = 0, cycles = 0, conflictCycles = 0;
+};
+/// The accesses of `layout` (its owning lanes only, for a write) to `lds`
+/// with `banks` 4-byte banks.
+LdsCost ldsCost(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes, unsigned banks,
+                bool write);
+
+/// The arrangement for writing a tile in layout `from` and reading it back in
+/// layout `to` at the fewest bank cycles (then instructions, then the
+/// plainest swizzle).
+LdsLayout chooseLdsLayout(const LinearLayout &from, const LinearLayout &to, int64_t eltBytes,
+                          unsigned banks);
+
+} // namespace rocktile
+
+#endif
