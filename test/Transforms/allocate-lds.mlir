@@ -48,3 +48,18 @@ func.func @conversion(%x: tensor<1024xf32, #b>) {
   %z = tile.convert_layout %x : tensor<1024xf32, #b> -> tensor<1024xf32, #b>
   return
 }
+
+// -----
+
+#d = #tile.linear<register = [[1, 0], [2, 0], [0, 32], [0, 64], [0, 128], [32, 0], [64, 0], [128, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [4, 0], [8, 0]], warp = [[16, 0], [0, 16]]>
+#s = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A conversion of more than 64 KiB goes in pieces along coordinate bits
+// both layouts hold in registers (rows 128 and 64 here): a 256x256 fp32
+// accumulator takes 4 pieces of 64 KiB, not 256 KiB.
+// CHECK-LABEL: func.func @large_conversion
+// CHECK-SAME: tile.lds_bytes = 65536
+func.func @large_conversion(%x: tensor<256x256xf32, #d>) {
+  %y = tile.convert_layout %x : tensor<256x256xf32, #d> -> tensor<256x256xf32, #s>
+  return
+}

@@ -99,7 +99,9 @@ def test_dot_fp8_gfx950(a_type, b_type, M, N, K, num_warps):
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("M,N,K,blocks,num_warps", [
     (300, 200, 170, (64, 64, 32), 4), (1, 33, 7, (64, 64, 32), 4), (129, 257, 96, (32, 128, 64), 2),
-    (64, 64, 64, (32, 128, 64), 2), (300, 200, 170, (128, 128, 64), 8)])
+    (64, 64, 64, (32, 128, 64), 2), (300, 200, 170, (128, 128, 64), 8),
+    # a 256x256 fp32 accumulator goes to the store layout in 4 pieces of 64 KiB
+    (270, 300, 80, (256, 256, 64), 8)])
 def test_tutorial_gemm_ragged_shapes(target, M, N, K, blocks, num_warps):
     a, b, _ = operands(M, N, K, ml_dtypes.bfloat16, seed=M + N + K)
     check(matmul(a, b, target=target, blocks=blocks, num_warps=num_warps), a, b)

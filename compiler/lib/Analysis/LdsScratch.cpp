@@ -1,4 +1,6 @@
 #include "rocktile/Analysis/LdsScratch.h"
+#include <optional>
+#include <tuple>
 
 using namespace mlir;
 using namespace rocktile;
@@ -37,15 +39,77 @@ bool rocktile::needsLdsExchange(tile::ConvertLayoutOp op) {
   return a != b;
 }
 
+/// `layout` restricted to the registers whose coordinate has `value` clear
+/// along `dim` (held by register bit `regBit`), with that coordinate bit
+/// squeezed out of the shape.
+static LinearLayout squeeze(const LinearLayout &layout, unsigned dim, int64_t value, unsigned regBit) {
+  llvm::SmallVector<int64_t, 4> shape(layout.getShape());
+  shape[dim] /= 2;
+  std::array<llvm::SmallVector<LinearLayout::Coord>, 3> bases;
+  for (auto in : {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp})
+    for (auto [bit, basis] : llvm::enumerate(layout.getBases(in))) {
+      if (in == LinearLayout::Register && bit == regBit)
+        continue;
+      LinearLayout::Coord c(basis);
+      c[dim] = (c[dim] & (value - 1)) | ((c[dim] >> 1) & ~(value - 1));
+      bases[in].push_back(c);
+    }
+  return LinearLayout(shape, std::move(bases));
+}
+
+ExchangePieces rocktile::splitExchange(const LinearLayout &from, const LinearLayout &to, int64_t eltBytes) {
+  ExchangePieces pieces{{}, {}, from, to};
+  int64_t bytes = ShapedType::getNumElements(from.getShape()) * eltBytes;
+  while (bytes > kMaxExchangeBytes) {
+    // The highest coordinate bit that both pieces' layouts hold in a register.
+    std::optional<std::tuple<unsigned, int64_t, unsigned, unsigned>> best;
+    for (unsigned d = 0; d < pieces.from.getRank(); ++d)
+      for (int64_t v = pieces.from.getShape()[d] / 2; v >= 1 && !best; v /= 2) {
+        LinearLayout::Coord unit(pieces.from.getRank(), 0);
+        unit[d] = v;
+        auto f = llvm::find(pieces.from.getBases(LinearLayout::Register), unit);
+        auto t = llvm::find(pieces.to.getBases(LinearLayout::Register), unit);
+        if (f != pieces.from.getBases(LinearLayout::Register).end() &&
+            t != pieces.to.getBases(LinearLayout::Register).end())
+          best = {d, v, unsigned(f - pieces.from.getBases(LinearLayout::Register).begin()),
+                  unsigned(t - pieces.to.getBases(LinearLayout::Register).begin())};
+      }
+    if (!best)
+      break;
+    auto [d, v, f, t] = *best;
+    // Register bits are named in the original layouts: count the ones
+    // already removed below this one.
+    auto original = [](llvm::ArrayRef<unsigned> removed, unsigned bit) {
+      llvm::SmallVector<unsigned> sorted(removed);
+      llvm::sort(sorted);
+      for (unsigned r : sorted)
+        if (r <= bit)
+          ++bit;
+      return bit;
+    };
+    pieces.fromBits.push_back(original(pieces.fromBits, f));
+    pieces.toBits.push_back(original(pieces.toBits, t));
+    pieces.from = squeeze(pieces.from, d, v, f);
+    pieces.to = squeeze(pieces.to, d, v, t);
+    bytes /= 2;
+  }
+  return pieces;
+}
+
 int64_t rocktile::getLdsScratchBytes(Operation *op) {
   // A scalar atomic runs in one thread, which hands the old value to all.
   if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType()))
     return std::max<int64_t>(op->getResult(0).getType().getIntOrFloatBitWidth() / 8, 4);
   if (auto reshape = dyn_cast<tile::ReshapeOp>(op))
     return reshape.getType().getNumElements() * exchangeBytes(reshape.getType());
-  if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op))
-    return needsLdsExchange(convert) ? convert.getType().getNumElements() * exchangeBytes(convert.getType())
-                                     : 0;
+  if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op)) {
+    if (!needsLdsExchange(convert))
+      return 0;
+    int64_t eltBytes = exchangeBytes(convert.getType());
+    ExchangePieces pieces = splitExchange(*tile::getLinearLayout(convert.getSrc().getType()),
+                                          *tile::getLinearLayout(convert.getType()), eltBytes);
+    return convert.getType().getNumElements() / pieces.count() * eltBytes;
+  }
   auto reduce = dyn_cast<tile::ReduceOp>(op);
   if (!reduce)
     return 0;

@@ -18,6 +18,21 @@ bool needsLdsExchange(tile::ConvertLayoutOp op);
 /// Bytes per element when `type`'s elements go through LDS.
 int64_t exchangeBytes(mlir::RankedTensorType type);
 
+/// A layout conversion through LDS done in pieces, so that large tiles (a
+/// 256x256 fp32 accumulator) fit: each piece is the part of the tile with
+/// fixed values of some coordinate bits that both layouts hold in registers.
+struct ExchangePieces {
+  llvm::SmallVector<unsigned, 4> fromBits, toBits; // register bits indexing the pieces
+  LinearLayout from, to;                           // the layouts of one piece
+  int64_t count() const { return int64_t(1) << fromBits.size(); }
+};
+/// The conversion from `from` to `to` in the fewest pieces of at most
+/// kMaxExchangeBytes each (one piece when no common register bit exists).
+ExchangePieces splitExchange(const LinearLayout &from, const LinearLayout &to, int64_t eltBytes);
+/// Beyond this many bytes an exchange goes in pieces: LDS kept for the
+/// kernel's other uses and for more workgroups per CU.
+constexpr int64_t kMaxExchangeBytes = 64 * 1024;
+
 /// Bytes of LDS scratch `op` needs; 0 when it needs none.
 int64_t getLdsScratchBytes(mlir::Operation *op);
 

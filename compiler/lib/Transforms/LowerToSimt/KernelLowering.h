@@ -110,6 +110,17 @@ private:
   /// (registers that copy others skipped when asked).
   SmallVector<std::pair<int64_t, Value>> ldsAccessIndices(const LinearLayout &layout, const LdsLayout &lds,
                                                           const LdsAccess &access, bool skipCopies);
+  /// `index` with the bits at positions `bits` (the original positions of
+  /// bits removed from it) set as the bits of `values` say, in order.
+  static int64_t insertBits(int64_t index, ArrayRef<unsigned> bits, int64_t values) {
+    SmallVector<std::pair<unsigned, int64_t>> sorted;
+    for (auto [i, bit] : llvm::enumerate(bits))
+      sorted.push_back({bit, values >> i & 1});
+    llvm::sort(sorted);
+    for (auto [bit, value] : sorted)
+      index = ((index >> bit) << (bit + 1)) | (value << bit) | (index & ((int64_t(1) << bit) - 1));
+    return index;
+  }
   /// The vectors of `parts` (all of one length, a power of two of them)
   /// end to end.
   Value concatParts(ArrayRef<Value> parts) {

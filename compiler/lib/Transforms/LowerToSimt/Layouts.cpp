@@ -154,40 +154,45 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   if (elt != vtype.getElementType())
     srcVector = arith::ExtUIOp::create(
         b, loc(), VectorType::get(cast<VectorType>(srcVector.getType()).getShape(), elt), srcVector);
-  FailureOr<Value> view = scratchView(op, elt, resultType.getNumElements());
-  if (failed(view))
-    return failure();
   // A reshape keeps the row-major order of the elements; a conversion lays
-  // them out as both sides' accesses are fastest.
+  // them out as both sides' accesses are fastest, in pieces if large.
   int64_t eltBytes = exchangeBytes(resultType);
   bool reshape = isa<tile::ReshapeOp>(op);
+  ExchangePieces pieces = reshape ? ExchangePieces{{}, {}, from, to} : splitExchange(from, to, eltBytes);
   LdsLayout writeLds = reshape ? LdsLayout::rowMajor(from.getShape())
-                               : chooseLdsLayout(from, to, eltBytes, target.ldsBanks);
+                               : chooseLdsLayout(pieces.from, pieces.to, eltBytes, target.ldsBanks);
   LdsLayout readLds = reshape ? LdsLayout::rowMajor(to.getShape()) : writeLds;
-  // The lanes that own elements write them (a copy in another wave would
-  // race with them, even with the same value), then every lane reads what
-  // the new layout gives it.
-  gpu::BarrierOp::create(b, loc());
-  LdsAccess write = ldsAccess(from, writeLds, eltBytes);
-  int64_t writeAlign = write.width() * eltBytes;
-  byOwners(from, [&] {
-    for (auto [reg, at] : ldsAccessIndices(from, writeLds, write, /*skipCopies=*/true)) {
-      Value part = vector::ShuffleOp::create(b, loc(), srcVector, srcVector, write.registers(reg));
-      vector::StoreOp::create(b, loc(), part, *view, ValueRange{at}, /*nontemporal=*/false,
-                              llvm::Align(writeAlign));
-    }
-  });
-  gpu::BarrierOp::create(b, loc());
-  LdsAccess read = ldsAccess(to, readLds, eltBytes);
-  int64_t readAlign = read.width() * eltBytes;
-  // Each register's element: (access, position in it).
+  FailureOr<Value> view = scratchView(op, elt, resultType.getNumElements() / pieces.count());
+  if (failed(view))
+    return failure();
+  LdsAccess write = ldsAccess(pieces.from, writeLds, eltBytes), read = ldsAccess(pieces.to, readLds, eltBytes);
+  // Each result register's element: (read, position in it).
   SmallVector<Value> parts;
   SmallVector<std::pair<int64_t, int64_t>> source(to.getNumRegisters());
-  for (auto [reg, at] : ldsAccessIndices(to, readLds, read, /*skipCopies=*/false)) {
-    for (auto [j, r] : llvm::enumerate(read.registers(reg)))
-      source[r] = {int64_t(parts.size()), int64_t(j)};
-    parts.push_back(vector::LoadOp::create(b, loc(), VectorType::get({read.width()}, elt), *view,
-                                           ValueRange{at}, /*nontemporal=*/false, llvm::Align(readAlign)));
+  for (int64_t piece = 0; piece < pieces.count(); ++piece) {
+    // The lanes that own elements write them (a copy in another wave would
+    // race with them, even with the same value), then every lane reads what
+    // the new layout gives it.
+    SmallVector<int64_t> held;
+    for (int64_t r = 0; r < pieces.from.getNumRegisters(); ++r)
+      held.push_back(insertBits(r, pieces.fromBits, piece));
+    Value pieceValues = vector::ShuffleOp::create(b, loc(), srcVector, srcVector, held);
+    gpu::BarrierOp::create(b, loc());
+    byOwners(pieces.from, [&] {
+      for (auto [reg, at] : ldsAccessIndices(pieces.from, writeLds, write, /*skipCopies=*/true)) {
+        Value part = vector::ShuffleOp::create(b, loc(), pieceValues, pieceValues, write.registers(reg));
+        vector::StoreOp::create(b, loc(), part, *view, ValueRange{at}, /*nontemporal=*/false,
+                                llvm::Align(write.width() * eltBytes));
+      }
+    });
+    gpu::BarrierOp::create(b, loc());
+    for (auto [reg, at] : ldsAccessIndices(pieces.to, readLds, read, /*skipCopies=*/false)) {
+      for (auto [j, r] : llvm::enumerate(read.registers(reg)))
+        source[insertBits(r, pieces.toBits, piece)] = {int64_t(parts.size()), int64_t(j)};
+      parts.push_back(vector::LoadOp::create(b, loc(), VectorType::get({read.width()}, elt), *view,
+                                             ValueRange{at}, /*nontemporal=*/false,
+                                             llvm::Align(read.width() * eltBytes)));
+    }
   }
   Value out = concatParts(parts);
   SmallVector<int64_t> mask;
