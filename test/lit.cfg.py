@@ -14,5 +14,5 @@ config.excludes = ["python", "unit", "fuzz", "lit.cfg.py", "lit.site.cfg.py.in",
 config.environment["PYTHONPATH"] = os.path.join(config.rocktile_src_root, "python")
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%examples", os.path.join(config.rocktile_src_root, "examples")))
-for tool_dir in (config.rocktile_tools_dir, config.llvm_tools_dir):
+for tool_dir in (*config.rocktile_tools_dirs, config.llvm_tools_dir):
     config.environment["PATH"] = tool_dir + os.pathsep + config.environment.get("PATH", os.environ["PATH"])
