@@ -532,11 +532,11 @@ class Gen:
                     a.shape[axis], True)
 
     def dot(self, depth):
-        """tl.dot of two tiles converted to bf16 or fp16: (32, 32) x (32, 32),
-        or (16, 32) x trans(16, 32) summed back to (16, 1). Only exact
-        operands: a last-bit difference would move a 16-bit rounding."""
+        """tl.dot of two tiles converted to bf16, fp16 or fp32: (32, 32) x
+        (32, 32), or (16, 32) x trans(16, 32) summed back to (16, 1). Only
+        exact operands: a last-bit difference would move a 16-bit rounding."""
         r = self.rng
-        d = r.choice(HALF)
+        d = r.choice(HALF + ("fp32",))
         a, b = (self.coerce(self.expr(depth - 1), d, self.tile) for _ in range(2))
         if a is None or b is None or not (a.exact and b.exact):
             raise Retry()

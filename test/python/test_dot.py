@@ -176,6 +176,54 @@ def test_attention_inner_step(target, M, N, D, num_warps):
 
 
 # --------------------------------------------------------------------------
+# int8 into int32 (exact, so compared for equality), and fp32: "ieee" on the
+# fp32 matrix instructions (the tolerance of fp32 accumulation above),
+# "bf16x3" / "bf16x6" as sums of bf16 products (each operand split into 2 or
+# 3 bf16 parts: relative errors about 2^-16 and 2^-24 of K * max|a| * max|b|).
+
+@rocktile.jit
+def typed_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, PRECISION: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, input_precision=PRECISION))
+
+
+SHAPES = [(16, 16, 64, 1), (32, 32, 64, 4), (64, 64, 128, 4), (128, 64, 64, 8)]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("M,N,K,num_warps", SHAPES)
+def test_dot_int8_is_exact_int32(target, M, N, K, num_warps):
+    rng = np.random.default_rng(M + N + K)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    c = np.zeros((M, N), np.int32)
+    kernel = typed_dot[(1,)](a, b, c, M, N, K, None, target=target, num_warps=num_warps)
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+    instr = "v_mfma_i32_16x16x64_i8" if target == "gfx950" else "v_wmma_i32_16x16x64_iu8"
+    assert instr in kernel.asm["amdgcn"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("M,N,K,num_warps", SHAPES)
+@pytest.mark.parametrize("precision,rel", [(None, 1e-5), ("ieee", 1e-5), ("bf16x3", 2 ** -14), ("bf16x6", 1e-5)])
+def test_dot_fp32(target, M, N, K, num_warps, precision, rel):
+    rng = np.random.default_rng(M * N + K)
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    c = np.zeros((M, N), np.float32)
+    kernel = typed_dot[(1,)](a, b, c, M, N, K, precision, target=target, num_warps=num_warps)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    scale = np.abs(a).max() * np.abs(b).max() * K
+    np.testing.assert_allclose(c, want, rtol=rel, atol=rel * scale)
+    asm = kernel.asm["amdgcn"]
+    fp32_instr = "v_mfma_f32_16x16x4_f32" if target == "gfx950" else "v_wmma_f32_16x16x4_f32"
+    bf16_instr = "v_mfma_f32_16x16x32_bf16" if target == "gfx950" else "v_wmma_f32_16x16x32_bf16"
+    assert (fp32_instr in asm) == (precision in (None, "ieee")) and (bf16_instr in asm) != (fp32_instr in asm)
+
+
+# --------------------------------------------------------------------------
 # Every unsupported combination is a CompilationError at the line of the dot.
 
 @rocktile.jit
@@ -193,6 +241,10 @@ def bad_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constex
         d = tl.dot(a, b, out_dtype=tl.float16)  # BAD OUT
     elif CASE == "precision":
         d = tl.dot(a, b, input_precision="fast")  # BAD PRECISION
+    elif CASE == "tf32":
+        d = tl.dot(a, b, input_precision="tf32")  # BAD TF32
+    elif CASE == "int acc":
+        d = tl.dot(a, b, acc=tl.zeros((M, N), tl.float32))  # BAD INT ACC
     else:
         d = tl.dot(a, b)  # PLAIN DOT
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], d)
@@ -210,17 +262,22 @@ def dot_error(case, a="*bf16", b="*bf16", M=32, N=32, K=32, target="gfx950"):
     ("inner", "# BAD INNER", "the inner dimensions differ: [32, 16] x [32, 16]"),
     ("acc", "# BAD ACC", "acc must be a 32x32 tile of fp32, got 32x64 of fp32"),
     ("out_dtype", "# BAD OUT", "out_dtype must be tl.float32, or tl.float16 for fp16 inputs"),
-    ("precision", "# BAD PRECISION", "input_precision must be one of tf32, tf32x3, ieee, bf16x3"),
+    ("precision", "# BAD PRECISION", "input_precision must be one of tf32, tf32x3, ieee, bf16x3, bf16x6"),
+    ("tf32", "# BAD TF32", "input_precision='tf32' needs TF32 matrix instructions, which gfx950 and gfx1250 "
+     "do not have"),
+    ("int acc", "# BAD INT ACC", "acc must be a 32x32 tile of int32, got 32x32 of fp32"),
 ])
 def test_dot_errors_name_the_line(case, marker, text):
-    err = dot_error(case, N=16 if case == "inner" else 32, K=16 if case == "inner" else 32)
+    types = {"tf32": "*fp32", "int acc": "*i8"}.get(case, "*bf16")
+    err = dot_error(case, a=types, b=types, N=16 if case == "inner" else 32, K=16 if case == "inner" else 32)
     assert err.lineno == line_of(marker) and text in err.message, str(err)
 
 
 @pytest.mark.parametrize("a,b,text", [
-    ("*bf16", "*fp16", "tl.dot of bf16 by fp16 is not supported yet"),
-    ("*fp32", "*fp32", "tl.dot of fp32 by fp32 is not supported yet"),
-    ("*i8", "*i8", "tl.dot of int8 by int8 is not supported yet"),
+    ("*bf16", "*fp16", "tl.dot of bf16 by fp16 is not supported"),
+    ("*fp32", "*bf16", "tl.dot of fp32 by bf16 is not supported"),
+    ("*i16", "*i16", "tl.dot of int16 by int16 is not supported"),
+    ("*u8", "*u8", "tl.dot of uint8 by uint8 is not supported"),
 ])
 def test_dot_unsupported_dtypes(a, b, text):
     err = dot_error("plain", a=a, b=b)

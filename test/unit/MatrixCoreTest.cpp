@@ -1,7 +1,8 @@
 // The compiler's matrix-instruction layouts (each target's table) against
-// the ISA lane tables in test/unit/isa/matrix_layouts.json, element by
+// the ISA lane tables (IsaTables.h), element by
 // element; and the dot layouts built from them: every element of A, B and D
 // has an owner, and the warps split the tile as documented.
+#include "IsaTables.h"
 #include "rocktile/Target/MatrixCore.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -22,10 +23,7 @@ LinearLayout instrLayout(const OperandBases &bases, int64_t rows, int64_t cols) 
 }
 
 TEST(MatrixCore, InstructionLayoutsMatchIsaTables) {
-  auto buffer = llvm::MemoryBuffer::getFile(ROCKTILE_ISA_JSON);
-  ASSERT_TRUE(bool(buffer));
-  auto tables = llvm::json::parse((*buffer)->getBuffer());
-  ASSERT_TRUE(bool(tables));
+  test::IsaTables tables;
   unsigned checked = 0;
   for (const Target *t : allTargets())
     for (const MatrixCoreInstr &m : t->matrixInstrs) {
@@ -33,7 +31,7 @@ TEST(MatrixCore, InstructionLayoutsMatchIsaTables) {
       std::string name = m.name.str();
       if (llvm::StringRef(name).ends_with("_f16"))
         name = name.substr(0, name.size() - 3) + "bf16";
-      const llvm::json::Object *entry = tables->getAsObject()->getObject(t->chip)->getObject(name);
+      const llvm::json::Object *entry = tables.entry(t->chip, name);
       ASSERT_NE(entry, nullptr) << name << " is not in the ISA tables";
       EXPECT_EQ(*entry->getInteger("wave_size"), t->waveSize);
       EXPECT_EQ(*entry->getInteger("a_slots"), m.abSlots());
@@ -59,9 +57,12 @@ TEST(MatrixCore, InstructionLayoutsMatchIsaTables) {
       }
     }
   // gfx950: 2 x (16x16x32: 512 + 512 + 256) + 2 x (32x32x16: 512 + 512 + 1024)
-  //   + 16x16x128 (2048 + 2048 + 256) + 32x32x64 (2048 + 2048 + 1024);
-  // gfx1250: 2 x (16x16x32: 512 + 512 + 256)
-  EXPECT_EQ(checked, 18688u);
+  //   + 16x16x128 (2048 + 2048 + 256) + 32x32x64 (2048 + 2048 + 1024)
+  //   + i8 16x16x64 (1024 + 1024 + 256) + i8 32x32x32 (1024 + 1024 + 1024)
+  //   + f32 16x16x4 (64 + 64 + 256) + f32 32x32x2 (64 + 64 + 1024);
+  // gfx1250: 2 x (16x16x32: 512 + 512 + 256) + iu8 16x16x64 (1024 + 1024 + 256)
+  //   + f32 16x16x4 (64 + 64 + 256)
+  EXPECT_EQ(checked, 18688u + 2304 + 3072 + 384 + 1152 + 2304 + 384);
 }
 
 /// Every element of `layout`'s tensor is held by some (register, lane, warp).

@@ -1,6 +1,7 @@
 // The emulator's matrix instruction semantics against the ISA lane tables
-// (test/unit/isa/matrix_layouts.json, a copy of the team's shared/isa) and
+// (IsaTables.h: the team's shared/isa and rocktile's own) and
 // against a plain matrix product.
+#include "IsaTables.h"
 #include "rocktile/Emulator/MatrixInstr.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -10,14 +11,6 @@
 using namespace rocktile::emulator;
 
 namespace {
-
-llvm::json::Value loadTables() {
-  auto buffer = llvm::MemoryBuffer::getFile(ROCKTILE_ISA_JSON);
-  EXPECT_TRUE(bool(buffer)) << "cannot read " << ROCKTILE_ISA_JSON;
-  auto parsed = llvm::json::parse((*buffer)->getBuffer());
-  EXPECT_TRUE(bool(parsed));
-  return std::move(*parsed);
-}
 
 TEST(MatrixInstr, VendoredTablesMatchShared) {
   auto shared = llvm::MemoryBuffer::getFile(ROCKTILE_SHARED_ISA_JSON);
@@ -30,11 +23,10 @@ TEST(MatrixInstr, VendoredTablesMatchShared) {
 }
 
 TEST(MatrixInstr, PlacementsMatchIsaTables) {
-  llvm::json::Value tables = loadTables();
+  rocktile::test::IsaTables tables;
   unsigned checked = 0;
   for (const MatrixInstr &m : allMatrixInstrs()) {
-    const llvm::json::Object *entry =
-        tables.getAsObject()->getObject(m.target)->getObject(m.name);
+    const llvm::json::Object *entry = tables.entry(m.target, m.name);
     ASSERT_NE(entry, nullptr) << m.name.str() << " is not in the ISA tables";
     EXPECT_EQ(*entry->getInteger("wave_size"), m.waveSize);
     EXPECT_EQ(*entry->getInteger("a_slots"), m.abSlots);
@@ -106,4 +98,24 @@ TEST(MatrixInstr, HandComputedMfma16x16x32) {
   EXPECT_EQ(m->d(5, 1), std::make_pair(17u, 1u));
 }
 
+} // namespace
+
+namespace {
+// int8 operands through the emulator's entry point: exact int32 products
+// and sums, wrapping like the hardware's 32-bit accumulator.
+TEST(MatrixInstr, Int8AccumulatesInWrappingInt32) {
+  for (const char *target : {"gfx950", "gfx1250"}) {
+    const MatrixInstr *m = lookupMatrixInstr(target, target == std::string("gfx950") ? "mfma_i32_16x16x64_i8"
+                                                                                   : "wmma_i32_16x16x64_iu8");
+    ASSERT_NE(m, nullptr);
+    std::vector<int8_t> a(m->waveSize * m->abSlots, -128), b(m->waveSize * m->abSlots, -128);
+    std::vector<int32_t> c(m->waveSize * m->dSlots, INT32_MAX), d(c.size());
+    int64_t index = m - allMatrixInstrs().data();
+    rocktile_emu_matrix(index, int64_t(a.data()), int64_t(b.data()), int64_t(c.data()), int64_t(d.data()),
+                        m->waveSize, int64_t(MatrixFormat::I8), int64_t(MatrixFormat::I8));
+    int32_t expected = int32_t(uint32_t(INT32_MAX) + uint32_t(16384 * m->K));
+    for (int32_t v : d)
+      ASSERT_EQ(v, expected) << target;
+  }
+}
 } // namespace

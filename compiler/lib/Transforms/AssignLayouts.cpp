@@ -76,6 +76,8 @@ std::optional<MatrixElem> matrixElem(Type t) {
     return MatrixElem::F16;
   if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
     return MatrixElem::FP8;
+  if (t.isInteger(8))
+    return MatrixElem::I8;
   if (t.isF32())
     return MatrixElem::F32;
   if (t.isInteger(32))

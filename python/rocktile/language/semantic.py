@@ -894,7 +894,10 @@ def permute(x, dims, fname="tl.permute"):
                  {"order": f"array<i32: {', '.join(map(str, dims))}>"})
 
 
-_DOT_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3")
+_DOT_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
+# bf16xN splits each fp32 operand into bf16 parts and sums the products of
+# the parts whose orders add up to at most this (Triton's AMD backend).
+_BF16_SPLITS = {"bf16x3": 2, "bf16x6": 3}
 
 
 def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype):
@@ -908,29 +911,63 @@ def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype
         raise SemanticError(f"tl.dot: the inner dimensions differ: {list(a.shape)} x {list(b.shape)}")
     if min(M, N, K) < 16:
         raise SemanticError(f"tl.dot needs M, N and K of at least 16 (as Triton), got M={M}, N={N}, K={K}")
+    if input_precision is None and allow_tf32:
+        input_precision = "tf32"
     if input_precision is not None and input_precision not in _DOT_PRECISIONS:
         raise SemanticError(f"tl.dot: input_precision must be one of {', '.join(_DOT_PRECISIONS)}, "
                             f"got {input_precision!r}")
-    if not ((a.dtype == b.dtype and (a.dtype.is_fp16() or a.dtype.is_bf16())) or (a.dtype.is_fp8() and b.dtype.is_fp8())):
-        raise SemanticError(f"tl.dot of {a.dtype} by {b.dtype} is not supported yet; supported are bf16 x bf16, "
-                            "fp16 x fp16 and fp8 x fp8 (float8e4nv, float8e5, mixed), into fp32")
-    # For 16-bit and fp8 inputs input_precision, allow_tf32 and
-    # max_num_imprecise_acc change nothing: the products are exact in fp32
-    # and accumulate in fp32.
-    # An fp16 accumulator (Triton's out_dtype=float16 for fp16 inputs): the
-    # matrix cores add in fp32, and each dot rounds its result to fp16.
-    if out_dtype != core.float32 and not (out_dtype == core.float16 and a.dtype.is_fp16()):
+    sixteen = a.dtype == b.dtype and (a.dtype.is_fp16() or a.dtype.is_bf16())
+    fp8 = a.dtype.is_fp8() and b.dtype.is_fp8()
+    int8 = a.dtype == b.dtype == core.int8
+    fp32 = a.dtype == b.dtype == core.float32
+    if not (sixteen or fp8 or int8 or fp32):
+        raise SemanticError(f"tl.dot of {a.dtype} by {b.dtype} is not supported; supported are bf16 x bf16, "
+                            "fp16 x fp16, fp8 x fp8 (float8e4nv, float8e5, mixed) and fp32 x fp32 into fp32, "
+                            "and int8 x int8 into int32")
+    if int8:
+        # As Triton: an int8 product is int32, whatever out_dtype says.
+        out_dtype = core.int32
+    elif out_dtype != core.float32 and not (out_dtype == core.float16 and a.dtype.is_fp16()):
         raise SemanticError(f"tl.dot into {out_dtype} of {a.dtype} inputs is not supported; out_dtype must be "
                             "tl.float32, or tl.float16 for fp16 inputs")
+    if fp32 and input_precision in ("tf32", "tf32x3"):
+        raise SemanticError(f"tl.dot: input_precision={input_precision!r} needs TF32 matrix instructions, which "
+                            "gfx950 and gfx1250 do not have (Triton's AMD backend refuses it too); use 'ieee' "
+                            "(the fp32 matrix instructions), 'bf16x3' or 'bf16x6'")
     if acc is None:
-        acc = full((M, N), 0.0, out_dtype)
+        acc = full((M, N), 0, out_dtype)
     else:
         acc = to_tensor(acc)
         if tuple(acc.shape) != (M, N) or acc.dtype != out_dtype:
             raise SemanticError(f"tl.dot: acc must be a {M}x{N} tile of {out_dtype}, got "
                                 f"{'x'.join(map(str, acc.shape)) or 'a scalar'} of {acc.dtype}")
-    d = _emit("tile.dot", [a, b, cast(acc, core.float32)], core.block_type(core.float32, (M, N)))
-    return cast(d, out_dtype)
+    acc_type = core.int32 if int8 else core.float32
+
+    def product(x, y, c):
+        return _emit("tile.dot", [x, y, c], core.block_type(acc_type, (M, N)))
+
+    d = cast(acc, acc_type)
+    if fp32 and input_precision in _BF16_SPLITS:
+        # x = x0 + x1 + ... in bf16 parts, each the bf16 rounding of what the
+        # earlier ones leave; the small products are added first.
+        def parts(x):
+            out, rest = [], x
+            for _ in range(_BF16_SPLITS[input_precision]):
+                out.append(cast(rest, core.bfloat16))
+                rest = sub(rest, cast(out[-1], core.float32))
+            return out
+        pa, pb = parts(a), parts(b)
+        n = len(pa)
+        for order in range(n - 1, -1, -1):
+            for i in range(order, -1, -1):
+                d = product(pa[i], pb[order - i], d)
+        return cast(d, out_dtype)
+    # For 16-bit, fp8 and int8 inputs input_precision, allow_tf32 and
+    # max_num_imprecise_acc change nothing: the products are exact and
+    # accumulate in fp32 (int32). An fp16 accumulator (Triton's
+    # out_dtype=float16 for fp16 inputs): the matrix cores add in fp32, and
+    # each dot rounds its result to fp16.
+    return cast(product(a, b, d), out_dtype)
 
 
 def trans(x, dims):

@@ -608,8 +608,9 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
 LogicalResult WorkgroupLowering::emitMatrix(Operation *op, StringRef target, unsigned m, unsigned n,
                                             unsigned k) {
   auto instrs = allMatrixInstrs();
+  Type acc = getElementTypeOrSelf(op->getResult(0).getType());
   auto it = llvm::find_if(instrs, [&](const MatrixInstr &i) {
-    return i.target == target && i.M == m && i.N == n && i.K == k;
+    return i.target == target && i.M == m && i.N == n && i.K == k && i.integer == acc.isInteger(32);
   });
   auto format = [](Type t) -> std::optional<MatrixFormat> {
     t = getElementTypeOrSelf(t);
@@ -621,13 +622,18 @@ LogicalResult WorkgroupLowering::emitMatrix(Operation *op, StringRef target, uns
       return MatrixFormat::E4M3;
     if (isa<Float8E5M2Type>(t))
       return MatrixFormat::E5M2;
+    if (t.isF32())
+      return MatrixFormat::F32;
+    if (t.isInteger(8))
+      return MatrixFormat::I8;
     return std::nullopt;
   };
   auto fa = format(op->getOperand(0).getType()), fb = format(op->getOperand(1).getType());
-  Type acc = getElementTypeOrSelf(op->getResult(0).getType());
-  // 16-bit operands share one type; fp8 ones may mix (f8f6f4).
-  bool pair = fa && fb && (fa == fb || (*fa >= MatrixFormat::E4M3 && *fb >= MatrixFormat::E4M3));
-  if (it == instrs.end() || !pair || !acc.isF32())
+  auto isFp8 = [](MatrixFormat f) { return f == MatrixFormat::E4M3 || f == MatrixFormat::E5M2; };
+  // Operands share one type, except fp8 ones, which may mix (f8f6f4).
+  bool pair = fa && fb && (fa == fb || (isFp8(*fa) && isFp8(*fb)));
+  bool accOk = fa == MatrixFormat::I8 ? acc.isInteger(32) : acc.isF32();
+  if (it == instrs.end() || !pair || !accOk)
     return op->emitError("the emulator has no semantics for this matrix instruction");
   SmallVector<Value> arrays;
   for (Value v : op->getOperands()) {

@@ -1,6 +1,8 @@
 #include "rocktile/Emulator/MatrixInstr.h"
 #include "rocktile/Emulator/FloatFormats.h"
 #include "llvm/ADT/STLExtras.h"
+#include <cstdint>
+#include <type_traits>
 #include <vector>
 
 using namespace rocktile::emulator;
@@ -24,6 +26,10 @@ Place wmmaA(unsigned i, unsigned k) { return {i + 16 * ((k / 8) % 2), 8 * (k / 1
 Place wmmaB(unsigned k, unsigned j) { return {j + 16 * ((k / 8) % 2), 8 * (k / 16) + k % 8}; }
 Place wmmaD(unsigned i, unsigned j) { return {j + 16 * (i / 8), i % 8}; }
 
+// gfx1250 WMMA 16x16x4 f32: 2 consecutive k per lane, half-waves 2 k apart.
+Place wmmaF32A(unsigned i, unsigned k) { return {i + 16 * (k / 2), k % 2}; }
+Place wmmaF32B(unsigned k, unsigned j) { return {j + 16 * (k / 2), k % 2}; }
+
 const MatrixInstr instrs[] = {
     {"gfx950", "mfma_f32_16x16x32_bf16", 64, 16, 16, 32, 8, 4, mfma16A<8>, mfma16B<8>, mfma16D},
     {"gfx950", "mfma_f32_32x32x16_bf16", 64, 32, 32, 16, 8, 16, mfma32A<8>, mfma32B<8>, mfma32D},
@@ -31,26 +37,37 @@ const MatrixInstr instrs[] = {
      mfma16D},
     {"gfx950", "mfma_f32_32x32x64_f8f6f4", 64, 32, 32, 64, 32, 16, mfma32A<32>, mfma32B<32>,
      mfma32D},
+    {"gfx950", "mfma_i32_16x16x64_i8", 64, 16, 16, 64, 16, 4, mfma16A<16>, mfma16B<16>, mfma16D, true},
+    {"gfx950", "mfma_i32_32x32x32_i8", 64, 32, 32, 32, 16, 16, mfma32A<16>, mfma32B<16>, mfma32D, true},
+    {"gfx950", "mfma_f32_16x16x4_f32", 64, 16, 16, 4, 1, 4, mfma16A<1>, mfma16B<1>, mfma16D},
+    {"gfx950", "mfma_f32_32x32x2_f32", 64, 32, 32, 2, 1, 16, mfma32A<1>, mfma32B<1>, mfma32D},
     {"gfx1250", "wmma_f32_16x16x32_bf16", 32, 16, 16, 32, 16, 8, wmmaA, wmmaB, wmmaD},
+    // The 16-bit packing over 64 k.
+    {"gfx1250", "wmma_i32_16x16x64_iu8", 32, 16, 16, 64, 32, 8, wmmaA, wmmaB, wmmaD, true},
+    {"gfx1250", "wmma_f32_16x16x4_f32", 32, 16, 16, 4, 2, 8, wmmaF32A, wmmaF32B, wmmaD},
 };
 } // namespace
 
-void MatrixInstr::apply(const float *av, const float *bv, const float *cv, float *dv) const {
-  // Reads every operand before writing D, so D may alias C.
-  std::vector<float> out(waveSize * dSlots);
+template <typename T> void MatrixInstr::apply(const T *av, const T *bv, const T *cv, T *dv) const {
+  // Reads every operand before writing D, so D may alias C. int32 sums wrap
+  // (computed unsigned: signed overflow would be undefined here).
+  using Acc = std::conditional_t<std::is_integral_v<T>, uint32_t, T>;
+  std::vector<T> out(waveSize * dSlots);
   for (unsigned i = 0; i < M; ++i)
     for (unsigned j = 0; j < N; ++j) {
       auto [dl, ds] = d(i, j);
-      float acc = cv[dl * dSlots + ds];
+      Acc acc = Acc(cv[dl * dSlots + ds]);
       for (unsigned k = 0; k < K; ++k) {
         auto [al, as] = a(i, k);
         auto [bl, bs] = b(k, j);
-        acc += av[al * abSlots + as] * bv[bl * abSlots + bs];
+        acc += Acc(av[al * abSlots + as] * bv[bl * abSlots + bs]);
       }
-      out[dl * dSlots + ds] = acc;
+      out[dl * dSlots + ds] = T(acc);
     }
   llvm::copy(out, dv);
 }
+template void MatrixInstr::apply(const float *, const float *, const float *, float *) const;
+template void MatrixInstr::apply(const int32_t *, const int32_t *, const int32_t *, int32_t *) const;
 
 llvm::ArrayRef<MatrixInstr> rocktile::emulator::allMatrixInstrs() { return instrs; }
 
@@ -76,6 +93,10 @@ float operandElement(int64_t array, int64_t i, MatrixFormat format) {
     uint8_t code = reinterpret_cast<const uint8_t *>(array)[i];
     return float(widen(code, format == MatrixFormat::E5M2 ? NarrowFloat::E5M2 : NarrowFloat::E4M3FN));
   }
+  case MatrixFormat::F32:
+    return reinterpret_cast<const float *>(array)[i];
+  case MatrixFormat::I8:
+    break;
   }
   return 0;
 }
@@ -84,6 +105,19 @@ float operandElement(int64_t array, int64_t i, MatrixFormat format) {
 extern "C" void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t d,
                                     int64_t n, int64_t formatA, int64_t formatB) {
   const MatrixInstr &m = allMatrixInstrs()[instr];
+  if (m.integer) {
+    auto *ci = reinterpret_cast<const int32_t *>(c);
+    auto *di = reinterpret_cast<int32_t *>(d);
+    auto *ai8 = reinterpret_cast<const int8_t *>(a), *bi8 = reinterpret_cast<const int8_t *>(b);
+    unsigned ab = m.waveSize * m.abSlots, acc = m.waveSize * m.dSlots;
+    std::vector<int32_t> av(ab), bv(ab);
+    for (int64_t wave = 0; wave < n / m.waveSize; ++wave) {
+      for (unsigned i = 0; i < ab; ++i)
+        av[i] = ai8[wave * ab + i], bv[i] = bi8[wave * ab + i];
+      m.apply(av.data(), bv.data(), ci + wave * acc, di + wave * acc);
+    }
+    return;
+  }
   auto *cf = reinterpret_cast<const float *>(c);
   auto *df = reinterpret_cast<float *>(d);
   unsigned ab = m.waveSize * m.abSlots, acc = m.waveSize * m.dSlots;

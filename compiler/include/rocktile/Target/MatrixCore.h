@@ -12,7 +12,7 @@ namespace rocktile {
 
 /// Element types of matrix operands; FP8 is either OCP format (E4M3, E5M2),
 /// which the f8f6f4 instructions take for A and B independently.
-enum class MatrixElem { BF16, F16, FP8, F32, I32 };
+enum class MatrixElem { BF16, F16, FP8, I8, F32, I32 };
 
 /// One wave's share of an operand: for each register (slot) bit and lane
 /// bit of the instruction's operand, the (row, column) it contributes.

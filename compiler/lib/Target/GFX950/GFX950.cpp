@@ -33,7 +33,27 @@ constexpr std::array<int, 2> b16f8Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {32
 constexpr std::array<int, 2> a32f8Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 32}};
 constexpr std::array<int, 2> b32f8Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {32, 0}};
 
+// int8 (16 x i8 per lane; kWidth 16 an inference, test/unit/isa):
+// 16x16x64: A[i][k] lane = i + 16*(k/16), slot = k%16; 32x32x32: lane =
+// i + 32*(k/16); B likewise with j; D as the bf16 forms.
+constexpr std::array<int, 2> a16i8Regs[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}};
+constexpr std::array<int, 2> a16i8Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 16}, {0, 32}};
+constexpr std::array<int, 2> b16i8Regs[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}};
+constexpr std::array<int, 2> b16i8Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {16, 0}, {32, 0}};
+constexpr std::array<int, 2> a32i8Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 16}};
+constexpr std::array<int, 2> b32i8Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {16, 0}};
+// f32 (one element per lane): 16x16x4: A[i][k] lane = i + 16*k; 32x32x2:
+// lane = i + 32*k; B likewise with j.
+constexpr std::array<int, 2> a16f32Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 1}, {0, 2}};
+constexpr std::array<int, 2> b16f32Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {1, 0}, {2, 0}};
+constexpr std::array<int, 2> a32f32Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 1}};
+constexpr std::array<int, 2> b32f32Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {1, 0}};
+
 constexpr OperandBases a16{a16Regs, a16Lanes}, b16{b16Regs, b16Lanes}, d16{d16Regs, d16Lanes};
+constexpr OperandBases a16i8{a16i8Regs, a16i8Lanes}, b16i8{b16i8Regs, b16i8Lanes};
+constexpr OperandBases a32i8{a16i8Regs, a32i8Lanes}, b32i8{b16i8Regs, b32i8Lanes};
+constexpr OperandBases a16f32{{}, a16f32Lanes}, b16f32{{}, b16f32Lanes};
+constexpr OperandBases a32f32{{}, a32f32Lanes}, b32f32{{}, b32f32Lanes};
 constexpr OperandBases a32{a32Regs, a32Lanes}, b32{b32Regs, b32Lanes}, d32{d32Regs, d32Lanes};
 constexpr OperandBases a16f8{a16f8Regs, a16f8Lanes}, b16f8{b16f8Regs, b16f8Lanes};
 constexpr OperandBases a32f8{a16f8Regs, a32f8Lanes}, b32f8{b16f8Regs, b32f8Lanes};
@@ -45,6 +65,10 @@ const MatrixCoreInstr matrixInstrs[] = {
     {"mfma_f32_32x32x16_f16", "mfma", 32, 32, 16, MatrixElem::F16, MatrixElem::F32, a32, b32, d32},
     {"mfma_f32_16x16x128_f8f6f4", "mfma", 16, 16, 128, MatrixElem::FP8, MatrixElem::F32, a16f8, b16f8, d16},
     {"mfma_f32_32x32x64_f8f6f4", "mfma", 32, 32, 64, MatrixElem::FP8, MatrixElem::F32, a32f8, b32f8, d32},
+    {"mfma_i32_16x16x64_i8", "mfma", 16, 16, 64, MatrixElem::I8, MatrixElem::I32, a16i8, b16i8, d16},
+    {"mfma_i32_32x32x32_i8", "mfma", 32, 32, 32, MatrixElem::I8, MatrixElem::I32, a32i8, b32i8, d32},
+    {"mfma_f32_16x16x4_f32", "mfma", 16, 16, 4, MatrixElem::F32, MatrixElem::F32, a16f32, b16f32, d16},
+    {"mfma_f32_32x32x2_f32", "mfma", 32, 32, 2, MatrixElem::F32, MatrixElem::F32, a32f32, b32f32, d32},
 };
 } // namespace
 

@@ -77,6 +77,9 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
           bIdx.push_back(bRegs.at(coordOf(instr->b.registers, s, k0, nt * stepN)));
         }
         Value av = gather(a, aIdx), bvec = gather(bv, bIdx);
+        if (instr->abSlots() == 1) // the f32 MFMAs take scalars
+          av = vector::ExtractOp::create(b, loc(), av, int64_t(0)),
+          bvec = vector::ExtractOp::create(b, loc(), bvec, int64_t(0));
         if (instr->op == "mfma")
           d = amdgpu::MFMAOp::create(b, loc(), dVector, instr->m, instr->n, instr->k, /*blocks=*/1, av,
                                      bvec, d);

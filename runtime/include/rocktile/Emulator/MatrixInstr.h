@@ -20,14 +20,16 @@ struct MatrixInstr {
   unsigned abSlots; // elements of A (and B) per lane
   unsigned dSlots;  // accumulator registers per lane
   Placement a, b, d;
+  bool integer = false; // int8 operands, int32 accumulator
 
   /// D = A x B + C for one wave. `a` and `b` hold waveSize x abSlots values
   /// (lane-major), `c` and `d` waveSize x dSlots; narrow formats are given
-  /// already widened to float, and products accumulate in float.
-  void apply(const float *a, const float *b, const float *c, float *d) const;
+  /// already widened (to float, or to int32 for int8), and products
+  /// accumulate in float (in int32, wrapping, for int8).
+  template <typename T> void apply(const T *a, const T *b, const T *c, T *d) const;
 };
 
-enum class MatrixFormat : int64_t { BF16 = 0, F16 = 1, E4M3 = 2, E5M2 = 3 };
+enum class MatrixFormat : int64_t { BF16 = 0, F16 = 1, E4M3 = 2, E5M2 = 3, F32 = 4, I8 = 5 };
 
 /// Every matrix instruction the emulator knows.
 llvm::ArrayRef<MatrixInstr> allMatrixInstrs();
@@ -38,7 +40,8 @@ const MatrixInstr *lookupMatrixInstr(llvm::StringRef target, llvm::StringRef nam
 extern "C" {
 /// Instruction `instr` (an index into allMatrixInstrs()) for every wave of a
 /// workgroup of `n` threads: `a`, `b` hold each thread's A/B operand vector
-/// (elements of `formatA` / `formatB`), `c` and `d` its fp32 accumulator vector.
+/// (elements of `formatA` / `formatB`), `c` and `d` its accumulator vector
+/// (fp32, or int32 for int8 operands).
 void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t d, int64_t n,
                          int64_t formatA, int64_t formatB);
 }
