@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import fp8_quantize
+import int8_matmul
 import softmax
 import vector_add
 
@@ -75,9 +76,28 @@ def test_fp8_quantize_matches_numpy(target):
     np.testing.assert_allclose(dequantized, x, rtol=2.0 ** -4, atol=scale.max() * 2.0 ** -9)
 
 
-@pytest.mark.parametrize("script", ["vector_add.py", "softmax.py", "layer_norm.py", "fp8_quantize.py"])
+@pytest.mark.parametrize("script", ["vector_add.py", "softmax.py", "layer_norm.py", "fp8_quantize.py", "int8_matmul.py"])
 def test_example_main(script, capsys):
     runpy.run_path(os.path.join(EXAMPLES, script), run_name="__main__")
     out = capsys.readouterr().out
     assert "gfx950" in out and "gfx1250" in out
-    assert ("backward max error" if script == "layer_norm.py" else "vgpr_count") in out
+    expected = {"layer_norm.py": "backward max error", "int8_matmul.py": "int32 exact"}.get(script, "vgpr_count")
+    assert expected in out
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+@pytest.mark.parametrize("M,N,K,blocks,num_warps", [(200, 150, 300, (64, 64, 64), 4), (1, 33, 70, (32, 32, 64), 1),
+                                                     (130, 257, 64, (128, 64, 128), 8)])
+def test_int8_matmul_exact_and_dequantized(target, M, N, K, blocks, num_warps):
+    """examples/int8_matmul.py: int32 results equal numpy's exactly (ragged
+    shapes, masked K tail); the dequantized fp32 output equals numpy's
+    (A @ B) * sa * sb to fp32 rounding (rtol 1e-6)."""
+    rng = np.random.default_rng(M + N + K)
+    a = rng.integers(-127, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-127, 128, (K, N), dtype=np.int8)
+    exact = int8_matmul.int8_matmul(a, b, target=target, blocks=blocks, num_warps=num_warps)
+    want = a.astype(np.int32) @ b.astype(np.int32)
+    np.testing.assert_array_equal(exact, want)
+    sa, sb = rng.random(M).astype(np.float32), rng.random(N).astype(np.float32)
+    y = int8_matmul.int8_matmul(a, b, sa, sb, target=target, blocks=blocks, num_warps=num_warps)
+    np.testing.assert_allclose(y, want * sa[:, None].astype(np.float64) * sb[None, :], rtol=1e-6)
