@@ -12,6 +12,7 @@ import pytest
 
 import rocktile
 import rocktile.language as tl
+from batched_matmul import batched_matmul
 from matmul import matmul, reference
 
 TARGETS = ["gfx950", "gfx1250"]
@@ -224,6 +225,24 @@ def test_dot_fp32(target, M, N, K, num_warps, precision, rel):
 
 
 # --------------------------------------------------------------------------
+# Batched (3-D) dots: examples/batched_matmul.py over ragged batches and
+# shapes, the batch spread over warps and registers.
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("batch,M,N,K,blocks,num_warps", [
+    (10, 40, 50, 30, (4, 32, 32, 32), 4), (3, 16, 16, 32, (1, 16, 16, 32), 1), (5, 70, 33, 100, (2, 64, 32, 32), 8),
+    (9, 32, 64, 64, (4, 32, 64, 64), 8)])
+def test_batched_matmul(target, batch, M, N, K, blocks, num_warps):
+    rng = np.random.default_rng(batch + M + N + K)
+    a = rng.standard_normal((batch, M, K)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((batch, K, N)).astype(ml_dtypes.bfloat16)
+    got = batched_matmul(a, b, target=target, blocks=blocks, num_warps=num_warps)
+    want = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    scale = np.abs(a.astype(np.float32)).max() * np.abs(b.astype(np.float32)).max() * K
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * scale)
+
+
+# --------------------------------------------------------------------------
 # Every unsupported combination is a CompilationError at the line of the dot.
 
 @rocktile.jit
@@ -258,7 +277,7 @@ def dot_error(case, a="*bf16", b="*bf16", M=32, N=32, K=32, target="gfx950"):
 
 
 @pytest.mark.parametrize("case,marker,text", [
-    ("1-D", "# BAD 1-D", "tl.dot needs 2-D operands"),
+    ("1-D", "# BAD 1-D", "tl.dot needs two 2-D operands, or two 3-D ones"),
     ("inner", "# BAD INNER", "the inner dimensions differ: [32, 16] x [32, 16]"),
     ("acc", "# BAD ACC", "acc must be a 32x32 tile of fp32, got 32x64 of fp32"),
     ("out_dtype", "# BAD OUT", "out_dtype must be tl.float32, or tl.float16 for fp16 inputs"),

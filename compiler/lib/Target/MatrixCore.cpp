@@ -33,8 +33,30 @@ void repeat(llvm::SmallVector<Coord> &out, unsigned dim, int64_t step, int64_t c
 }
 } // namespace
 
+namespace {
+/// `layout` with a leading batch dimension of `batch`: `warps` warp bits
+/// (the highest) step along it, registers (the highest) take the rest.
+LinearLayout withBatch(const LinearLayout &layout, int64_t batch, unsigned warps) {
+  std::array<llvm::SmallVector<Coord>, 3> bases;
+  for (auto in : {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp})
+    for (const Coord &c : layout.getBases(in))
+      bases[in].push_back({0, c[0], c[1]});
+  for (int64_t t = 1; t < warps; t *= 2)
+    bases[LinearLayout::Warp].push_back({t, 0, 0});
+  for (int64_t t = warps; t < batch; t *= 2)
+    bases[LinearLayout::Register].push_back({t, 0, 0});
+  return LinearLayout({batch, layout.getShape()[0], layout.getShape()[1]}, std::move(bases));
+}
+} // namespace
+
 DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
-                      unsigned numWarps) {
+                      unsigned numWarps, int64_t batch) {
+  if (batch > 0) {
+    unsigned warpsBatch = std::min<int64_t>(numWarps, batch);
+    DotLayouts l = dotLayouts(instr, M, N, K, numWarps / warpsBatch);
+    return {&instr, l.warpsM, l.warpsN, warpsBatch, withBatch(l.a, batch, warpsBatch),
+            withBatch(l.b, batch, warpsBatch), withBatch(l.d, batch, warpsBatch)};
+  }
   unsigned warpsM = 1, warpsN = 1;
   for (unsigned w = 1; w < numWarps; w *= 2) {
     int64_t leftM = M / (instr.m * warpsM), leftN = N / (instr.n * warpsN);
@@ -67,7 +89,7 @@ DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_
   repeat(d[LinearLayout::Register], 1, instr.n * warpsN, tiles(instr.n * warpsN, N), N);
   repeat(d[LinearLayout::Register], 0, instr.m * warpsM, tiles(instr.m * warpsM, M), M);
 
-  return {&instr, warpsM, warpsN, LinearLayout({M, K}, std::move(a)),
+  return {&instr, warpsM, warpsN, 1, LinearLayout({M, K}, std::move(a)),
           LinearLayout({K, N}, std::move(b)), LinearLayout({M, N}, std::move(d))};
 }
 

@@ -133,7 +133,8 @@ private:
     WalkResult walk = func.walk([&](DotOp dot) {
       auto a = dot.getA().getType(), b = dot.getB().getType(), d = dot.getType();
       std::optional<MatrixElem> ab = matrixElem(a.getElementType()), acc = matrixElem(d.getElementType());
-      int64_t M = d.getDimSize(0), N = d.getDimSize(1), K = a.getDimSize(1);
+      int64_t rank = d.getRank(), batch = rank == 3 ? d.getDimSize(0) : 0;
+      int64_t M = d.getDimSize(rank - 2), N = d.getDimSize(rank - 1), K = a.getDimSize(rank - 1);
       const MatrixCoreInstr *instr = ab && acc && ab == matrixElem(b.getElementType())
                                          ? chooseMatrixInstr(target, *ab, *acc, M, N, K)
                                          : nullptr;
@@ -145,7 +146,7 @@ private:
                         << " (M, N and K must be multiples of the instruction's)";
         return WalkResult::interrupt();
       }
-      DotLayouts l = dotLayouts(*instr, M, N, K, numWarps);
+      DotLayouts l = dotLayouts(*instr, M, N, K, numWarps, batch);
       MLIRContext *ctx = dot.getContext();
       dot.setInstr(instr->name);
       dots[dot] = {LinearLayoutAttr::get(ctx, l.a), LinearLayoutAttr::get(ctx, l.b),
@@ -592,7 +593,8 @@ struct AssignLayoutsPass
     // consecutive rows along K too, so that it writes vectors along K.
     std::map<SmallVector<int64_t, 4>, std::pair<unsigned, int64_t>> kRows;
     func.walk([&](DotOp dot) {
-      for (auto [operand, kDim] : {std::pair{dot.getA(), 1u}, std::pair{dot.getB(), 0u}}) {
+      unsigned rank = dot.getType().getRank();
+      for (auto [operand, kDim] : {std::pair{dot.getA(), rank - 1}, std::pair{dot.getB(), rank - 2}}) {
         Value v = operand;
         if (auto trans = v.getDefiningOp<TransOp>())
           v = trans.getSrc(), kDim = trans.getOrder()[kDim];

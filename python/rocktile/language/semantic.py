@@ -903,12 +903,15 @@ _BF16_SPLITS = {"bf16x3": 2, "bf16x6": 3}
 def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype):
     """tl.dot: a (M x K) x b (K x N) + acc, with Triton's shape rules."""
     a, b = to_tensor(a), to_tensor(b)
-    if len(a.shape) != 2 or len(b.shape) != 2:
-        raise SemanticError(f"tl.dot needs 2-D operands (batched 3-D dots are not supported yet), got shapes "
+    if len(a.shape) != len(b.shape) or len(a.shape) not in (2, 3):
+        raise SemanticError(f"tl.dot needs two 2-D operands, or two 3-D ones (a batched product), got shapes "
                             f"{list(a.shape)} and {list(b.shape)}")
-    (M, K), (K2, N) = a.shape, b.shape
+    batch = tuple(a.shape[:-2])
+    (M, K), (K2, N) = a.shape[-2:], b.shape[-2:]
     if K != K2:
         raise SemanticError(f"tl.dot: the inner dimensions differ: {list(a.shape)} x {list(b.shape)}")
+    if tuple(b.shape[:-2]) != batch:
+        raise SemanticError(f"tl.dot: the batch dimensions differ: {list(a.shape)} x {list(b.shape)}")
     if min(M, N, K) < 16:
         raise SemanticError(f"tl.dot needs M, N and K of at least 16 (as Triton), got M={M}, N={N}, K={K}")
     if input_precision is None and allow_tf32:
@@ -934,17 +937,18 @@ def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype
         raise SemanticError(f"tl.dot: input_precision={input_precision!r} needs TF32 matrix instructions, which "
                             "gfx950 and gfx1250 do not have (Triton's AMD backend refuses it too); use 'ieee' "
                             "(the fp32 matrix instructions), 'bf16x3' or 'bf16x6'")
+    shape = batch + (M, N)
     if acc is None:
-        acc = full((M, N), 0, out_dtype)
+        acc = full(shape, 0, out_dtype)
     else:
         acc = to_tensor(acc)
-        if tuple(acc.shape) != (M, N) or acc.dtype != out_dtype:
-            raise SemanticError(f"tl.dot: acc must be a {M}x{N} tile of {out_dtype}, got "
+        if tuple(acc.shape) != shape or acc.dtype != out_dtype:
+            raise SemanticError(f"tl.dot: acc must be a {'x'.join(map(str, shape))} tile of {out_dtype}, got "
                                 f"{'x'.join(map(str, acc.shape)) or 'a scalar'} of {acc.dtype}")
     acc_type = core.int32 if int8 else core.float32
 
     def product(x, y, c):
-        return _emit("tile.dot", [x, y, c], core.block_type(acc_type, (M, N)))
+        return _emit("tile.dot", [x, y, c], core.block_type(acc_type, shape))
 
     d = cast(acc, acc_type)
     if fp32 and input_precision in _BF16_SPLITS:

@@ -275,7 +275,7 @@ func.func @slice_rank(%x: tensor<2x4x8xf32, #tile.slice<dim = 1, parent = #b3>>)
 // -----
 
 func.func @dot_rank(%a: tensor<16xbf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xf32>) {
-  // expected-error @+1 {{operands must be 2-D}}
+  // expected-error @+1 {{operands must be all 2-D or all 3-D (batched)}}
   %d = tile.dot %a, %b, %c : tensor<16xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
   return
 }
@@ -285,6 +285,14 @@ func.func @dot_rank(%a: tensor<16xbf16>, %b: tensor<16x16xbf16>, %c: tensor<16x1
 func.func @dot_shapes(%a: tensor<16x32xbf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xf32>) {
   // expected-error @+1 {{shapes do not multiply}}
   %d = tile.dot %a, %b, %c : tensor<16x32xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_batch(%a: tensor<2x16x32xbf16>, %b: tensor<4x32x16xbf16>, %c: tensor<2x16x16xf32>) {
+  // expected-error @+1 {{shapes do not multiply}}
+  %d = tile.dot %a, %b, %c : tensor<2x16x32xbf16>, tensor<4x32x16xbf16> -> tensor<2x16x16xf32>
   return
 }
 

@@ -93,3 +93,11 @@ func.func @dot(%a: tensor<16x32xbf16>, %b: tensor<32x16xbf16>, %c: tensor<16x16x
   %d = tile.dot %a, %b, %c {instr = "mfma_f32_16x16x32_bf16"} : tensor<16x32xbf16>, tensor<32x16xbf16> -> tensor<16x16xf32>
   return
 }
+
+// A batched product: one per leading index.
+// CHECK-LABEL: func.func @batched_dot
+// CHECK: tile.dot {{.*}} : tensor<4x16x32xbf16>, tensor<4x32x16xbf16> -> tensor<4x16x16xf32>
+func.func @batched_dot(%a: tensor<4x16x32xbf16>, %b: tensor<4x32x16xbf16>, %c: tensor<4x16x16xf32>) {
+  %d = tile.dot %a, %b, %c : tensor<4x16x32xbf16>, tensor<4x32x16xbf16> -> tensor<4x16x16xf32>
+  return
+}

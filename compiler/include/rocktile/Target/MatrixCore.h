@@ -36,7 +36,7 @@ struct MatrixCoreInstr {
 /// registers for what one layer of warps does not cover.
 struct DotLayouts {
   const MatrixCoreInstr *instr;
-  unsigned warpsM, warpsN;
+  unsigned warpsM, warpsN, warpsBatch;
   LinearLayout a, b, d;
 };
 
@@ -50,9 +50,12 @@ const MatrixCoreInstr *chooseMatrixInstr(const Target &target, MatrixElem ab, Ma
 /// log2(num_warps) halvings goes to the dimension with more instruction
 /// tiles left per warp (M on ties); warps beyond the tiles hold copies.
 /// Instruction tiles beyond one layer of warps repeat over registers, A's
-/// and B's along K first.
+/// and B's along K first. A batched dot (`batch` > 0, 0 for a 2-D dot: tiles of shape
+/// [batch, M, K] x [batch, K, N]) spreads the batch over the warps first
+/// (the highest warp bits), the rest of it over the highest register bits,
+/// and splits the remaining warps over each product as above.
 DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
-                      unsigned numWarps);
+                      unsigned numWarps, int64_t batch = 0);
 
 } // namespace rocktile
 

@@ -44,10 +44,11 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   if (!instr)
     return op.emitError() << "tile.dot has no matrix instruction of " << target.chip
                           << ": run tile-assign-layouts first";
-  int64_t M = op.getType().getDimSize(0), N = op.getType().getDimSize(1),
-          K = op.getA().getType().getDimSize(1);
+  int64_t rank = op.getType().getRank(), batch = rank == 3 ? op.getType().getDimSize(0) : 0;
+  int64_t M = op.getType().getDimSize(rank - 2), N = op.getType().getDimSize(rank - 1),
+          K = op.getA().getType().getDimSize(rank - 1);
   unsigned numWarps = layoutOf(op).getNumWarps();
-  DotLayouts want = dotLayouts(*instr, M, N, K, numWarps);
+  DotLayouts want = dotLayouts(*instr, M, N, K, numWarps, batch);
   if (layoutOf(op.getA()) != want.a || layoutOf(op.getB()) != want.b ||
       layoutOf(op.getAcc()) != want.d || layoutOf(op) != want.d)
     return op.emitError() << "tile.dot operands must have the layouts of " << instr->name;
@@ -60,21 +61,29 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   // the register part of the layouts; further ones follow each warp layer.
   int64_t stepM = instr->m * want.warpsM, stepN = instr->n * want.warpsN;
   int64_t tilesM = std::max<int64_t>(M / stepM, 1), tilesN = std::max<int64_t>(N / stepN, 1);
+  int64_t tilesBatch = std::max<int64_t>(batch / want.warpsBatch, 1);
   SmallVector<Value> result(want.d.getNumRegisters());
   auto gather = [&](Value from, ArrayRef<int64_t> regs) {
     return vector::ShuffleOp::create(b, loc(), from, from, regs).getResult();
   };
+  for (int64_t bt = 0; bt < tilesBatch; ++bt)
   for (int64_t mt = 0; mt < tilesM; ++mt)
     for (int64_t nt = 0; nt < tilesN; ++nt) {
+      // The coordinate of a slot, with the batch index in front for a 3-D dot.
+      auto at = [&](LinearLayout::Coord c) {
+        if (rank == 3)
+          c.insert(c.begin(), bt * want.warpsBatch);
+        return c;
+      };
       SmallVector<int64_t> dIdx;
       for (unsigned s = 0; s < instr->dSlots(); ++s)
-        dIdx.push_back(dRegs.at(coordOf(instr->d.registers, s, mt * stepM, nt * stepN)));
+        dIdx.push_back(dRegs.at(at(coordOf(instr->d.registers, s, mt * stepM, nt * stepN))));
       Value d = gather(acc, dIdx);
       for (int64_t k0 = 0; k0 < K; k0 += instr->k) {
         SmallVector<int64_t> aIdx, bIdx;
         for (unsigned s = 0; s < instr->abSlots(); ++s) {
-          aIdx.push_back(aRegs.at(coordOf(instr->a.registers, s, mt * stepM, k0)));
-          bIdx.push_back(bRegs.at(coordOf(instr->b.registers, s, k0, nt * stepN)));
+          aIdx.push_back(aRegs.at(at(coordOf(instr->a.registers, s, mt * stepM, k0))));
+          bIdx.push_back(bRegs.at(at(coordOf(instr->b.registers, s, k0, nt * stepN))));
         }
         Value av = gather(a, aIdx), bvec = gather(bv, bIdx);
         if (instr->abSlots() == 1) // the f32 MFMAs take scalars

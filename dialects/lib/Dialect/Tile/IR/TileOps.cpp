@@ -107,10 +107,14 @@ LogicalResult TransOp::verify() {
 
 LogicalResult DotOp::verify() {
   auto a = getA().getType(), b = getB().getType(), d = getType();
-  if (a.getRank() != 2 || b.getRank() != 2 || d.getRank() != 2)
-    return emitOpError() << "operands must be 2-D, got " << a << ", " << b << " and " << d;
-  if (a.getDimSize(1) != b.getDimSize(0) || d.getDimSize(0) != a.getDimSize(0) ||
-      d.getDimSize(1) != b.getDimSize(1))
+  int64_t rank = d.getRank();
+  if (a.getRank() != rank || b.getRank() != rank || (rank != 2 && rank != 3))
+    return emitOpError() << "operands must be all 2-D or all 3-D (batched), got " << a << ", " << b
+                         << " and " << d;
+  int64_t m = rank - 2, k = rank - 1;
+  if (a.getDimSize(k) != b.getDimSize(m) || d.getDimSize(m) != a.getDimSize(m) ||
+      d.getDimSize(k) != b.getDimSize(k) ||
+      (rank == 3 && (a.getDimSize(0) != d.getDimSize(0) || b.getDimSize(0) != d.getDimSize(0))))
     return emitOpError() << "shapes do not multiply: " << a << " x " << b << " -> " << d;
   Type ea = a.getElementType(), eb = b.getElementType(), ed = d.getElementType();
   if (isa<FloatType>(ea) != isa<FloatType>(eb) || !ea.isIntOrFloat() || !eb.isIntOrFloat())

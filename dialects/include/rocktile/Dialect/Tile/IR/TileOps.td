@@ -334,7 +334,9 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
 def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "Matrix product plus accumulator: D = A x B + C";
   let description = [{
-    `a` is M x K, `b` K x N, `acc` and the result M x N (`tl.dot`). The
+    `a` is M x K, `b` K x N, `acc` and the result M x N (`tl.dot`), or, for
+    a batched product, B x M x K, B x K x N and B x M x N: one product per
+    leading index. The
     products are summed in the accumulator's type; A and B have the same
     kind of element (both floats or both integers). Layout assignment picks
     the target's matrix instruction, recorded as `instr`, and gives the
