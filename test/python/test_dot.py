@@ -97,6 +97,23 @@ def test_dot_fp8_gfx950(a_type, b_type, M, N, K, num_warps):
     assert all(("cbsz:1" in line) == (a_type == "e5m2") for line in mfma)
 
 
+@pytest.mark.parametrize("a_type,b_type", [("e4m3", "e4m3"), ("e4m3", "e5m2"), ("e5m2", "e4m3"), ("e5m2", "e5m2")])
+@pytest.mark.parametrize("M,N,K,num_warps", [(16, 16, 64, 1), (64, 64, 128, 4), (32, 32, 64, 4),
+                                             (128, 128, 256, 8)])
+def test_dot_fp8_gfx1250(a_type, b_type, M, N, K, num_warps):
+    """fp8 x fp8 (either format on each side) on WMMA 16x16x128 where 128
+    divides K, else 16x16x64; each pair of formats is its own instruction."""
+    a, _, c = operands(M, N, K, FP8[a_type])
+    b = operands(M, N, K, FP8[b_type], seed=1)[1]
+    d = np.zeros((M, N), np.float32)
+    kernel = dot_tile[(1,)](a, b, c, d, M=M, N=N, K=K, USE_OPERATOR=False, num_warps=num_warps, target="gfx1250")
+    check(d, a, b, c)
+    names = {"e4m3": "fp8", "e5m2": "bf8"}
+    wmma = [line.split()[0] for line in kernel.asm["amdgcn"].splitlines() if "v_wmma" in line]
+    k = 128 if K % 128 == 0 else 64
+    assert wmma and set(wmma) == {f"v_wmma_f32_16x16x{k}_{names[a_type]}_{names[b_type]}"}
+
+
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("M,N,K,blocks,num_warps", [
     (300, 200, 170, (64, 64, 32), 4), (1, 33, 7, (64, 64, 32), 4), (129, 257, 96, (32, 128, 64), 2),
@@ -301,11 +318,6 @@ def test_dot_errors_name_the_line(case, marker, text):
 def test_dot_unsupported_dtypes(a, b, text):
     err = dot_error("plain", a=a, b=b)
     assert err.lineno == line_of("# PLAIN DOT") and text in err.message, str(err)
-
-
-def test_dot_fp8_on_gfx1250_is_not_there_yet():
-    err = dot_error("plain", a="*fp8e4nv", b="*fp8e4nv", K=128, target="gfx1250")
-    assert err.lineno == line_of("# PLAIN DOT") and "no matrix instruction of gfx1250" in err.message, str(err)
 
 
 def test_dot_small_and_unmatched_shapes():

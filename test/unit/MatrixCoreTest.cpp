@@ -61,8 +61,8 @@ TEST(MatrixCore, InstructionLayoutsMatchIsaTables) {
   //   + i8 16x16x64 (1024 + 1024 + 256) + i8 32x32x32 (1024 + 1024 + 1024)
   //   + f32 16x16x4 (64 + 64 + 256) + f32 32x32x2 (64 + 64 + 1024);
   // gfx1250: 2 x (16x16x32: 512 + 512 + 256) + iu8 16x16x64 (1024 + 1024 + 256)
-  //   + f32 16x16x4 (64 + 64 + 256)
-  EXPECT_EQ(checked, 18688u + 2304 + 3072 + 384 + 1152 + 2304 + 384);
+  //   + f32 16x16x4 (64 + 64 + 256) + fp8 16x16x64 (1024 + 1024 + 256) + fp8 16x16x128 (2048 + 2048 + 256)
+  EXPECT_EQ(checked, 18688u + 2304 + 3072 + 384 + 1152 + 2304 + 384 + 2304 + 4352);
 }
 
 /// Every element of `layout`'s tensor is held by some (register, lane, warp).

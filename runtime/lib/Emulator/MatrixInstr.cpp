@@ -42,8 +42,10 @@ const MatrixInstr instrs[] = {
     {"gfx950", "mfma_f32_16x16x4_f32", 64, 16, 16, 4, 1, 4, mfma16A<1>, mfma16B<1>, mfma16D},
     {"gfx950", "mfma_f32_32x32x2_f32", 64, 32, 32, 2, 1, 16, mfma32A<1>, mfma32B<1>, mfma32D},
     {"gfx1250", "wmma_f32_16x16x32_bf16", 32, 16, 16, 32, 16, 8, wmmaA, wmmaB, wmmaD},
-    // The 16-bit packing over 64 k.
+    // The 16-bit packing over 64 and 128 k.
     {"gfx1250", "wmma_i32_16x16x64_iu8", 32, 16, 16, 64, 32, 8, wmmaA, wmmaB, wmmaD, true},
+    {"gfx1250", "wmma_f32_16x16x64_f8", 32, 16, 16, 64, 32, 8, wmmaA, wmmaB, wmmaD},
+    {"gfx1250", "wmma_f32_16x16x128_f8", 32, 16, 16, 128, 64, 8, wmmaA, wmmaB, wmmaD},
     {"gfx1250", "wmma_f32_16x16x4_f32", 32, 16, 16, 4, 2, 8, wmmaF32A, wmmaF32B, wmmaD},
 };
 } // namespace

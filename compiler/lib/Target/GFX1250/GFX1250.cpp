@@ -14,22 +14,27 @@ constexpr std::array<int, 2> bRegs[] = {{1, 0}, {2, 0}, {4, 0}, {16, 0}};
 constexpr std::array<int, 2> bLanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {8, 0}};
 constexpr std::array<int, 2> dRegs[] = {{1, 0}, {2, 0}, {4, 0}};
 constexpr std::array<int, 2> dLanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {8, 0}};
-// iu8 16x16x64 (32 x i8 per lane): the 16-bit packing extended to 64 k,
-// slot = 8*(k/16) + k%8; f32 16x16x4: A[i][k] lane = i + 16*(k/2), slot =
+// 8-bit operands (iu8 and fp8 16x16x64: 32 per lane; fp8 16x16x128: 64):
+// the 16-bit packing extended to 64 or 128 k, slot = 8*(k/16) + k%8; f32 16x16x4: A[i][k] lane = i + 16*(k/2), slot =
 // k%2. Both inferences (test/unit/isa); D as above.
 constexpr std::array<int, 2> aI8Regs[] = {{0, 1}, {0, 2}, {0, 4}, {0, 16}, {0, 32}};
 constexpr std::array<int, 2> bI8Regs[] = {{1, 0}, {2, 0}, {4, 0}, {16, 0}, {32, 0}};
+constexpr std::array<int, 2> a128Regs[] = {{0, 1}, {0, 2}, {0, 4}, {0, 16}, {0, 32}, {0, 64}};
+constexpr std::array<int, 2> b128Regs[] = {{1, 0}, {2, 0}, {4, 0}, {16, 0}, {32, 0}, {64, 0}};
 constexpr std::array<int, 2> aF32Regs[] = {{0, 1}};
 constexpr std::array<int, 2> aF32Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 2}};
 constexpr std::array<int, 2> bF32Regs[] = {{1, 0}};
 constexpr std::array<int, 2> bF32Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {2, 0}};
 constexpr OperandBases a{aRegs, aLanes}, b{bRegs, bLanes}, d{dRegs, dLanes};
 constexpr OperandBases aI8{aI8Regs, aLanes}, bI8{bI8Regs, bLanes};
+constexpr OperandBases a128{a128Regs, aLanes}, b128{b128Regs, bLanes};
 constexpr OperandBases aF32{aF32Regs, aF32Lanes}, bF32{bF32Regs, bF32Lanes};
 
 const MatrixCoreInstr matrixInstrs[] = {
     {"wmma_f32_16x16x32_bf16", "wmma", 16, 16, 32, MatrixElem::BF16, MatrixElem::F32, a, b, d},
     {"wmma_f32_16x16x32_f16", "wmma", 16, 16, 32, MatrixElem::F16, MatrixElem::F32, a, b, d},
+    {"wmma_f32_16x16x128_f8", "wmma", 16, 16, 128, MatrixElem::FP8, MatrixElem::F32, a128, b128, d},
+    {"wmma_f32_16x16x64_f8", "wmma", 16, 16, 64, MatrixElem::FP8, MatrixElem::F32, aI8, bI8, d},
     {"wmma_i32_16x16x64_iu8", "wmma", 16, 16, 64, MatrixElem::I8, MatrixElem::I32, aI8, bI8, d},
     {"wmma_f32_16x16x4_f32", "wmma", 16, 16, 4, MatrixElem::F32, MatrixElem::F32, aF32, bF32, d},
 };
