@@ -72,7 +72,10 @@ void expectCovers(const LinearLayout &layout) {
     for (int64_t l = 0; l < layout.getNumLanes(); ++l)
       for (int64_t r = 0; r < layout.getNumRegisters(); ++r)
         seen.insert(layout.apply(r, l, w));
-  EXPECT_EQ(int64_t(seen.size()), layout.getShape()[0] * layout.getShape()[1]) << layout.str();
+  int64_t elements = 1;
+  for (int64_t size : layout.getShape())
+    elements *= size;
+  EXPECT_EQ(int64_t(seen.size()), elements) << layout.str();
 }
 
 TEST(MatrixCore, ChoosesByTypeAndShape) {
@@ -112,6 +115,38 @@ TEST(MatrixCore, DotLayoutsSplitWarpsAndCoverTheTile) {
           EXPECT_EQ(l.a.apply(0, lane, w)[0] / instr->m, l.d.apply(0, 0, w)[0] / instr->m);
           EXPECT_EQ(l.b.apply(0, lane, w)[1] / instr->n, l.d.apply(0, 0, w)[1] / instr->n);
         }
+    }
+}
+
+// A batched dot: the batch over the warps first, then registers; each
+// product is laid out as a 2-D dot with the warps left, and every element
+// of every product has a lane.
+TEST(MatrixCore, BatchedLayouts) {
+  struct Case {
+    int64_t batch, M, N, K;
+    unsigned warps, warpsBatch;
+  } cases[] = {{2, 16, 16, 32, 1, 1}, {4, 32, 32, 64, 4, 4}, {8, 16, 32, 32, 2, 2}, {2, 64, 64, 32, 8, 2},
+               {1, 32, 32, 32, 4, 1}};
+  for (const Target *t : allTargets())
+    for (const Case &c : cases) {
+      const MatrixCoreInstr *instr = chooseMatrixInstr(*t, MatrixElem::BF16, MatrixElem::F32, c.M, c.N, c.K);
+      ASSERT_NE(instr, nullptr);
+      DotLayouts l = dotLayouts(*instr, c.M, c.N, c.K, c.warps, c.batch);
+      DotLayouts flat = dotLayouts(*instr, c.M, c.N, c.K, c.warps / c.warpsBatch);
+      EXPECT_EQ(l.warpsBatch, c.warpsBatch);
+      for (auto [layout, product] : {std::pair{&l.a, &flat.a}, {&l.b, &flat.b}, {&l.d, &flat.d}}) {
+        ASSERT_EQ(layout->getRank(), 3u);
+        EXPECT_EQ(layout->getShape()[0], c.batch);
+        EXPECT_EQ(layout->getNumWarps(), c.warps);
+        expectCovers(*layout);
+        // Batch index 0 of the first warps is the 2-D dot's layout.
+        for (int64_t w = 0; w < product->getNumWarps(); ++w)
+          for (int64_t lane = 0; lane < t->waveSize; ++lane)
+            for (int64_t r = 0; r < product->getNumRegisters(); ++r) {
+              LinearLayout::Coord c3 = layout->apply(r, lane, w), c2 = product->apply(r, lane, w);
+              ASSERT_EQ(c3, (LinearLayout::Coord{0, c2[0], c2[1]}));
+            }
+      }
     }
 }
 
