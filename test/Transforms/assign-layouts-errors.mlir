@@ -15,3 +15,14 @@ func.func @branches(%c: i1) {
 func.func @tensor_arg(%x: tensor<4xf32>) {
   return
 }
+
+// -----
+
+// No matrix instruction multiplies int16 tiles.
+func.func @dot_types(%x: i16) {
+  %a = tile.splat %x : i16 -> tensor<16x16xi16>
+  %c = arith.constant dense<0> : tensor<16x16xi32>
+  // expected-error @+1 {{no matrix instruction of gfx950 computes a 16x16 'i16' by 16x16 'i16' product into 'i32'}}
+  %d = tile.dot %a, %a, %c : tensor<16x16xi16>, tensor<16x16xi16> -> tensor<16x16xi32>
+  return
+}

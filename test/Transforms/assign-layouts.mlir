@@ -268,3 +268,24 @@ func.func @dot(%pa: !tile.ptr<bf16>, %pb: !tile.ptr<bf16>, %pc: !tile.ptr<f32>) 
   tile.store %pC, %d : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>
   return
 }
+
+// -----
+
+// K below every instruction's k (16 for WMMA 16x16x32; on gfx950 the 32x32x16
+// MFMA has k = 16 but 32 does not divide M = N = 16): A and B are padded with
+// zeros along K (element k goes to 2k, zeros between) before the dot.
+// GFX950-LABEL: func.func @short_k
+// GFX950: tile.reshape {{.*}} -> tensor<16x32xbf16
+// GFX950: tile.reshape {{.*}} -> tensor<32x16xbf16
+// GFX950: tile.dot {{.*}} {instr = "mfma_f32_16x16x32_bf16"} : tensor<16x32xbf16, {{.*}}>, tensor<32x16xbf16, {{.*}}>
+// GFX1250-LABEL: func.func @short_k
+// GFX1250: tile.dot {{.*}} {instr = "wmma_f32_16x16x32_bf16"} : tensor<16x32xbf16, {{.*}}>, tensor<32x16xbf16, {{.*}}>
+func.func @short_k(%a: bf16, %b: bf16, %pc: !tile.ptr<f32>) {
+  %ta = tile.splat %a : bf16 -> tensor<16x16xbf16>
+  %tb = tile.splat %b : bf16 -> tensor<16x16xbf16>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %d = tile.dot %ta, %tb, %z : tensor<16x16xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+  %sc = tile.splat %pc : !tile.ptr<f32> -> tensor<16x16x!tile.ptr<f32>>
+  tile.store %sc, %d : tensor<16x16x!tile.ptr<f32>>, tensor<16x16xf32>
+  return
+}

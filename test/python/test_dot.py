@@ -320,9 +320,28 @@ def test_dot_unsupported_dtypes(a, b, text):
     assert err.lineno == line_of("# PLAIN DOT") and text in err.message, str(err)
 
 
-def test_dot_small_and_unmatched_shapes():
+def test_dot_small_shapes():
     err = dot_error("plain", M=8)
     assert err.lineno == line_of("# PLAIN DOT") and "M, N and K of at least 16" in err.message
-    err = dot_error("plain", K=16, target="gfx1250")  # WMMA's K is 32
-    assert err.lineno == line_of("# PLAIN DOT"), str(err)
-    assert "no matrix instruction of gfx1250" in err.message and "wmma_f32_16x16x32_bf16" in err.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype,K", [("bf16", 16), ("fp8", 16), ("fp8", 32), ("int8", 16), ("int8", 32)])
+def test_dot_pads_k_below_the_instructions(target, dtype, K):
+    """K below every matching instruction's k (16 for WMMA's 32, fp8 16/32
+    for 64/128, int8 for 64): A and B are padded with zeros along K, as
+    Triton does, and the product is unchanged."""
+    rng = np.random.default_rng(K)
+    M = N = 32
+    if dtype == "int8":
+        a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+        b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    else:
+        np_type = {"bf16": ml_dtypes.bfloat16, "fp8": ml_dtypes.float8_e4m3fn}[dtype]
+        a, b = rng.standard_normal((M, K)).astype(np_type), rng.standard_normal((K, N)).astype(np_type)
+    c = np.zeros((M, N), np.int32 if dtype == "int8" else np.float32)
+    typed_dot[(1,)](a, b, c, M, N, K, None, target=target, num_warps=4)
+    if dtype == "int8":
+        np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+    else:
+        check(c, a, b)

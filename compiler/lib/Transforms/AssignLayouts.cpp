@@ -85,6 +85,63 @@ std::optional<MatrixElem> matrixElem(Type t) {
   return std::nullopt;
 }
 
+/// `x` with dimension `kDim` `factor` times longer: element k moves to
+/// k * factor, zeros in between (A and B padded alike leave the product
+/// unchanged). Built before the dot from ops layout assignment handles.
+Value padK(Value x, unsigned kDim, int64_t factor, Operation *before) {
+  OpBuilder b(before);
+  Location loc = before->getLoc();
+  auto type = cast<RankedTensorType>(x.getType());
+  auto tensor = [&](ArrayRef<int64_t> shape, Type elt) { return RankedTensorType::get(shape, elt); };
+  SmallVector<int64_t> expanded(type.getShape());
+  expanded.insert(expanded.begin() + kDim + 1, 1);
+  Value e = ExpandDimsOp::create(b, loc, tensor(expanded, type.getElementType()), x, kDim + 1);
+  SmallVector<int64_t> spread(expanded);
+  spread[kDim + 1] = factor;
+  Value wide = BroadcastOp::create(b, loc, tensor(spread, type.getElementType()), e);
+  // The index along the new dimension, as a tile of `spread`'s shape.
+  Value index = MakeRangeOp::create(b, loc, tensor({factor}, b.getI32Type()), 0, int32_t(factor));
+  SmallVector<int64_t> shape{factor};
+  for (unsigned d = 0; d < spread.size(); ++d) {
+    if (d == kDim + 1)
+      continue;
+    unsigned axis = d < kDim + 1 ? 0 : shape.size();
+    shape.insert(shape.begin() + axis, 1);
+    index = ExpandDimsOp::create(b, loc, tensor(shape, b.getI32Type()), index, axis);
+  }
+  index = BroadcastOp::create(b, loc, tensor(spread, b.getI32Type()), index);
+  Value zeroIndex = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(tensor(spread, b.getI32Type()), b.getI32IntegerAttr(0)));
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index, zeroIndex);
+  auto spreadType = tensor(spread, type.getElementType());
+  Value zeros = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(spreadType, b.getZeroAttr(type.getElementType())));
+  Value padded = arith::SelectOp::create(b, loc, first, wide, zeros);
+  SmallVector<int64_t> result(type.getShape());
+  result[kDim] *= factor;
+  return ReshapeOp::create(b, loc, tensor(result, type.getElementType()), padded);
+}
+
+/// Dots whose K is below every matching instruction's k get A and B padded
+/// with zeros along K, as Triton does, before layouts are chosen.
+void padShortDots(func::FuncOp func, const Target &target) {
+  func.walk([&](DotOp dot) {
+    auto a = dot.getA().getType(), b = dot.getB().getType(), d = dot.getType();
+    std::optional<MatrixElem> ab = matrixElem(a.getElementType()), acc = matrixElem(d.getElementType());
+    unsigned rank = d.getRank();
+    int64_t M = d.getDimSize(rank - 2), N = d.getDimSize(rank - 1), K = a.getDimSize(rank - 1);
+    if (!ab || !acc || ab != matrixElem(b.getElementType()) || chooseMatrixInstr(target, *ab, *acc, M, N, K))
+      return;
+    for (int64_t factor = 2; factor <= 16; factor *= 2)
+      if (const MatrixCoreInstr *padded = chooseMatrixInstr(target, *ab, *acc, M, N, K * factor);
+          padded && padded->k == K * factor) {
+        dot.getAMutable().assign(padK(dot.getA(), rank - 1, factor, dot));
+        dot.getBMutable().assign(padK(dot.getB(), rank - 2, factor, dot));
+        return;
+      }
+  });
+}
+
 std::string describeInstrs(const Target &target) {
   std::string out;
   llvm::raw_string_ostream os(out);
@@ -383,7 +440,7 @@ private:
       return success();
     Attribute layout = resultLayout(op);
     if (!layout)
-      return failure();
+      return op->emitError("rocktile found no layout for this op's result (a compiler bug)");
     // A matrix-instruction layout spreads rows over registers: a store goes
     // in the (vectorized) blocked layout, its value converted to it, rather
     // than its pointers converted to the value's layout.
@@ -551,6 +608,7 @@ struct AssignLayoutsPass
                        "use scf ops");
         return signalPassFailure();
       }
+      padShortDots(func, *t);
       LayoutAssigner assigner(func, chooseDefaults(func, *t), *t, numWarps);
       if (failed(assigner.run()) || failed(verifyLayouts(func)))
         return signalPassFailure();
