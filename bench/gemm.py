@@ -41,14 +41,16 @@ DTYPES = {"bf16": "bf16", "fp8": "fp8e4nv"}
 
 
 # What a launch on row-major 4096x4096 matrices specializes, in both
-# compilers: 16-byte aligned pointers, sizes and leading strides divisible
-# by 16, unit strides compiled in as 1.
+# compilers: 16-byte aligned pointers into buffers under 2 GiB (Triton's
+# tt.pointer_range = 32, rocktile's ':range32'), sizes and leading strides
+# divisible by 16, unit strides compiled in as 1.
 UNIT_STRIDES = ("stride_ak", "stride_bn", "stride_cn")
 
 
 def signature(dtype):
-    ab = f"*{DTYPES[dtype]}:16"
-    return {"a_ptr": ab, "b_ptr": ab, "c_ptr": "*fp32:16", "bias_ptr": "*fp32:16", "M": "i32:16", "N": "i32:16",
+    ab = f"*{DTYPES[dtype]}:16:range32"
+    return {"a_ptr": ab, "b_ptr": ab, "c_ptr": "*fp32:16:range32", "bias_ptr": "*fp32:16:range32",
+            "M": "i32:16", "N": "i32:16",
             "K": "i32:16", "stride_am": "i32:16", "stride_bk": "i32:16", "stride_cm": "i32:16"}
 
 
@@ -128,8 +130,8 @@ for job in json.loads(sys.argv[2]):
     sig = {k: v.split(":")[0] for k, v in job["signature"].items()}; cx = job["constexprs"]
     sig.update({k: "constexpr" for k in cx})
     sig = {k: sig[k] for k in fn.arg_names}
-    attrs = {(fn.arg_names.index(k),): [["tt.divisibility", 16]] for k, v in job["signature"].items()
-             if v.endswith(":16")}
+    attrs = {(fn.arg_names.index(k),): [["tt.divisibility", 16]] * (":16" in v) + [["tt.pointer_range", 32]] * (":range32" in v)
+             for k, v in job["signature"].items() if ":" in v}
     start = time.perf_counter()
     try:
         ck = triton.compile(ASTSource(fn, sig, cx, attrs),

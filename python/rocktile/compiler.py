@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -49,15 +50,17 @@ class ArgSpec:
     name: str
     type: core.dtype  # a scalar dtype or a pointer_type
     divisible_by_16: bool = False  # pointer: 16-byte aligned; integer: value % 16 == 0
+    range32: bool = False  # pointer: into a buffer of less than 2 GiB (Triton's tt.pointer_range = 32)
 
     def __str__(self):
         ty = self.type
         text = "*" + _SIGNATURE_NAME[ty.element_ty] if ty.is_ptr() else _SIGNATURE_NAME[ty]
-        return text + (":16" if self.divisible_by_16 else "")
+        return text + (":16" if self.divisible_by_16 else "") + (":range32" if self.range32 else "")
 
     @property
     def mlir_attrs(self) -> str:
-        return "{tile.divisibility = 16 : i32}" if self.divisible_by_16 else "{}"
+        attrs = ["tile.divisibility = 16 : i32"] * self.divisible_by_16 + ["tile.pointer_range = 32 : i32"] * self.range32
+        return "{" + ", ".join(attrs) + "}"
 
 
 @dataclass(frozen=True)
@@ -75,25 +78,28 @@ class Specialization:
 
 
 def parse_arg_type(text, name):
-    """'*fp32:16' -> (pointer_type(float32), True)."""
+    """'*fp32:16:range32' -> (pointer_type(float32), True, True)."""
     if not isinstance(text, str):
         raise ValueError(f"the signature type of '{name}' must be a string such as '*fp32' or 'i32', got {text!r}")
-    base, _, suffix = text.strip().partition(":")
-    base = base.strip()
+    base, *suffixes = [part.strip() for part in text.strip().split(":")]
     is_ptr = base.startswith("*")
     scalar = _SIGNATURE_TYPES.get(base[1:].strip() if is_ptr else base)
     if scalar is None:
         choices = ", ".join(["*" + n for n in _SIGNATURE_TYPES] + list(_SIGNATURE_TYPES))
         raise ValueError(f"invalid signature type {text!r} for '{name}': expected one of {choices}, "
-                         "optionally followed by ':16', or 'constexpr'")
+                         "optionally followed by ':16' (and for pointers ':range32'), or 'constexpr'")
     if scalar.is_fp8() and not is_ptr:
         raise ValueError(f"invalid signature type {text!r} for '{name}': fp8 values can be passed only "
                          "in arrays (pointers); pass a scalar as 'fp32' and convert it in the kernel")
-    if suffix and suffix.strip() != "16":
-        raise ValueError(f"invalid signature type {text!r} for '{name}': the only divisibility suffix is ':16'")
-    if suffix and not is_ptr and not scalar.is_int():
+    unknown = [x for x in suffixes if x not in ("16", "range32")]
+    if unknown or len(set(suffixes)) != len(suffixes):
+        raise ValueError(f"invalid signature type {text!r} for '{name}': the suffixes are ':16' (divisibility) "
+                         "and, for pointers, ':range32' (a buffer of less than 2 GiB)")
+    if "16" in suffixes and not is_ptr and not scalar.is_int():
         raise ValueError(f"invalid signature type {text!r} for '{name}': ':16' applies to pointers and integers only")
-    return (core.pointer_type(scalar) if is_ptr else scalar), bool(suffix)
+    if "range32" in suffixes and not is_ptr:
+        raise ValueError(f"invalid signature type {text!r} for '{name}': ':range32' applies to pointers only")
+    return (core.pointer_type(scalar) if is_ptr else scalar), "16" in suffixes, "range32" in suffixes
 
 
 class TensorWrapper:
@@ -117,6 +123,22 @@ def reinterpret(array, dtype):
         raise TypeError(f"cannot reinterpret elements of {itemsize} byte(s) as {dtype} "
                         f"({dtype.primitive_bitwidth} bits)")
     return TensorWrapper(array, dtype)
+
+
+def buffer_extent(value, name):
+    """(address of element 0, elements from it to the end of its allocation)."""
+    if isinstance(value, np.ndarray):
+        root = value
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        _, high = np.lib.array_utils.byte_bounds(root)
+        address = value.ctypes.data
+        if any(s < 0 for s in value.strides):
+            raise TypeError(f"kernel argument '{name}' has negative strides; pass a contiguous array")
+        return address, (high - address) // value.itemsize
+    address = value.data_ptr()  # torch.Tensor
+    storage = value.untyped_storage()
+    return address, (storage.data_ptr() + storage.nbytes() - address) // value.element_size()
 
 
 def is_int_one(value) -> bool:
@@ -152,11 +174,16 @@ def signature_of_value(value, name, specialize=True) -> str:
     else:
         raise TypeError(f"cannot pass {type(value).__name__} as kernel argument '{name}': expected a numpy "
                         "array, a torch tensor, an int, a float or a bool")
+    # As Triton on AMD: a buffer under 2 GiB is specialized so (its masked
+    # loads become buffer loads, which need no branches).
+    # (A kernel may reach the rest of the allocation after the argument.)
+    itemsize = value.itemsize if isinstance(value, np.ndarray) else value.element_size()
+    small = ":range32" if specialize and buffer_extent(value, name)[1] * itemsize < 2**31 else ""
     if reinterpreted is not None:
-        return "*" + _SIGNATURE_NAME[reinterpreted] + suffix(address % 16 == 0)
+        return "*" + _SIGNATURE_NAME[reinterpreted] + suffix(address % 16 == 0) + small
     if dtype_name not in _ARRAY_DTYPES:
         raise TypeError(f"kernel argument '{name}' has dtype {dtype_name}, which rocktile does not support")
-    return "*" + _ARRAY_DTYPES[dtype_name] + suffix(address % 16 == 0)
+    return "*" + _ARRAY_DTYPES[dtype_name] + suffix(address % 16 == 0) + small
 
 
 def check_target(target):
@@ -170,10 +197,26 @@ def check_num_warps(num_warps):
         raise ValueError(f"num_warps must be a power of two (1, 2, 4, ...), got {num_warps!r}")
 
 
+class _ExactFloat(float):
+    """A float constexpr compared by its bits as a cache key: -0.0 and 0.0
+    compile differently, and a NaN is equal to itself."""
+
+    def __eq__(self, other):
+        return isinstance(other, float) and struct.pack("<d", self) == struct.pack("<d", other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(struct.pack("<d", self))
+
+
 def _freeze(value, name):
     value = core._unwrap(value)
     if isinstance(value, list):
         value = tuple(value)
+    if type(value) is float:
+        value = _ExactFloat(value)
     try:
         hash(value)
     except TypeError:
@@ -231,7 +274,9 @@ def compile(fn, signature, constexprs=None, target=DEFAULT_TARGET, num_warps=4):
         'constexpr' for a parameter whose value is given in `constexprs`.
       A ':16' suffix states divisibility the compiler may rely on:
       '*fp32:16' is a pointer aligned to 16 bytes, 'i32:16' an integer
-      divisible by 16.  Without it nothing is assumed.
+      divisible by 16; ':range32' a pointer into a buffer of less than
+      2 GiB (Triton's tt.pointer_range = 32: masked loads become buffer
+      loads).  Without them nothing is assumed.
     constexprs: tl.constexpr parameter -> value (defaults of the Python
       function are used for those not given).
     target: 'gfx950' or 'gfx1250'.  num_warps: waves per workgroup.

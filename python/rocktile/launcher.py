@@ -43,22 +43,6 @@ def get_device() -> str:
     raise ValueError(f"ROCKTILE_DEVICE must be 'emulator' or 'hip', got {device!r}")
 
 
-def _buffer_extent(value, name):
-    """(address of element 0, elements from it to the end of its allocation)."""
-    if isinstance(value, np.ndarray):
-        root = value
-        while isinstance(root.base, np.ndarray):
-            root = root.base
-        _, high = np.lib.array_utils.byte_bounds(root)
-        address = value.ctypes.data
-        if any(s < 0 for s in value.strides):
-            raise TypeError(f"kernel argument '{name}' has negative strides; pass a contiguous array")
-        return address, (high - address) // value.itemsize
-    address = value.data_ptr()  # torch.Tensor
-    storage = value.untyped_storage()
-    return address, (storage.data_ptr() + storage.nbytes() - address) // value.element_size()
-
-
 def _launch_arg(value, name):
     if isinstance(value, np.generic):
         value = value.item()
@@ -73,7 +57,7 @@ def _launch_arg(value, name):
     if isinstance(value, np.ndarray) or hasattr(value, "data_ptr"):
         if getattr(value, "device", None) is not None and str(value.device) != "cpu":
             raise TypeError(f"kernel argument '{name}' lives on {value.device}; the emulator needs CPU memory")
-        return ("buffer", name, *_buffer_extent(value, name))
+        return ("buffer", name, *compiler.buffer_extent(value, name))
     raise TypeError(f"cannot pass {type(value).__name__} as kernel argument '{name}'")
 
 

@@ -1,5 +1,7 @@
 """Compiling to code objects: both targets, metadata, specialization and
 the in-process cache."""
+import re
+
 import numpy as np
 import pytest
 
@@ -21,6 +23,8 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 ALIGNED = {"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "out_ptr": "*fp32:16", "n": "i32:16"}
+# What a launch with arrays under 2 GiB specializes.
+LAUNCHED = {k: v + ":range32" if v.startswith("*") else v for k, v in ALIGNED.items()}
 
 
 def aligned_array(n, offset=0):
@@ -104,10 +108,10 @@ def test_warmup_specializes_on_alignment_and_divisibility():
     n = 4096
     x, y, out = aligned_array(n), aligned_array(n), aligned_array(n)
     kernel = add_kernel.warmup(x, y, out, n, BLOCK=256, grid=(16,))
-    assert kernel.signature == ALIGNED
-    assert kernel is rocktile.compile(add_kernel, signature=ALIGNED, constexprs={"BLOCK": 256})
+    assert kernel.signature == LAUNCHED
+    assert kernel is rocktile.compile(add_kernel, signature=LAUNCHED, constexprs={"BLOCK": 256})
     misaligned = add_kernel.warmup(aligned_array(n, offset=1), y, out, n, BLOCK=256)
-    assert misaligned.signature["x_ptr"] == "*fp32" and misaligned is not kernel
+    assert misaligned.signature["x_ptr"] == "*fp32:range32" and misaligned is not kernel
     odd = add_kernel.warmup(x, y, out, 1000, BLOCK=256)
     assert odd.signature["n"] == "i32" and odd is not kernel
 
@@ -127,7 +131,7 @@ def not_specialized(x_ptr, n, BLOCK: tl.constexpr):
 
 def test_do_not_specialize():
     kernel = not_specialized.warmup(aligned_array(64), 64, BLOCK=64)
-    assert kernel.signature == {"x_ptr": "*fp32:16", "n": "i32"}
+    assert kernel.signature == {"x_ptr": "*fp32:16:range32", "n": "i32"}
 
 
 @rocktile.jit
@@ -151,7 +155,34 @@ def test_unit_integers_are_specialized_as_constants():
     strided_copy[(1,)](x, y, 2, BLOCK=128)
     np.testing.assert_array_equal(y[:128], x[::2])
     kept = not_specialized.warmup(aligned_array(64), 1, BLOCK=64)
-    assert kept.signature == {"x_ptr": "*fp32:16", "n": "i32"}
+    assert kept.signature == {"x_ptr": "*fp32:16:range32", "n": "i32"}
+
+
+@rocktile.jit
+def masked_copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr, OTHER: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n, other=OTHER))
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+@pytest.mark.parametrize("other", [0.0, -0.0, 7.0])
+def test_buffers_under_2gib_load_masked_chunks_without_branches(target, other):
+    """As Triton on AMD: a pointer into a buffer under 2 GiB (':range32', set
+    by launches) reads through a buffer resource, whose masked-off lanes read
+    zeros past its end: no branch per chunk; `other` is selected unless it is
+    +0.0 (-0.0 keeps its sign). Without ':range32' each masked chunk is a branch."""
+    x, y = aligned_array(256), aligned_array(256)
+    x[:] = np.arange(256) + 1
+    kernel = masked_copy.warmup(x, y, 96, BLOCK=256, OTHER=other, target=target)
+    assert kernel.signature["x_ptr"] == "*fp32:16:range32"
+    asm = kernel.asm["amdgcn"]
+    assert re.search(r"buffer_load_(dwordx4|b128)", asm) and "s_cbranch_execz" not in asm
+    masked_copy[(1,)](x, y, 96, BLOCK=256, OTHER=other, target=target)
+    np.testing.assert_array_equal(y, np.where(np.arange(256) < 96, x, np.float32(other)))
+    assert np.array_equal(np.signbit(y[96:]), np.signbit(np.full(160, other, np.float32)))
+    plain = rocktile.compile(masked_copy, signature={"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "n": "i32:16"},
+                             constexprs={"BLOCK": 256, "OTHER": other}, target=target)
+    assert "buffer_load" not in plain.asm["amdgcn"] and "s_cbranch_execz" in plain.asm["amdgcn"]
 
 
 def test_triton_style_constexpr_in_signature():

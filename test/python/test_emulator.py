@@ -129,6 +129,27 @@ def test_write_past_end_is_reported(target):
     np.testing.assert_array_equal(buffer[:256], np.arange(256))
 
 
+@rocktile.jit
+def masked_read(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n, other=1.0))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_buffer_loads_still_report_reads_past_the_end(target):
+    """Under ':range32' masked loads read through a buffer resource, where the
+    hardware returns zeros past the end. Masked-off lanes read so on purpose;
+    a lane whose mask is true but whose element is past the end is still
+    reported (a kernel bug that a GPU would hide)."""
+    x, out = np.arange(64, dtype=np.float32), np.zeros(128, np.float32)
+    kernel = masked_read[(1,)](x, out, 64, BLOCK=128, target=target)
+    assert kernel.signature["x_ptr"].endswith(":range32") and "buffer_load" in kernel.asm["amdgcn"]
+    np.testing.assert_array_equal(out, np.where(np.arange(128) < 64, np.arange(128), 1.0))
+    with pytest.raises(rocktile.EmulatorError) as e:
+        masked_read[(1,)](x, out, 65, BLOCK=128, target=target)
+    assert "at index 64" in str(e.value) and "'x_ptr' (64 elements of 4 bytes" in str(e.value)
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_target_selection(target, monkeypatch):
     x = np.zeros(64, np.float32)

@@ -385,6 +385,11 @@ LogicalResult WorkgroupLowering::emitUniform(Operation *op) {
     uniform.map(op->getResult(0), result);
     return success();
   }
+  if (auto buffer = dyn_cast<amdgpu::FatRawBufferCastOp>(op)) {
+    // The same elements, reached through a buffer resource (see the loads).
+    uniform.map(buffer.getResult(), uniform.lookup(buffer.getSource()));
+    return success();
+  }
   if (auto assume = dyn_cast<memref::AssumeAlignmentOp>(op)) {
     // The kernel was specialized for this alignment: check the claim.
     Value memref = uniform.lookup(assume.getMemref());
@@ -593,11 +598,31 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
                       });
     return success();
   }
+  // A load through a buffer resource past its last byte reads zeros. Only a
+  // lane whose load was masked off reads at 2^31 bytes or beyond (rocktile
+  // buffers are < 2 GiB): anything else out of range is still a fault.
+  Value ignored;
+  auto space = dyn_cast_or_null<amdgpu::AddressSpaceAttr>(cast<MemRefType>(memref.getType()).getMemorySpace());
+  if (space && space.getValue() == amdgpu::AddressSpace::FatRawBuffer) {
+    Value byte = arith::MulIOp::create(builder, loc(), hostIndex, idx(eltBytes));
+    ignored = arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::sge, byte, idx(int64_t(1) << 31));
+    inBounds = arith::AndIOp::create(
+        builder, loc(), inBounds,
+        arith::XOrIOp::create(builder, loc(), ignored, arith::ConstantIntOp::create(builder, loc(), 1, 1)));
+  }
   auto ifOp = scf::IfOp::create(
       builder, loc(), inBounds,
       [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, access(bb, l)->getResult(0)); },
       [&](OpBuilder &bb, Location l) {
-        reportFault(bb, l);
+        if (ignored) {
+          Value fault = arith::XOrIOp::create(bb, l, ignored, arith::ConstantIntOp::create(bb, l, 1, 1));
+          scf::IfOp::create(bb, l, fault, [&](OpBuilder &fb, Location fl) {
+            reportFault(fb, fl);
+            scf::YieldOp::create(fb, fl);
+          });
+        } else {
+          reportFault(bb, l);
+        }
         Value zero = arith::ConstantOp::create(bb, l, bb.getZeroAttr(resultType));
         scf::YieldOp::create(bb, l, zero);
       });

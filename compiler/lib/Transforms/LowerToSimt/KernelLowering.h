@@ -205,6 +205,9 @@ private:
   Location currentLoc = UnknownLoc::get(func.getContext());
   Value laneId, warpId;
   DenseMap<Value, LaneValue> values;
+  /// Kernel-argument memrefs as buffer resources (#amdgpu.fat_raw_buffer),
+  /// for arguments specialized as under 2 GiB.
+  DenseMap<Value, Value> bufferViews;
 };
 
 } // namespace rocktile::simt

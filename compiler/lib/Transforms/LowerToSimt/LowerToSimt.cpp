@@ -44,6 +44,12 @@ LogicalResult KernelLowering::run() {
     if (div && div.getInt() > 1)
       base = memref::AssumeAlignmentOp::create(b, loc(), base, div.getInt());
     values[arg] = {base, idx(0)};
+    // A buffer known to be under 2 GiB is also reached as a buffer resource,
+    // whose out-of-range loads read zeros: masked loads need no branches.
+    auto range = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "tile.pointer_range");
+    if (range && range.getInt() == 32)
+      bufferViews[base] = amdgpu::FatRawBufferCastOp::create(b, loc(), base, /*validBytes=*/Value(),
+                                                             /*cacheSwizzleStride=*/Value());
   }
   // Every layout must spread over exactly this kernel's lanes and warps.
   unsigned numWarps = func->getAttrOfType<IntegerAttr>("tile.num_warps").getInt();

@@ -3,10 +3,28 @@
 #include "KernelLowering.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace rocktile;
 using namespace rocktile::simt;
+
+/// A constant tile (or splat of a constant) whose bits are all zero (+0.0,
+/// not -0.0).
+static bool isZeroBits(Value v) {
+  if (auto splat = v.getDefiningOp<tile::SplatOp>())
+    v = splat.getSrc();
+  Attribute a;
+  if (!matchPattern(v, m_Constant(&a)))
+    return false;
+  if (auto dense = dyn_cast<DenseElementsAttr>(a))
+    a = dense.isSplat() ? dense.getSplatValue<Attribute>() : Attribute();
+  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+    return i.getValue().isZero();
+  if (auto f = dyn_cast_or_null<FloatAttr>(a))
+    return f.getValue().bitcastToAPInt().isZero();
+  return false;
+}
 
 std::pair<int64_t, int64_t> KernelLowering::accessWidth(Value ptr, Value mask) {
   auto type = cast<RankedTensorType>(ptr.getType());
@@ -53,6 +71,9 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
   }
   auto [width, align] = accessWidth(op.getPtr(), op.getMask());
   auto vtype = laneVectorType(tensorType, layoutOf(op));
+  int64_t eltBytes = std::max<int64_t>(vtype.getElementTypeBitWidth() / 8, 1);
+  // `other` of all-zero bits is what a buffer load gives masked-off lanes.
+  bool otherIsZero = op.getOther() && isZeroBits(op.getOther());
   Type chunkType = width == 1 ? vtype.getElementType()
                               : Type(VectorType::get({width}, vtype.getElementType()));
   Value result = arith::ConstantOp::create(b, loc(), b.getZeroAttr(vtype));
@@ -65,8 +86,20 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
                                     /*nontemporal=*/false, llvm::MaybeAlign(align));
     };
     Value chunk;
+    Value buffer = bufferViews.lookup(ptr.base);
     if (!mask) {
       chunk = load(b, loc());
+    } else if (buffer) {
+      // A masked-off lane reads at 2^31 bytes, past the last byte of any
+      // buffer under 2 GiB: the hardware returns zeros, without a branch.
+      Value pred = vector::ExtractOp::create(b, loc(), mask, g);
+      Value at = arith::SelectOp::create(b, loc(), pred, index, idx((int64_t(1) << 31) / eltBytes));
+      chunk = width == 1 ? memref::LoadOp::create(b, loc(), buffer, ValueRange{at}).getResult()
+                         : vector::LoadOp::create(b, loc(), chunkType, buffer, ValueRange{at},
+                                                  /*nontemporal=*/false, llvm::MaybeAlign(align))
+                               .getResult();
+      if (other && !otherIsZero)
+        chunk = arith::SelectOp::create(b, loc(), pred, chunk, slice(other, g, width));
     } else {
       Value pred = vector::ExtractOp::create(b, loc(), mask, g);
       Value fallback =
