@@ -2,6 +2,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 #include <tuple>
 
 using namespace rocktile;
@@ -122,38 +123,55 @@ LdsCost rocktile::ldsCost(const LinearLayout &layout, const LdsLayout &lds, int6
   // Every instruction of a side has the cycles of the first: its offsets
   // are the first's XOR a constant (the map is linear), which permutes
   // dwords and banks alike.
-  llvm::SmallVector<std::tuple<int64_t, int64_t, int64_t>, 256> touched; // (phase, bank, dword)
+  // A lane's offset is the XOR of its lane bits' offsets (linearity again).
+  auto laneBases = layout.getBases(LinearLayout::Lane);
+  llvm::SmallVector<int64_t, 8> baseOffsets;
+  for (const LinearLayout::Coord &basis : laneBases)
+    baseOffsets.push_back(lds.offsetOf(basis));
+  llvm::SmallVector<int64_t, 64> offsets(layout.getNumLanes(), 0);
+  for (int64_t lane = 1; lane < layout.getNumLanes(); ++lane)
+    offsets[lane] = offsets[lane & (lane - 1)] ^ baseOffsets[llvm::countr_zero(uint64_t(lane))];
+  // (phase, bank, dword) of one instruction's lanes, packed to sort fast.
+  llvm::SmallVector<uint64_t, 256> touched;
   for (int64_t lane = 0; lane < layout.getNumLanes(); ++lane) {
     if (lane & copyLanes)
       continue;
-    int64_t byte = lds.offsetOf(layout.apply(0, lane, 0)) * eltBytes;
+    int64_t byte = offsets[lane] * eltBytes;
     for (int64_t d = byte / 4; d < (byte + bytes + 3) / 4; ++d)
-      touched.emplace_back(lane / lanesPerPhase, d % banks, d);
+      touched.push_back(uint64_t(lane / lanesPerPhase) << 56 | uint64_t(d % banks) << 40 | uint64_t(d));
   }
-  llvm::sort(touched);
+  std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
   int64_t cycles = 0;
   // Per phase: one cycle, plus one per extra dword of its busiest bank.
   for (size_t i = 0; i < touched.size();) {
-    int64_t phase = std::get<0>(touched[i]), busiest = 0;
-    while (i < touched.size() && std::get<0>(touched[i]) == phase) {
-      int64_t bank = std::get<1>(touched[i]), n = 0;
-      for (; i < touched.size() && std::get<0>(touched[i]) == phase && std::get<1>(touched[i]) == bank; ++i)
+    uint64_t phase = touched[i] >> 56;
+    int64_t busiest = 0;
+    while (i < touched.size() && touched[i] >> 56 == phase) {
+      uint64_t bank = touched[i] >> 40;
+      int64_t n = 0;
+      for (; i < touched.size() && touched[i] >> 40 == bank; ++i)
         ++n;
       busiest = std::max(busiest, n);
     }
     cycles += busiest;
   }
-  int64_t phases = touched.empty() ? 0 : std::get<0>(touched.back()) - std::get<0>(touched.front()) + 1;
+  int64_t phases = touched.empty() ? 0 : int64_t(touched.back() >> 56) - int64_t(touched.front() >> 56) + 1;
   int64_t warps = layout.getNumWarps() >> llvm::popcount(copyWarps);
+  // Accesses per lane: the register indices with no vector bit (and, for a
+  // write, no copy bit) set.
+  uint64_t skipped = write ? copyBits(layout, LinearLayout::Register) : 0;
+  for (unsigned bit : access.bits)
+    skipped |= uint64_t(1) << bit;
   LdsCost cost;
-  cost.instructions = int64_t(access.firstRegisters(layout, /*skipCopies=*/write).size()) * warps;
+  cost.instructions = (layout.getNumRegisters() >> llvm::popcount(skipped)) * warps;
   cost.cycles = cycles * cost.instructions;
   cost.conflictCycles = (cycles - phases) * cost.instructions;
   return cost;
 }
 
 static constexpr int64_t kIssueCycles = 4;
+static constexpr int64_t kMaxLeftShift = 3;
 
 LdsLayout rocktile::chooseLdsLayout(const LinearLayout &from, const LinearLayout &to, int64_t eltBytes,
                                     unsigned banks) {
@@ -168,6 +186,8 @@ LdsLayout rocktile::chooseLdsLayout(const LinearLayout &from, const LinearLayout
   std::tuple<int64_t, int64_t, int64_t, int64_t> bestKey{INT64_MAX, 0, 0, 0};
   auto consider = [&](const LdsLayout &l) {
     LdsCost w = ldsCost(from, l, eltBytes, banks, /*write=*/true);
+    if (w.cycles + kIssueCycles * w.instructions > std::get<0>(bestKey))
+      return; // the write side alone costs more than the best
     LdsCost r = ldsCost(to, l, eltBytes, banks, /*write=*/false);
     // An instruction costs its issue and the VALU that packs or unpacks
     // its registers besides its bank cycles: narrow accesses lose to wide
@@ -192,7 +212,9 @@ LdsLayout rocktile::chooseLdsLayout(const LinearLayout &from, const LinearLayout
     // The phase: one field of the row index, or the XOR of two.
     int64_t rowBits = llvm::Log2_64(nextSize);
     llvm::SmallVector<llvm::SmallVector<int64_t, 2>> shifts;
-    for (int64_t a = 0; a < rowBits; ++a) {
+    // A negative shift moves low row bits up into the phase (a row step
+    // that lands on the same banks, spread by a far column group).
+    for (int64_t a = -kMaxLeftShift; a < rowBits; ++a) {
       shifts.push_back({a});
       for (int64_t b = a + 1; b < rowBits; ++b)
         shifts.push_back({a, b});

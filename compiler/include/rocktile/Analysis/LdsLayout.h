@@ -14,7 +14,8 @@ namespace rocktile {
 /// Elements in LDS row-major over `order` (fastest dimension first), with
 /// an XOR swizzle: along the fastest dimension, groups of `vec` elements
 /// swap places by a phase of the row (the index along order[1]): the XOR
-/// of `row >> s` over `phaseShifts`, modulo maxPhase; and, when
+/// of `row >> s` over `phaseShifts` (`row << -s` for a negative s), modulo
+/// maxPhase; and, when
 /// `rowShift` is not 0, rows (along order[1]) swap with their neighbours by
 /// bit `rowShift` of their index (so that lanes whose rows all have one
 /// parity reach both halves of the banks when a row fills half of them). For
@@ -31,7 +32,7 @@ struct LdsLayout {
   int64_t phaseOf(int64_t row) const {
     int64_t phase = 0;
     for (int64_t s : phaseShifts)
-      phase ^= row >> s;
+      phase ^= s >= 0 ? row >> s : row << -s;
     return phase & (maxPhase - 1);
   }
   /// The element offset of `coord`.

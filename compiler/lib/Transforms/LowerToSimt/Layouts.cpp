@@ -100,7 +100,9 @@ Value KernelLowering::ldsThreadOffset(const LinearLayout &layout, const LdsLayou
   if (lds.maxPhase > 1) {
     Value phase = i32(0);
     for (int64_t shift : lds.phaseShifts)
-      phase = arith::XOrIOp::create(b, loc(), phase, arith::ShRUIOp::create(b, loc(), row, i32(shift)));
+      phase = arith::XOrIOp::create(b, loc(), phase,
+                                    shift >= 0 ? arith::ShRUIOp::create(b, loc(), row, i32(shift)).getResult()
+                                               : arith::ShLIOp::create(b, loc(), row, i32(-shift)).getResult());
     phase = arith::AndIOp::create(b, loc(), phase, i32(lds.maxPhase - 1));
     Value &fast = coord[lds.order[0]];
     fast = arith::XOrIOp::create(b, loc(), fast,
