@@ -1,44 +1,81 @@
 # RUN: %python %s gfx950 bf16 | FileCheck %s --check-prefix=GFX950
 # RUN: %python %s gfx950 fp16 | FileCheck %s --check-prefix=GFX950-F16
+# RUN: %python %s gfx950 fp8e4nv | FileCheck %s --check-prefix=GFX950-FP8
+# RUN: %python %s gfx950 i8 | FileCheck %s --check-prefix=GFX950-I8
+# RUN: %python %s gfx950 fp32 | FileCheck %s --check-prefix=GFX950-F32
 # RUN: %python %s gfx1250 bf16 | FileCheck %s --check-prefix=GFX1250
 # RUN: %python %s gfx1250 fp16 | FileCheck %s --check-prefix=GFX1250-F16
-# The tutorial GEMM at 128x128x64 with 4 warps: each warp's 64x64 share of
-# the tile is 4x4 instruction tiles, two steps along K each, so the K loop
-# holds 32 matrix instructions (16x16x32), and no VGPR spills or scratch.
+# RUN: %python %s gfx1250 fp8e4nv | FileCheck %s --check-prefix=GFX1250-FP8
+# RUN: %python %s gfx1250 i8 | FileCheck %s --check-prefix=GFX1250-I8
+# RUN: %python %s gfx1250 fp32 | FileCheck %s --check-prefix=GFX1250-F32
+# GEMMs at 128x128x64 with 4 warps (the tutorial kernel; examples/int8_matmul.py
+# for int8), specialized as a launch on matrices under 2 GiB would be. Each
+# warp's 64x64 share of the tile is 4x4 16x16 instruction tiles, two steps of
+# k = 32 along K for 16-bit inputs, one of k = 64 for fp8 on gfx1250 and int8;
+# gfx950's fp8 uses 32x32x64 (2x2 tiles, K = 64 is below 16x16x128's k), fp32
+# 16 steps of 16x16x4 (256 instructions). The
+# masked loads are buffer loads: no branch in the K loop, no spills.
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
 import rocktile  # noqa: E402
+from int8_matmul import int8_matmul_kernel  # noqa: E402
 from matmul import matmul_kernel  # noqa: E402
 
 target, dtype = sys.argv[1], sys.argv[2]
-signature = {"a_ptr": f"*{dtype}:16", "b_ptr": f"*{dtype}:16", "c_ptr": "*fp32:16", "bias_ptr": "*fp32:16",
-             "M": "i32", "N": "i32", "K": "i32", "stride_am": "i32:16", "stride_ak": "i32",
-             "stride_bk": "i32:16", "stride_bn": "i32", "stride_cm": "i32:16", "stride_cn": "i32"}
-kernel = rocktile.compile(matmul_kernel, signature=signature, target=target, num_warps=4,
-                          constexprs=dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8,
-                                          HAS_BIAS=False, ACTIVATION=""))
+ab = f"*{dtype}:16:range32"
+if dtype == "i8":
+    fn, out = int8_matmul_kernel, "*i32:16:range32"
+    constexprs = dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, DEQUANTIZE=False)
+    signature = {"a_scale_ptr": "*fp32:16:range32", "b_scale_ptr": "*fp32:16:range32"}
+else:
+    fn, out = matmul_kernel, "*fp32:16:range32"
+    constexprs = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, HAS_BIAS=False,
+                      ACTIVATION="")
+    signature = {"bias_ptr": "*fp32:16:range32"}
+signature.update({"a_ptr": ab, "b_ptr": ab, "c_ptr": out, "M": "i32:16", "N": "i32:16", "K": "i32:16",
+                  "stride_am": "i32:16", "stride_bk": "i32:16", "stride_cm": "i32:16"})
+constexprs.update(stride_ak=1, stride_bn=1, stride_cn=1)
+kernel = rocktile.compile(fn, signature=signature, target=target, num_warps=4, constexprs=constexprs)
 asm = kernel.asm["amdgcn"]
 # The K loop: from the label its back edge jumps to, up to that branch.
 loop = next(body for label, body in re.findall(r"^(\.LBB\d+_\d+):(.*?)s_cbranch_\w+ \1\b", asm, re.S | re.M)
             if "v_mfma" in body or "v_wmma" in body)
 print("\n".join(sorted(set(re.findall(r"v_(?:mfma|wmma)\w+", loop)))))
-print(f"in the K loop: {len(re.findall(r'v_(?:mfma|wmma)', loop))} matrix instructions")
+print(f"in the K loop: {len(re.findall(r'v_(?:mfma|wmma)', loop))} matrix instructions, "
+      f"{len(re.findall(r'buffer_load', loop))} buffer loads, {len(re.findall(r's_cbranch_execz', loop))} branches")
 md = kernel.metadata
-# (SGPR spills, into VGPR lanes, are not yet 0: the masked loads branch per chunk.)
-print(f"vgpr_spills={md['vgpr_spill_count']} scratch={md['scratch_bytes']}")
+print(f"vgpr_spills={md['vgpr_spill_count']} sgpr_spills={md['sgpr_spill_count']} scratch={md['scratch_bytes']}")
 
 # GFX950: v_mfma_f32_16x16x32_bf16
-# GFX950-NEXT: in the K loop: 32 matrix instructions
-# GFX950-NEXT: vgpr_spills=0 scratch=0
+# GFX950-NEXT: in the K loop: 32 matrix instructions, 8 buffer loads, 0 branches
+# GFX950-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX950-F16: v_mfma_f32_16x16x32_f16
-# GFX950-F16-NEXT: in the K loop: 32 matrix instructions
-# GFX950-F16-NEXT: vgpr_spills=0 scratch=0
+# GFX950-F16-NEXT: in the K loop: 32 matrix instructions, 8 buffer loads, 0 branches
+# GFX950-F16-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
+# GFX950-FP8: v_mfma_f32_32x32x64_f8f6f4
+# GFX950-FP8-NEXT: in the K loop: 4 matrix instructions, 4 buffer loads, 0 branches
+# GFX950-FP8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
+# GFX950-I8: v_mfma_i32_16x16x64_i8
+# GFX950-I8-NEXT: in the K loop: 16 matrix instructions, 4 buffer loads, 0 branches
+# GFX950-I8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
+# GFX950-F32: v_mfma_f32_16x16x4_f32
+# GFX950-F32-NEXT: in the K loop: 256 matrix instructions, 16 buffer loads, 0 branches
+# GFX950-F32-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250: v_wmma_f32_16x16x32_bf16
-# GFX1250-NEXT: in the K loop: 32 matrix instructions
-# GFX1250-NEXT: vgpr_spills=0 scratch=0
+# GFX1250-NEXT: in the K loop: 32 matrix instructions, 16 buffer loads, 0 branches
+# GFX1250-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250-F16: v_wmma_f32_16x16x32_f16
-# GFX1250-F16-NEXT: in the K loop: 32 matrix instructions
-# GFX1250-F16-NEXT: vgpr_spills=0 scratch=0
+# GFX1250-F16-NEXT: in the K loop: 32 matrix instructions, 16 buffer loads, 0 branches
+# GFX1250-F16-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
+# GFX1250-FP8: v_wmma_f32_16x16x64_fp8_fp8
+# GFX1250-FP8-NEXT: in the K loop: 16 matrix instructions, 8 buffer loads, 0 branches
+# GFX1250-FP8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
+# GFX1250-I8: v_wmma_i32_16x16x64_iu8
+# GFX1250-I8-NEXT: in the K loop: 16 matrix instructions, 8 buffer loads, 0 branches
+# GFX1250-I8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
+# GFX1250-F32: v_wmma_f32_16x16x4_f32
+# GFX1250-F32-NEXT: in the K loop: 256 matrix instructions, 32 buffer loads, 0 branches
+# GFX1250-F32-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
