@@ -121,6 +121,8 @@ private:
       index = ((index >> bit) << (bit + 1)) | (value << bit) | (index & ((int64_t(1) << bit) - 1));
     return index;
   }
+  /// The registers `regs` of the lane vector `from`, as one vector.
+  Value gatherBytes(Value from, ArrayRef<int64_t> regs);
   /// The vectors of `parts` (all of one length, a power of two of them)
   /// end to end.
   Value concatParts(ArrayRef<Value> parts) {

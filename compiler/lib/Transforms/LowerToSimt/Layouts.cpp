@@ -142,6 +142,38 @@ KernelLowering::ldsAccessIndices(const LinearLayout &layout, const LdsLayout &ld
   return out;
 }
 
+Value KernelLowering::gatherBytes(Value from, ArrayRef<int64_t> regs) {
+  auto type = cast<VectorType>(from.getType());
+  int64_t n = type.getNumElements();
+  if (type.getElementTypeBitWidth() != 8 || regs.size() % 4 || n % 4)
+    return vector::ShuffleOp::create(b, loc(), from, from, regs);
+  // Bytes gathered as dwords of shifted, masked bytes: the AMDGPU backend
+  // makes v_perm_b32 of these, where an i8 shuffle becomes 16-bit halves.
+  Type word32 = b.getI32Type();
+  Value words = vector::BitCastOp::create(b, loc(), VectorType::get({n / 4}, word32),
+                                          arith::BitcastOp::create(b, loc(), VectorType::get({n}, b.getI8Type()), from));
+  // Byte r of `from` in bits [8 * at, 8 * at + 8) of an otherwise zero dword.
+  auto byteAt = [&](int64_t r, int64_t at) -> Value {
+    Value src = vector::ExtractOp::create(b, loc(), words, r / 4);
+    int64_t shift = 8 * (at - r % 4);
+    Value moved = shift > 0   ? arith::ShLIOp::create(b, loc(), src, i32(shift)).getResult()
+                  : shift < 0 ? arith::ShRUIOp::create(b, loc(), src, i32(-shift)).getResult()
+                              : src;
+    return arith::AndIOp::create(b, loc(), moved, i32(int64_t(0xff) << (8 * at)));
+  };
+  // Two bytes at a time (each pair one v_perm_b32 of two dwords), then the
+  // two halves.
+  SmallVector<Value> out;
+  for (size_t w = 0; w < regs.size() / 4; ++w) {
+    Value lo = arith::OrIOp::create(b, loc(), byteAt(regs[4 * w], 0), byteAt(regs[4 * w + 1], 1));
+    Value hi = arith::OrIOp::create(b, loc(), byteAt(regs[4 * w + 2], 2), byteAt(regs[4 * w + 3], 3));
+    out.push_back(arith::OrIOp::create(b, loc(), lo, hi));
+  }
+  Value packed = vector::FromElementsOp::create(b, loc(), VectorType::get({int64_t(out.size())}, word32), out);
+  Value bytes = vector::BitCastOp::create(b, loc(), VectorType::get({int64_t(regs.size())}, b.getI8Type()), packed);
+  return arith::BitcastOp::create(b, loc(), VectorType::get({int64_t(regs.size())}, type.getElementType()), bytes);
+}
+
 LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   Value srcValue = op->getOperand(0), result = op->getResult(0);
   LinearLayout from = layoutOf(srcValue), to = layoutOf(result);
@@ -182,7 +214,7 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
     gpu::BarrierOp::create(b, loc());
     byOwners(pieces.from, [&] {
       for (auto [reg, at] : ldsAccessIndices(pieces.from, writeLds, write, /*skipCopies=*/true)) {
-        Value part = vector::ShuffleOp::create(b, loc(), pieceValues, pieceValues, write.registers(reg));
+        Value part = gatherBytes(pieceValues, write.registers(reg));
         vector::StoreOp::create(b, loc(), part, *view, ValueRange{at}, /*nontemporal=*/false,
                                 llvm::Align(write.width() * eltBytes));
       }
