@@ -145,7 +145,8 @@ KernelLowering::ldsAccessIndices(const LinearLayout &layout, const LdsLayout &ld
 Value KernelLowering::gatherBytes(Value from, ArrayRef<int64_t> regs) {
   auto type = cast<VectorType>(from.getType());
   int64_t n = type.getNumElements();
-  if (type.getElementTypeBitWidth() != 8 || regs.size() % 4 || n % 4)
+  Type elt = type.getElementType();
+  if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() != 8 || regs.size() % 4 || n % 4)
     return vector::ShuffleOp::create(b, loc(), from, from, regs);
   // Bytes gathered as dwords of shifted, masked bytes: the AMDGPU backend
   // makes v_perm_b32 of these, where an i8 shuffle becomes 16-bit halves.
