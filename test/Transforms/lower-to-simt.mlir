@@ -317,3 +317,23 @@ func.func @swizzled_operand(%v: bf16, %out: !tile.ptr<bf16>) attributes {tile.ld
   tile.store %p, %b : tensor<128x64x!tile.ptr<bf16>, #opA>, tensor<128x64xbf16, #opA>
   return
 }
+
+// -----
+
+// An int8 tile written down its columns: each lane's 4 bytes for one LDS
+// write come from 4 registers, gathered as a dword of shifted, masked bytes
+// (which the backend turns into v_perm_b32), not as an i8 shuffle.
+// CHECK-LABEL: gpu.func @byte_gather
+// CHECK: gpu.barrier
+// CHECK: vector.bitcast {{.*}} : vector<64xi8> to vector<16xi32>
+// CHECK: arith.ori
+// CHECK: vector.store {{.*}} {alignment = 4 : i64} : {{.*}}, vector<4xi8>
+#rows = #tile.blocked<sizePerThread = [4, 16], threadsPerWarp = [16, 4], warpsPerCTA = [1, 1], order = [1, 0]>
+#cols = #tile.blocked<sizePerThread = [16, 1], threadsPerWarp = [4, 16], warpsPerCTA = [1, 1], order = [0, 1]>
+func.func @byte_gather(%v: i8, %out: !tile.ptr<i8>) attributes {tile.lds_bytes = 4096 : i64, tile.num_warps = 1 : i32} {
+  %a = tile.splat %v : i8 -> tensor<64x64xi8, #rows>
+  %b = tile.convert_layout %a {tile.lds_offset = 0 : i64} : tensor<64x64xi8, #rows> -> tensor<64x64xi8, #cols>
+  %p = tile.splat %out : !tile.ptr<i8> -> tensor<64x64x!tile.ptr<i8>, #cols>
+  tile.store %p, %b : tensor<64x64x!tile.ptr<i8>, #cols>, tensor<64x64xi8, #cols>
+  return
+}
