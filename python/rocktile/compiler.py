@@ -168,17 +168,17 @@ def signature_of_value(value, name, specialize=True) -> str:
     if reinterpreted is not None:
         value = value.base
     if isinstance(value, np.ndarray):
-        dtype_name, address = value.dtype.name, value.ctypes.data
+        dtype_name, itemsize = value.dtype.name, value.itemsize
     elif hasattr(value, "data_ptr") and hasattr(value, "dtype"):  # torch.Tensor and look-alikes
-        dtype_name, address = str(value.dtype).rsplit(".", 1)[-1], value.data_ptr()
+        dtype_name, itemsize = str(value.dtype).rsplit(".", 1)[-1], value.element_size()
     else:
         raise TypeError(f"cannot pass {type(value).__name__} as kernel argument '{name}': expected a numpy "
                         "array, a torch tensor, an int, a float or a bool")
     # As Triton on AMD: a buffer under 2 GiB is specialized so (its masked
-    # loads become buffer loads, which need no branches).
-    # (A kernel may reach the rest of the allocation after the argument.)
-    itemsize = value.itemsize if isinstance(value, np.ndarray) else value.element_size()
-    small = ":range32" if specialize and buffer_extent(value, name)[1] * itemsize < 2**31 else ""
+    # loads become buffer loads, which need no branches). A kernel may reach
+    # the rest of the allocation after the argument.
+    address, elements = buffer_extent(value, name)
+    small = ":range32" if specialize and elements * itemsize < 2**31 else ""
     if reinterpreted is not None:
         return "*" + _SIGNATURE_NAME[reinterpreted] + suffix(address % 16 == 0) + small
     if dtype_name not in _ARRAY_DTYPES:

@@ -88,42 +88,27 @@ llvm::SmallVector<int64_t> LdsAccess::registers(int64_t first) const {
 }
 
 llvm::SmallVector<int64_t> LdsAccess::firstRegisters(const LinearLayout &layout, bool skipCopies) const {
-  int64_t vectorBits = 0, copies = 0;
+  uint64_t skipped = skipCopies ? layout.getCopyBits(LinearLayout::Register) : 0;
   for (unsigned bit : bits)
-    vectorBits |= int64_t(1) << bit;
-  for (auto [bit, basis] : llvm::enumerate(layout.getBases(LinearLayout::Register)))
-    if (skipCopies && llvm::all_of(basis, [](int64_t v) { return v == 0; }))
-      copies |= int64_t(1) << bit;
+    skipped |= uint64_t(1) << bit;
   llvm::SmallVector<int64_t> firsts;
   for (int64_t reg = 0; reg < layout.getNumRegisters(); ++reg)
-    if (!(reg & (vectorBits | copies)))
+    if (!(reg & skipped))
       firsts.push_back(reg);
   return firsts;
 }
-
-namespace {
-/// Index bits of `in` whose basis is zero: lanes (or registers) with one of
-/// them set hold copies of what another holds.
-uint64_t copyBits(const LinearLayout &layout, LinearLayout::InDim in) {
-  uint64_t bits = 0;
-  for (auto [bit, basis] : llvm::enumerate(layout.getBases(in)))
-    if (llvm::all_of(basis, [](int64_t v) { return v == 0; }))
-      bits |= uint64_t(1) << bit;
-  return bits;
-}
-} // namespace
 
 LdsCost rocktile::ldsCost(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes, unsigned banks,
                           bool write) {
   LdsAccess access = ldsAccess(layout, lds, eltBytes);
   int64_t bytes = access.width() * eltBytes, dwordsPerLane = std::max<int64_t>(bytes / 4, 1);
   int64_t lanesPerPhase = std::max<int64_t>(banks / dwordsPerLane, 1);
-  uint64_t copyLanes = write ? copyBits(layout, LinearLayout::Lane) : 0;
-  uint64_t copyWarps = write ? copyBits(layout, LinearLayout::Warp) : 0;
+  uint64_t copyLanes = write ? layout.getCopyBits(LinearLayout::Lane) : 0;
+  uint64_t copyWarps = write ? layout.getCopyBits(LinearLayout::Warp) : 0;
   // Every instruction of a side has the cycles of the first: its offsets
   // are the first's XOR a constant (the map is linear), which permutes
-  // dwords and banks alike.
-  // A lane's offset is the XOR of its lane bits' offsets (linearity again).
+  // dwords and banks alike. And a lane's offset is the XOR of its lane
+  // bits' offsets.
   auto laneBases = layout.getBases(LinearLayout::Lane);
   llvm::SmallVector<int64_t, 8> baseOffsets;
   for (const LinearLayout::Coord &basis : laneBases)
@@ -158,13 +143,8 @@ LdsCost rocktile::ldsCost(const LinearLayout &layout, const LdsLayout &lds, int6
   }
   int64_t phases = touched.empty() ? 0 : int64_t(touched.back() >> 56) - int64_t(touched.front() >> 56) + 1;
   int64_t warps = layout.getNumWarps() >> llvm::popcount(copyWarps);
-  // Accesses per lane: the register indices with no vector bit (and, for a
-  // write, no copy bit) set.
-  uint64_t skipped = write ? copyBits(layout, LinearLayout::Register) : 0;
-  for (unsigned bit : access.bits)
-    skipped |= uint64_t(1) << bit;
   LdsCost cost;
-  cost.instructions = (layout.getNumRegisters() >> llvm::popcount(skipped)) * warps;
+  cost.instructions = int64_t(access.firstRegisters(layout, /*skipCopies=*/write).size()) * warps;
   cost.cycles = cycles * cost.instructions;
   cost.conflictCycles = (cycles - phases) * cost.instructions;
   return cost;

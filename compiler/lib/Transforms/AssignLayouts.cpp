@@ -122,18 +122,28 @@ Value padK(Value x, unsigned kDim, int64_t factor, Operation *before) {
   return ReshapeOp::create(b, loc, tensor(result, type.getElementType()), padded);
 }
 
+/// The matrix instruction for `dot`, with K taken `kFactor` times longer;
+/// null when the types or shapes have none.
+const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, int64_t kFactor = 1) {
+  auto a = dot.getA().getType(), d = dot.getType();
+  std::optional<MatrixElem> ab = matrixElem(a.getElementType()), acc = matrixElem(d.getElementType());
+  if (!ab || !acc || ab != matrixElem(dot.getB().getType().getElementType()))
+    return nullptr;
+  unsigned rank = d.getRank();
+  return chooseMatrixInstr(target, *ab, *acc, d.getDimSize(rank - 2), d.getDimSize(rank - 1),
+                           a.getDimSize(rank - 1) * kFactor);
+}
+
 /// Dots whose K is below every matching instruction's k get A and B padded
 /// with zeros along K, as Triton does, before layouts are chosen.
 void padShortDots(func::FuncOp func, const Target &target) {
   func.walk([&](DotOp dot) {
-    auto a = dot.getA().getType(), b = dot.getB().getType(), d = dot.getType();
-    std::optional<MatrixElem> ab = matrixElem(a.getElementType()), acc = matrixElem(d.getElementType());
-    unsigned rank = d.getRank();
-    int64_t M = d.getDimSize(rank - 2), N = d.getDimSize(rank - 1), K = a.getDimSize(rank - 1);
-    if (!ab || !acc || ab != matrixElem(b.getElementType()) || chooseMatrixInstr(target, *ab, *acc, M, N, K))
+    unsigned rank = dot.getType().getRank();
+    int64_t K = dot.getA().getType().getDimSize(rank - 1);
+    if (chooseDotInstr(dot, target))
       return;
     for (int64_t factor = 2; factor <= 16; factor *= 2)
-      if (const MatrixCoreInstr *padded = chooseMatrixInstr(target, *ab, *acc, M, N, K * factor);
+      if (const MatrixCoreInstr *padded = chooseDotInstr(dot, target, factor);
           padded && padded->k == K * factor) {
         dot.getAMutable().assign(padK(dot.getA(), rank - 1, factor, dot));
         dot.getBMutable().assign(padK(dot.getB(), rank - 2, factor, dot));
@@ -189,12 +199,9 @@ private:
   LogicalResult chooseDotLayouts() {
     WalkResult walk = func.walk([&](DotOp dot) {
       auto a = dot.getA().getType(), b = dot.getB().getType(), d = dot.getType();
-      std::optional<MatrixElem> ab = matrixElem(a.getElementType()), acc = matrixElem(d.getElementType());
       int64_t rank = d.getRank(), batch = rank == 3 ? d.getDimSize(0) : 0;
       int64_t M = d.getDimSize(rank - 2), N = d.getDimSize(rank - 1), K = a.getDimSize(rank - 1);
-      const MatrixCoreInstr *instr = ab && acc && ab == matrixElem(b.getElementType())
-                                         ? chooseMatrixInstr(target, *ab, *acc, M, N, K)
-                                         : nullptr;
+      const MatrixCoreInstr *instr = chooseDotInstr(dot, target);
       if (!instr) {
         dot.emitError() << "no matrix instruction of " << target.chip << " computes a " << M << "x"
                         << K << " " << a.getElementType() << " by " << K << "x" << N << " "

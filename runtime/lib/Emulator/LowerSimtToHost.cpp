@@ -601,22 +601,19 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
   // A load through a buffer resource past its last byte reads zeros. Only a
   // lane whose load was masked off reads at 2^31 bytes or beyond (rocktile
   // buffers are < 2 GiB): anything else out of range is still a fault.
-  Value ignored;
+  Value checked; // null: every out-of-range load is a fault
   auto space = dyn_cast_or_null<amdgpu::AddressSpaceAttr>(cast<MemRefType>(memref.getType()).getMemorySpace());
   if (space && space.getValue() == amdgpu::AddressSpace::FatRawBuffer) {
     Value byte = arith::MulIOp::create(builder, loc(), hostIndex, idx(eltBytes));
-    ignored = arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::sge, byte, idx(int64_t(1) << 31));
-    inBounds = arith::AndIOp::create(
-        builder, loc(), inBounds,
-        arith::XOrIOp::create(builder, loc(), ignored, arith::ConstantIntOp::create(builder, loc(), 1, 1)));
+    checked = arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::slt, byte, idx(int64_t(1) << 31));
+    inBounds = arith::AndIOp::create(builder, loc(), inBounds, checked);
   }
   auto ifOp = scf::IfOp::create(
       builder, loc(), inBounds,
       [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, access(bb, l)->getResult(0)); },
       [&](OpBuilder &bb, Location l) {
-        if (ignored) {
-          Value fault = arith::XOrIOp::create(bb, l, ignored, arith::ConstantIntOp::create(bb, l, 1, 1));
-          scf::IfOp::create(bb, l, fault, [&](OpBuilder &fb, Location fl) {
+        if (checked) {
+          scf::IfOp::create(bb, l, checked, [&](OpBuilder &fb, Location fl) {
             reportFault(fb, fl);
             scf::YieldOp::create(fb, fl);
           });

@@ -1,9 +1,7 @@
 // Moving elements between layouts: register renaming where the lanes already
 // hold them, LDS exchanges otherwise.
 #include "KernelLowering.h"
-#include "rocktile/Analysis/LdsLayout.h"
 #include "rocktile/Analysis/LdsScratch.h"
-#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;

@@ -77,37 +77,33 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
   Type chunkType = width == 1 ? vtype.getElementType()
                               : Type(VectorType::get({width}, vtype.getElementType()));
   Value result = arith::ConstantOp::create(b, loc(), b.getZeroAttr(vtype));
+  Value buffer = bufferViews.lookup(ptr.base);
+  auto load = [&](OpBuilder &bb, Location l, Value base, Value index) -> Value {
+    if (width == 1)
+      return memref::LoadOp::create(bb, l, base, ValueRange{index});
+    return vector::LoadOp::create(bb, l, chunkType, base, ValueRange{index},
+                                  /*nontemporal=*/false, llvm::MaybeAlign(align));
+  };
   for (int64_t g = 0; g < vtype.getNumElements(); g += width) {
     Value index = vector::ExtractOp::create(b, loc(), ptr.value, g);
-    auto load = [&](OpBuilder &bb, Location l) -> Value {
-      if (width == 1)
-        return memref::LoadOp::create(bb, l, ptr.base, ValueRange{index});
-      return vector::LoadOp::create(bb, l, chunkType, ptr.base, ValueRange{index},
-                                    /*nontemporal=*/false, llvm::MaybeAlign(align));
-    };
+    Value pred = mask ? vector::ExtractOp::create(b, loc(), mask, g).getResult() : Value();
     Value chunk;
-    Value buffer = bufferViews.lookup(ptr.base);
     if (!mask) {
-      chunk = load(b, loc());
+      chunk = load(b, loc(), ptr.base, index);
     } else if (buffer) {
       // A masked-off lane reads at 2^31 bytes, past the last byte of any
       // buffer under 2 GiB: the hardware returns zeros, without a branch.
-      Value pred = vector::ExtractOp::create(b, loc(), mask, g);
       Value at = arith::SelectOp::create(b, loc(), pred, index, idx((int64_t(1) << 31) / eltBytes));
-      chunk = width == 1 ? memref::LoadOp::create(b, loc(), buffer, ValueRange{at}).getResult()
-                         : vector::LoadOp::create(b, loc(), chunkType, buffer, ValueRange{at},
-                                                  /*nontemporal=*/false, llvm::MaybeAlign(align))
-                               .getResult();
+      chunk = load(b, loc(), buffer, at);
       if (other && !otherIsZero)
         chunk = arith::SelectOp::create(b, loc(), pred, chunk, slice(other, g, width));
     } else {
-      Value pred = vector::ExtractOp::create(b, loc(), mask, g);
       Value fallback =
           other ? slice(other, g, width)
                 : arith::ConstantOp::create(b, loc(), b.getZeroAttr(chunkType)).getResult();
       chunk = scf::IfOp::create(
                   b, loc(), pred,
-                  [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, load(bb, l)); },
+                  [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, load(bb, l, ptr.base, index)); },
                   [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, fallback); })
                   .getResult(0);
     }
@@ -162,10 +158,7 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
 Value KernelLowering::ownsElements(const LinearLayout &layout) {
   Value owns;
   for (auto [in, index] : {std::pair{LinearLayout::Lane, laneId}, {LinearLayout::Warp, warpId}}) {
-    int64_t copies = 0;
-    for (auto [bit, basis] : llvm::enumerate(layout.getBases(in)))
-      if (llvm::all_of(basis, [](int64_t v) { return v == 0; }))
-        copies |= int64_t(1) << bit;
+    int64_t copies = layout.getCopyBits(in);
     if (!copies)
       continue;
     Value first = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq,

@@ -83,6 +83,14 @@ LinearLayout::Coord LinearLayout::apply(uint64_t reg, uint64_t lane,
   return c;
 }
 
+uint64_t LinearLayout::getCopyBits(InDim in) const {
+  uint64_t bits = 0;
+  for (auto [bit, basis] : llvm::enumerate(bases[in]))
+    if (llvm::all_of(basis, [](int64_t v) { return v == 0; }))
+      bits |= uint64_t(1) << bit;
+  return bits;
+}
+
 int64_t LinearLayout::getContiguousRegisters(unsigned dim) const {
   int64_t n = 1;
   for (const Coord &c : bases[Register]) {

@@ -46,6 +46,10 @@ public:
   /// The coordinate held by (reg, lane, warp).
   Coord apply(uint64_t reg, uint64_t lane, uint64_t warp) const;
 
+  /// The index bits of `in` whose basis is zero: a register, lane or warp
+  /// with one of them set holds a copy of what another holds.
+  uint64_t getCopyBits(InDim in) const;
+
   /// Number of leading registers that hold consecutive elements along `dim`
   /// (a power of two): the widest vector a lane can access in one go.
   int64_t getContiguousRegisters(unsigned dim) const;
