@@ -151,8 +151,11 @@ def is_int_one(value) -> bool:
 def signature_of_value(value, name, specialize=True) -> str:
     """The signature type of a runtime argument: arrays/tensors become
     pointers (16-byte aligned -> ':16'), ints i32 (i64 if too large; ':16'
-    if divisible by 16), floats fp32, bools i1."""
+    if divisible by 16), floats fp32 (numpy.float64 is a float), other numpy
+    float scalars their own type, bools i1."""
     suffix = lambda ok: ":16" if specialize and ok else ""  # noqa: E731
+    if isinstance(value, float):  # numpy.float64 too, as in Triton: fp64 needs a tensor
+        return "fp32"
     if isinstance(value, np.generic):
         if isinstance(value, np.floating):
             return _ARRAY_DTYPES[value.dtype.name]
@@ -162,8 +165,6 @@ def signature_of_value(value, name, specialize=True) -> str:
     if isinstance(value, int):
         ty = "i32" if -2**31 <= value < 2**31 else "i64" if -2**63 <= value < 2**63 else "u64"
         return ty + suffix(value % 16 == 0)
-    if isinstance(value, float):
-        return "fp32"
     reinterpreted = value.dtype if isinstance(value, TensorWrapper) else None
     if reinterpreted is not None:
         value = value.base
