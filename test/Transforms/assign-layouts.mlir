@@ -289,3 +289,64 @@ func.func @short_k(%a: bf16, %b: bf16, %pc: !tile.ptr<f32>) {
   tile.store %sc, %d : tensor<16x16x!tile.ptr<f32>>, tensor<16x16xf32>
   return
 }
+
+// -----
+
+// Chained dots (attention's P·V): the first dot's result, cast to bf16, is
+// the second's A in the registers that hold it, with no conversion. Both are
+// computed transposed (Dᵀ = Bᵀ Aᵀ puts D's lanes along M, as A's are) with
+// all warps along M. On gfx950 the accumulator's N bits sit where the
+// 16x16x32 MFMA reads K bits 4, 8 and 16 in another order, so the second dot
+// renames K (B is read in the same order); on gfx1250 they line up as they are.
+// GFX950-LABEL: func.func @chained_dots
+// GFX950: %[[S:.*]] = tile.dot {{.*}} {instr = "mfma_f32_16x16x32_bf16", transposed, warps_n = 1 : i32}
+// GFX950: %[[P:.*]] = arith.truncf %[[S]] : tensor<64x32xf32, #tile.linear<register = {{\[\[}}0, 1], [0, 2], [0, 16]], lane = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 4], [0, 8]], warp = {{\[\[}}16, 0], [32, 0]]>>
+// GFX950-NEXT: tile.dot %[[P]], {{.*}} {instr = "mfma_f32_16x16x32_bf16", k_order = array<i64: 1, 2, 16, 4, 8>, transposed, warps_n = 1 : i32}
+// GFX950-SAME: tensor<32x32xbf16, #tile.linear<register = {{\[\[}}1, 0], [2, 0], [16, 0], [0, 16]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8], [4, 0], [8, 0]]
+// GFX1250-LABEL: func.func @chained_dots
+// GFX1250: %[[S:.*]] = tile.dot {{.*}} {instr = "wmma_f32_16x16x32_bf16", transposed, warps_n = 1 : i32}
+// GFX1250: %[[P:.*]] = arith.truncf %[[S]]
+// GFX1250-NEXT: tile.dot %[[P]], {{.*}} {instr = "wmma_f32_16x16x32_bf16", transposed, warps_n = 1 : i32}
+func.func @chained_dots(%q: bf16, %k: bf16, %v: bf16, %po: !tile.ptr<f32>) {
+  %tq = tile.splat %q : bf16 -> tensor<64x32xbf16>
+  %tk = tile.splat %k : bf16 -> tensor<32x32xbf16>
+  %tv = tile.splat %v : bf16 -> tensor<32x32xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x32xf32>
+  %s = tile.dot %tq, %tk, %z : tensor<64x32xbf16>, tensor<32x32xbf16> -> tensor<64x32xf32>
+  %p = arith.truncf %s : tensor<64x32xf32> to tensor<64x32xbf16>
+  %o = tile.dot %p, %tv, %z : tensor<64x32xbf16>, tensor<32x32xbf16> -> tensor<64x32xf32>
+  %so = tile.splat %po : !tile.ptr<f32> -> tensor<64x32x!tile.ptr<f32>>
+  tile.store %so, %o : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xf32>
+  return
+}
+
+// -----
+
+// A row maximum of a dot's result stays in the D layout: the reduction's
+// result is a slice of D collapsed along N, and broadcasting it back for the
+// subtraction only renames registers (no conversion before the store's).
+// GFX950: #slice = #tile.slice<dim = 1, parent = #tile.linear<register = {{\[\[}}1, 0], [2, 0]], lane = {{\[\[}}0, 0], [0, 0], [0, 0], [0, 0], [4, 0], [8, 0]], warp = {{\[\[}}16, 0], [32, 0]]>>
+// GFX950-LABEL: func.func @row_max_of_dot
+// GFX950-NOT: tile.convert_layout
+// GFX950: tile.reduce({{.*}}) axis = 1 : (tensor<64x32xf32, #tile.linear<{{.*}}>>) -> tensor<64xf32, #slice>
+// GFX950: tile.broadcast {{.*}} : tensor<64x1xf32, #tile.linear<register = {{\[\[}}1, 0], [2, 0]], lane = {{\[\[}}0, 0], [0, 0], [0, 0], [0, 0], [4, 0], [8, 0]], warp = {{\[\[}}16, 0], [32, 0]]>> -> tensor<64x32xf32, #tile.linear<{{.*}}>>
+// GFX950: arith.subf
+// GFX950: tile.convert_layout {{.*}} -> tensor<64x32xf32, #blocked>
+// GFX950-NEXT: tile.store
+func.func @row_max_of_dot(%q: bf16, %k: bf16, %po: !tile.ptr<f32>) {
+  %tq = tile.splat %q : bf16 -> tensor<64x32xbf16>
+  %tk = tile.splat %k : bf16 -> tensor<32x32xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x32xf32>
+  %s = tile.dot %tq, %tk, %z : tensor<64x32xbf16>, tensor<32x32xbf16> -> tensor<64x32xf32>
+  %m = tile.reduce(%s) axis = 1 : (tensor<64x32xf32>) -> tensor<64xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %t = arith.maxnumf %l, %r : f32
+    tile.reduce.return %t : f32
+  }
+  %me = tile.expand_dims %m {axis = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+  %mb = tile.broadcast %me : tensor<64x1xf32> -> tensor<64x32xf32>
+  %d = arith.subf %s, %mb : tensor<64x32xf32>
+  %so = tile.splat %po : !tile.ptr<f32> -> tensor<64x32x!tile.ptr<f32>>
+  tile.store %so, %d : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xf32>
+  return
+}

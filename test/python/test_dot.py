@@ -177,20 +177,44 @@ def attention_step(q_ptr, k_ptr, v_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr,
     k = tl.load(k_ptr + rn[:, None] * D + rd[None, :])
     v = tl.load(v_ptr + rn[:, None] * D + rd[None, :])
     s = tl.dot(q, tl.trans(k))
-    o = tl.dot(s.to(tl.bfloat16), v)
+    o = tl.dot(s.to(q.dtype), v)
     tl.store(o_ptr + rm[:, None] * D + rd[None, :], o)
 
 
+ATTENTION_DTYPES = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16, "fp8": ml_dtypes.float8_e4m3fn}
+
+
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("M,N,D,num_warps", [(64, 64, 64, 4), (128, 64, 128, 8), (32, 32, 32, 1)])
-def test_attention_inner_step(target, M, N, D, num_warps):
+@pytest.mark.parametrize("dtype,M,N,D,num_warps", [
+    ("bf16", 64, 64, 64, 4), ("bf16", 128, 64, 128, 8), ("bf16", 32, 32, 32, 1), ("fp16", 64, 32, 64, 2),
+    ("bf16", 16, 64, 32, 4),  # fewer rows than warps x instruction rows: warps hold copies
+    ("fp8", 64, 128, 128, 4),
+])
+def test_attention_inner_step(target, dtype, M, N, D, num_warps):
+    """dot(dot(q, kᵀ).to(q.dtype), v): the first dot's result is the second's
+    A in the registers that hold it (tests/Transforms/assign-layouts.mlir
+    shows the mapping). Each dot's products are exact in fp32; s is rounded
+    to the input type as the kernel does before the second dot."""
     rng = np.random.default_rng(1)
-    q, k, v = (rng.standard_normal(s).astype(ml_dtypes.bfloat16) for s in ((M, D), (N, D), (N, D)))
+    ty = ATTENTION_DTYPES[dtype]
+    q, k, v = (rng.standard_normal(s).astype(ty) for s in ((M, D), (N, D), (N, D)))
     o = np.zeros((M, D), np.float32)
     attention_step[(1,)](q, k, v, o, M=M, N=N, D=D, num_warps=num_warps, target=target)
-    s = (q.astype(np.float32) @ k.astype(np.float32).T).astype(ml_dtypes.bfloat16)
+    s = (q.astype(np.float32) @ k.astype(np.float32).T).astype(ty)
     want = s.astype(np.float64) @ v.astype(np.float64)
     np.testing.assert_allclose(o, want, rtol=1e-5, atol=1e-5 * N * np.abs(s.astype(np.float32)).max() * 4)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_attention_step_keeps_p_in_registers(target):
+    """The second dot takes the first's result without LDS: only Q, K, V and
+    the result (to the store's layout) pass through LDS, and both dots are
+    transposed."""
+    sig = {"q_ptr": "*bf16:16", "k_ptr": "*bf16:16", "v_ptr": "*bf16:16", "o_ptr": "*fp32:16"}
+    kernel = rocktile.compile(attention_step, sig, dict(M=64, N=64, D=64), target=target)
+    tile_ir = kernel.asm["tile"]
+    assert tile_ir.count("tile.lds_offset") == 4
+    assert tile_ir.count("transposed") == 2
 
 
 # --------------------------------------------------------------------------

@@ -49,8 +49,52 @@ LinearLayout withBatch(const LinearLayout &layout, int64_t batch, unsigned warps
 }
 } // namespace
 
+namespace {
+/// A layout of `shape` whose bases are `layout`'s mapped by `f`.
+LinearLayout mapBases(const LinearLayout &layout, llvm::ArrayRef<int64_t> shape,
+                      llvm::function_ref<Coord(Coord)> f) {
+  std::array<llvm::SmallVector<Coord>, 3> bases;
+  for (auto in : {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp})
+    for (const Coord &c : layout.getBases(in))
+      bases[in].push_back(f(c));
+  return LinearLayout(shape, std::move(bases));
+}
+
+LinearLayout transpose(const LinearLayout &layout) {
+  auto swap = [](Coord c) { return Coord{c[1], c[0]}; };
+  return mapBases(layout, swap(Coord(layout.getShape())), swap);
+}
+
+/// `layout` with its dimension `dim` (K) renamed by `order` (bit i -> order[i]).
+LinearLayout renameK(const LinearLayout &layout, unsigned dim, llvm::ArrayRef<int64_t> order) {
+  return mapBases(layout, layout.getShape(), [&](Coord c) {
+    int64_t k = 0;
+    for (auto [bit, to] : llvm::enumerate(order))
+      if (c[dim] >> bit & 1)
+        k |= to;
+    c[dim] = k;
+    return c;
+  });
+}
+} // namespace
+
 DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
-                      unsigned numWarps, int64_t batch) {
+                      unsigned numWarps, int64_t batch, const DotOptions &options) {
+  if (!options.kOrder.empty()) {
+    DotOptions inOrder = options;
+    inOrder.kOrder.clear();
+    DotLayouts l = dotLayouts(instr, M, N, K, numWarps, batch, inOrder);
+    l.a = renameK(l.a, 1, options.kOrder);
+    l.b = renameK(l.b, 0, options.kOrder);
+    return l;
+  }
+  if (options.transposed) {
+    // The instruction multiplies Bᵀ (N x K) by Aᵀ (K x M) into Dᵀ.
+    DotOptions swapped;
+    swapped.warpsN = options.warpsN ? numWarps / options.warpsN : 0;
+    DotLayouts l = dotLayouts(instr, N, M, K, numWarps, 0, swapped);
+    return {&instr, l.warpsN, l.warpsM, 1, transpose(l.b), transpose(l.a), transpose(l.d)};
+  }
   if (batch > 0) {
     unsigned warpsBatch = std::min<int64_t>(numWarps, batch);
     DotLayouts l = dotLayouts(instr, M, N, K, numWarps / warpsBatch);
@@ -58,7 +102,9 @@ DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_
             withBatch(l.b, batch, warpsBatch), withBatch(l.d, batch, warpsBatch)};
   }
   unsigned warpsM = 1, warpsN = 1;
-  for (unsigned w = 1; w < numWarps; w *= 2) {
+  if (options.warpsN)
+    warpsN = options.warpsN, warpsM = numWarps / warpsN;
+  for (unsigned w = warpsM * warpsN; w < numWarps; w *= 2) {
     int64_t leftM = M / (instr.m * warpsM), leftN = N / (instr.n * warpsN);
     if (leftM >= leftN)
       warpsM *= 2;
@@ -91,6 +137,47 @@ DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_
 
   return {&instr, warpsM, warpsN, 1, LinearLayout({M, K}, std::move(a)),
           LinearLayout({K, N}, std::move(b)), LinearLayout({M, N}, std::move(d))};
+}
+
+std::optional<llvm::SmallVector<int64_t>> kOrderFor(const LinearLayout &d, const LinearLayout &a) {
+  if (d.getShape() != a.getShape() || d.getRank() != 2)
+    return std::nullopt;
+  int64_t K = a.getShape()[1];
+  llvm::SmallVector<int64_t> order(llvm::Log2_64(K), 0);
+  auto isK = [](const Coord &c) { return c[0] == 0 && c[1] > 0 && llvm::isPowerOf2_64(c[1]); };
+  // Lanes and warps: the same input bit holds the same row, or a K bit.
+  auto pair = [&](const Coord &dc, const Coord &ac) {
+    if (!isK(ac))
+      return dc == ac;
+    if (!isK(dc))
+      return false;
+    order[llvm::Log2_64(ac[1])] = dc[1];
+    return true;
+  };
+  for (auto in : {LinearLayout::Lane, LinearLayout::Warp}) {
+    if (d.getBases(in).size() != a.getBases(in).size())
+      return std::nullopt;
+    for (auto [dc, ac] : llvm::zip(d.getBases(in), a.getBases(in)))
+      if (!pair(dc, ac))
+        return std::nullopt;
+  }
+  // Registers: which register holds what is free, so rows match as sets and
+  // K bits pair up in increasing order.
+  llvm::SmallVector<Coord> dRows, aRows, dK, aK;
+  for (auto [layout, rows, ks] : {std::tuple{&d, &dRows, &dK}, std::tuple{&a, &aRows, &aK}})
+    for (const Coord &c : layout->getBases(LinearLayout::Register))
+      (isK(c) ? ks : rows)->push_back(c);
+  llvm::sort(dRows), llvm::sort(aRows), llvm::sort(dK), llvm::sort(aK);
+  if (dRows != aRows || dK.size() != aK.size())
+    return std::nullopt;
+  for (auto [dc, ac] : llvm::zip(dK, aK))
+    pair(dc, ac);
+  int64_t seen = 0;
+  for (int64_t to : order)
+    seen |= to;
+  if (seen != K - 1 || llvm::any_of(aRows, [](const Coord &c) { return c[1] != 0; }))
+    return std::nullopt;
+  return order;
 }
 
 } // namespace rocktile

@@ -190,13 +190,100 @@ public:
     if (failed(assignBlock(body)))
       return failure();
     eraseDeadOps(body);
+    hoistInvariantConversions();
     return success();
   }
 
+  /// A conversion of a value from outside a loop (attention's Q, converted
+  /// where the dot inside the loop uses it) happens once, before the loop.
+  void hoistInvariantConversions() {
+    func.walk([](ConvertLayoutOp convert) {
+      while (auto loop = dyn_cast<LoopLikeOpInterface>(convert->getParentOp())) {
+        if (!loop.isDefinedOutsideOfLoop(convert.getSrc()))
+          return;
+        loop.moveOutOfLoop(convert);
+      }
+    });
+  }
+
 private:
+  /// The dot whose result `v` is computed from element by element, if any:
+  /// attention's P = exp(Q Kᵀ - m).
+  static DotOp producingDot(Value v, DenseSet<Value> &seen) {
+    Operation *def = v.getDefiningOp();
+    if (auto dot = dyn_cast_or_null<DotOp>(def))
+      return dot;
+    if (!def || !isElementwise(def) || !seen.insert(v).second)
+      return {};
+    for (Value o : def->getOperands())
+      if (DotOp dot = producingDot(o, seen))
+        return dot;
+    return {};
+  }
+
+  /// The layout `v` will have if it is made element by element from a
+  /// dot's result or from reductions of one: D's, or a slice of it.
+  Attribute predictedLayout(Value v, DenseSet<Value> &seen) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !seen.insert(v).second)
+      return {};
+    if (isa<DotOp>(def))
+      return std::get<2>(dots.lookup(def));
+    if (auto loop = dyn_cast<scf::ForOp>(def))
+      return predictedLayout(loop.getYieldedValues()[cast<OpResult>(v).getResultNumber()], seen);
+    if (auto reduce = dyn_cast<ReduceOp>(def)) {
+      Value src = reduce.getSrcs()[0];
+      auto linear = dyn_cast_or_null<LinearLayoutAttr>(predictedLayout(src, seen));
+      if (!linear || !isa<RankedTensorType>(v.getType()))
+        return {};
+      LinearLayout collapsed =
+          linear.toLinearLayout(cast<RankedTensorType>(src.getType()).getShape()).collapseDim(reduce.getAxis());
+      return SliceLayoutAttr::get(def->getContext(), reduce.getAxis(), LinearLayoutAttr::get(def->getContext(), collapsed));
+    }
+    if (isElementwise(def))
+      for (Value o : def->getOperands())
+        if (Attribute layout = predictedLayout(o, seen))
+          return layout;
+    return {};
+  }
+
+  /// Each 2-D dot whose A is made element by element from an earlier dot's
+  /// result takes it in the registers that hold it: both are computed
+  /// transposed (lanes along M, as A's lanes are), all warps along M, and
+  /// the second renames K so that the first's N bits are where its
+  /// instruction reads K. Where the instructions' layouts do not allow
+  /// it, A goes through LDS as usual.
+  DenseMap<Operation *, DotOptions> chooseDotChains() {
+    DenseMap<Operation *, DotOptions> options;
+    func.walk([&](DotOp second) {
+      DenseSet<Value> seen;
+      DotOp first = producingDot(second.getA(), seen);
+      const MatrixCoreInstr *i1 = first ? chooseDotInstr(first, target) : nullptr,
+                            *i2 = chooseDotInstr(second, target);
+      if (!i1 || !i2 || first.getType().getRank() != 2 || second.getType().getRank() != 2)
+        return;
+      DotOptions o1 = options.lookup(first), o2;
+      o1.transposed = o2.transposed = true;
+      o1.warpsN = o2.warpsN = 1;
+      auto layouts = [&](DotOp dot, const MatrixCoreInstr *instr, const DotOptions &o) {
+        auto a = dot.getA().getType(), d = dot.getType();
+        return dotLayouts(*instr, d.getDimSize(0), d.getDimSize(1), a.getDimSize(1), numWarps, 0, o);
+      };
+      std::optional<SmallVector<int64_t>> order = kOrderFor(layouts(first, i1, o1).d, layouts(second, i2, o2).a);
+      if (!order)
+        return;
+      if (!llvm::all_of(llvm::enumerate(*order), [](auto e) { return e.value() == int64_t(1) << e.index(); }))
+        o2.kOrder = std::move(*order);
+      options[first] = o1;
+      options[second] = o2;
+    });
+    return options;
+  }
+
   /// Every dot's instruction and layouts, chosen first so that accumulators
   /// (and the loops carrying them) can be built in the D layout.
   LogicalResult chooseDotLayouts() {
+    DenseMap<Operation *, DotOptions> options = chooseDotChains();
     WalkResult walk = func.walk([&](DotOp dot) {
       auto a = dot.getA().getType(), b = dot.getB().getType(), d = dot.getType();
       int64_t rank = d.getRank(), batch = rank == 3 ? d.getDimSize(0) : 0;
@@ -210,9 +297,15 @@ private:
                         << " (M, N and K must be multiples of the instruction's)";
         return WalkResult::interrupt();
       }
-      DotLayouts l = dotLayouts(*instr, M, N, K, numWarps, batch);
+      const DotOptions &o = options[dot];
+      DotLayouts l = dotLayouts(*instr, M, N, K, numWarps, batch, o);
       MLIRContext *ctx = dot.getContext();
       dot.setInstr(instr->name);
+      if (o.warpsN)
+        dot.setWarpsN(o.warpsN);
+      dot.setTransposed(o.transposed);
+      if (!o.kOrder.empty())
+        dot.setKOrder(o.kOrder);
       dots[dot] = {LinearLayoutAttr::get(ctx, l.a), LinearLayoutAttr::get(ctx, l.b),
                    LinearLayoutAttr::get(ctx, l.d)};
       return WalkResult::advance();
@@ -276,6 +369,22 @@ private:
   /// The layout an operand of `def` must have for `def`'s result to have
   /// `layout`, or null when no such layout exists.
   static Attribute operandLayout(Operation *def, Attribute layout) {
+    if (auto linear = dyn_cast_or_null<LinearLayoutAttr>(layout)) {
+      auto shape = cast<RankedTensorType>(def->getResult(0).getType()).getShape();
+      // expand_dims' result has size 1 along its axis, so `linear` is
+      // collapsed there already, as a slice's parent must be.
+      if (auto e = dyn_cast<ExpandDimsOp>(def))
+        return SliceLayoutAttr::get(def->getContext(), e.getAxis(), linear);
+      // A broadcast's operand: the lanes' elements along the broadcast dims
+      // collapse onto the one the operand has.
+      if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
+        LinearLayout l = linear.toLinearLayout(shape);
+        for (auto [d, size] : llvm::enumerate(broadcast.getSrc().getType().getShape()))
+          if (size == 1 && shape[d] != 1)
+            l = l.collapseDim(d);
+        return LinearLayoutAttr::get(def->getContext(), l);
+      }
+    }
     // A linear layout is written for one shape: it passes only to operands
     // of the result's shape.
     if (isa_and_nonnull<LinearLayoutAttr>(layout) && !isa<ExpandDimsOp>(def))
@@ -430,15 +539,18 @@ private:
       return success();
     }
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
-      auto parent = dyn_cast_or_null<BlockedLayoutAttr>(encodingOf(reduce.getSrcs()[0]));
-      if (!parent) // reducing a reduction's result: first spread it over a blocked layout
-        parent = cast<BlockedLayoutAttr>(defaults.get(cast<RankedTensorType>(reduce.getSrcs()[0].getType()).getShape()));
+      auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+      Attribute parent = encodingOf(reduce.getSrcs()[0]), sliceParent = parent;
+      if (auto linear = dyn_cast_or_null<LinearLayoutAttr>(parent))
+        sliceParent = LinearLayoutAttr::get(
+            op->getContext(), linear.toLinearLayout(srcType.getShape()).collapseDim(reduce.getAxis()));
+      else if (!isa_and_nonnull<BlockedLayoutAttr>(parent)) // a reduction's result: spread it over a blocked layout first
+        parent = sliceParent = defaults.get(srcType.getShape());
       if (failed(unify(op, parent)))
         return failure();
       for (Value r : reduce.getResults())
         if (isa<RankedTensorType>(r.getType()))
-          setEncoding(r, SliceLayoutAttr::get(op->getContext(),
-                                              reduce.getAxis(), parent));
+          setEncoding(r, SliceLayoutAttr::get(op->getContext(), reduce.getAxis(), sliceParent));
       return success();
     }
     bool hasTensor = llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>) ||
@@ -474,6 +586,15 @@ private:
       auto slice = dyn_cast<SliceLayoutAttr>(encodingOf(expand.getSrc()));
       if (slice && slice.getDim() == expand.getAxis())
         return slice.getParent();
+    } else if (auto broadcast = dyn_cast<BroadcastOp>(op);
+               broadcast && isa<LinearLayoutAttr>(encodingOf(broadcast.getSrc()))) {
+      // A linear layout broadcast in registers: to the layout its users want
+      // if that one collapses onto the operand's, else through a blocked one.
+      Attribute preferred = preferences.lookup(broadcast.getResult());
+      if (isa_and_nonnull<LinearLayoutAttr>(preferred) &&
+          operandLayout(op, preferred) == encodingOf(broadcast.getSrc()))
+        return preferred;
+      return defaults.get(broadcast.getType().getShape());
     } else {
       for (Value o : op->getOperands())
         if (isa<RankedTensorType>(o.getType()) && !isRematerializable(o))
@@ -487,8 +608,8 @@ private:
     // to a matrix-instruction layout, not their pointers.
     if (isa<LoadOp>(op) && isa_and_nonnull<LinearLayoutAttr>(preferred))
       preferred = {};
-    // expand_dims needs a blocked result: its operand's layout is the slice of it.
-    if (expand && !isa_and_nonnull<BlockedLayoutAttr>(preferred))
+    // expand_dims' operand takes the slice of its result's layout.
+    if (expand && !isa_and_nonnull<BlockedLayoutAttr, LinearLayoutAttr>(preferred))
       preferred = {};
     return preferred ? preferred : defaults.get(shape);
   }
@@ -506,10 +627,20 @@ private:
       for (Region &region : op.getRegions())
         for (Block &inner : region)
           choosePreferences(inner);
-      // A loop carrying a dot's accumulator starts it in the D layout.
+      // A loop carrying a dot's accumulator (or a value made from it, as a
+      // running row sum) starts it in the layout it will have.
       if (auto loop = dyn_cast<scf::ForOp>(op))
-        for (auto [init, arg] : llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs()))
-          prefer(init, preferences.lookup(arg));
+        for (auto [init, arg, next] : llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs(),
+                                                loop.getYieldedValues())) {
+          Attribute layout = preferences.lookup(arg);
+          DenseSet<Value> seen;
+          if (!layout)
+            layout = predictedLayout(next, seen);
+          // Over what later users of the same constant asked: they can
+          // recompute it, the loop would convert it every iteration.
+          if (layout && isa<RankedTensorType>(init.getType()))
+            preferences[init] = layout;
+        }
       if (auto dot = dyn_cast<DotOp>(op)) {
         prefer(dot.getAcc(), std::get<2>(dots.lookup(dot)));
         continue; // its operands' layouts are its own, not its result's
@@ -518,8 +649,8 @@ private:
         Attribute parent = preferences.lookup(e.getResult());
         if (!parent)
           parent = defaults.get(e.getType().getShape());
-        if (auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(parent))
-          prefer(e.getSrc(), SliceLayoutAttr::get(op.getContext(), e.getAxis(), blocked));
+        if (isa_and_nonnull<BlockedLayoutAttr, LinearLayoutAttr>(parent))
+          prefer(e.getSrc(), SliceLayoutAttr::get(op.getContext(), e.getAxis(), parent));
         continue;
       }
       // A reshape or trans places its operand's elements elsewhere: the
@@ -529,6 +660,12 @@ private:
       Attribute layout = preferences.lookup(op.getResult(0));
       if (isa_and_nonnull<LinearLayoutAttr>(layout) && isa<LoadOp>(op))
         continue;
+      // What nothing asks for but is computed element by element from a
+      // dot's result will be in that dot's D layout: its other operands
+      // (a broadcast row maximum, a mask) should be built in it too.
+      DenseSet<Value> seen;
+      if (!layout && isElementwise(&op))
+        layout = predictedLayout(op.getResult(0), seen);
       for (Value o : op.getOperands())
         prefer(o, operandLayout(&op, layout));
     }

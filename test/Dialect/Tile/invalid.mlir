@@ -314,6 +314,45 @@ func.func @dot_acc(%a: tensor<16x16xbf16>, %b: tensor<16x16xbf16>, %c: tensor<16
 
 // -----
 
+func.func @dot_k_order_repeats(%a: tensor<16x32xbf16>, %b: tensor<32x16xbf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{k_order must name each bit of K = 32 once, got 4}}
+  %d = tile.dot %a, %b, %c {k_order = array<i64: 1, 2, 4, 4, 8>} : tensor<16x32xbf16>, tensor<32x16xbf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_k_order_short(%a: tensor<16x32xbf16>, %b: tensor<32x16xbf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{k_order must name each bit of K = 32 once}}
+  %d = tile.dot %a, %b, %c {k_order = array<i64: 1, 2, 4, 8>} : tensor<16x32xbf16>, tensor<32x16xbf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_warps_n(%a: tensor<16x32xbf16>, %b: tensor<32x16xbf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{warps_n must be a power of two, got 3}}
+  %d = tile.dot %a, %b, %c {warps_n = 3 : i32} : tensor<16x32xbf16>, tensor<32x16xbf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_transposed_batch(%a: tensor<2x16x32xbf16>, %b: tensor<2x32x16xbf16>, %c: tensor<2x16x16xf32>) {
+  // expected-error @+1 {{only 2-D dots can be transposed}}
+  %d = tile.dot %a, %b, %c {transposed} : tensor<2x16x32xbf16>, tensor<2x32x16xbf16> -> tensor<2x16x16xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{slice layout: the parent must be a blocked or linear layout, got}}
+func.func @slice_parent(%x: tensor<16xf32, #tile.slice<dim = 0, parent = #tile.slice<dim = 0, parent = #tile.blocked<sizePerThread = [1, 1, 1], threadsPerWarp = [4, 2, 8], warpsPerCTA = [4, 1, 1], order = [2, 1, 0]>>>>) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{linear layout: a basis lies outside a tensor of shape [16, 16]}}
 func.func @linear_outside(%x: tensor<16x16xf32, #tile.linear<register = [[16, 0]], lane = [], warp = []>>) {
   return

@@ -46,6 +46,14 @@ struct DotLayouts {
 const MatrixCoreInstr *chooseMatrixInstr(const Target &target, MatrixElem ab, MatrixElem acc,
                                          int64_t M, int64_t N, int64_t K);
 
+/// How a dot maps onto its instruction beyond the default (tile.dot's
+/// `warps_n`, `transposed` and `k_order` attributes).
+struct DotOptions {
+  unsigned warpsN = 0;             // warps along N; 0: split by shape
+  bool transposed = false;         // compute Dᵀ = Bᵀ Aᵀ: D's lanes run along M
+  llvm::SmallVector<int64_t> kOrder; // bit i of the instruction's k is K index kOrder[i]; empty: itself
+};
+
 /// The layouts of a dot with `instr`. Warps are split greedily: each of the
 /// log2(num_warps) halvings goes to the dimension with more instruction
 /// tiles left per warp (M on ties); warps beyond the tiles hold copies.
@@ -53,9 +61,16 @@ const MatrixCoreInstr *chooseMatrixInstr(const Target &target, MatrixElem ab, Ma
 /// and B's along K first. A batched dot (`batch` > 0, 0 for a 2-D dot: tiles of shape
 /// [batch, M, K] x [batch, K, N]) spreads the batch over the warps first
 /// (the highest warp bits), the rest of it over the highest register bits,
-/// and splits the remaining warps over each product as above.
+/// and splits the remaining warps over each product as above. `options`
+/// fix the warp split, transpose the product and rename K.
 DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
-                      unsigned numWarps, int64_t batch = 0);
+                      unsigned numWarps, int64_t batch = 0, const DotOptions &options = {});
+
+/// The K order under which `a` (an M x K operand layout with K in its own
+/// order) holds the elements `d` (an M x K accumulator layout) holds, up to
+/// which register holds which: `d` then is an A operand as it stands. None
+/// when lanes or warps hold different rows, or registers cannot be matched.
+std::optional<llvm::SmallVector<int64_t>> kOrderFor(const LinearLayout &d, const LinearLayout &a);
 
 } // namespace rocktile
 

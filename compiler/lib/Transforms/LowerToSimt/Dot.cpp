@@ -33,6 +33,16 @@ LinearLayout::Coord coordOf(llvm::ArrayRef<std::array<int, 2>> slotBases, unsign
       row += base[0], col += base[1];
   return {row, col};
 }
+
+/// tile.dot's mapping attributes as dotLayouts takes them.
+DotOptions dotOptions(tile::DotOp op) {
+  DotOptions options;
+  options.warpsN = op.getWarpsN().value_or(0);
+  options.transposed = op.getTransposed();
+  if (auto order = op.getKOrder())
+    options.kOrder.assign(order->begin(), order->end());
+  return options;
+}
 } // namespace
 
 LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
@@ -48,52 +58,72 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   int64_t M = op.getType().getDimSize(rank - 2), N = op.getType().getDimSize(rank - 1),
           K = op.getA().getType().getDimSize(rank - 1);
   unsigned numWarps = layoutOf(op).getNumWarps();
-  DotLayouts want = dotLayouts(*instr, M, N, K, numWarps, batch);
+  DotOptions options = dotOptions(op);
+  DotLayouts want = dotLayouts(*instr, M, N, K, numWarps, batch, options);
   if (layoutOf(op.getA()) != want.a || layoutOf(op.getB()) != want.b ||
       layoutOf(op.getAcc()) != want.d || layoutOf(op) != want.d)
     return op.emitError() << "tile.dot operands must have the layouts of " << instr->name;
 
   RegisterIndex aRegs(want.a), bRegs(want.b), dRegs(want.d);
   Value a = lookup(op.getA()), bv = lookup(op.getB()), acc = lookup(op.getAcc());
+  // The instruction multiplies X (m x k slots) by Y (k x n) into Z: A by B
+  // into D, or Bᵀ by Aᵀ into Dᵀ. Its tiles step over Z's rows and columns.
+  bool t = options.transposed;
+  int64_t zRows = t ? N : M, zCols = t ? M : N;
+  int64_t stepRows = instr->m * (t ? want.warpsN : want.warpsM),
+          stepCols = instr->n * (t ? want.warpsM : want.warpsN);
+  auto kIndex = [&](int64_t k) {
+    if (options.kOrder.empty())
+      return k;
+    int64_t renamed = 0;
+    for (auto [bit, to] : llvm::enumerate(options.kOrder))
+      if (k >> bit & 1)
+        renamed |= to;
+    return renamed;
+  };
   Type accType = op.getType().getElementType();
   auto dVector = VectorType::get({int64_t(instr->dSlots())}, accType);
-  // Instruction tiles of this warp: its first tile is at row 0 / column 0 of
-  // the register part of the layouts; further ones follow each warp layer.
-  int64_t stepM = instr->m * want.warpsM, stepN = instr->n * want.warpsN;
-  int64_t tilesM = std::max<int64_t>(M / stepM, 1), tilesN = std::max<int64_t>(N / stepN, 1);
+  int64_t tilesRows = std::max<int64_t>(zRows / stepRows, 1), tilesCols = std::max<int64_t>(zCols / stepCols, 1);
   int64_t tilesBatch = std::max<int64_t>(batch / want.warpsBatch, 1);
   SmallVector<Value> result(want.d.getNumRegisters());
   auto gather = [&](Value from, ArrayRef<int64_t> regs) {
     return vector::ShuffleOp::create(b, loc(), from, from, regs).getResult();
   };
   for (int64_t bt = 0; bt < tilesBatch; ++bt)
-  for (int64_t mt = 0; mt < tilesM; ++mt)
-    for (int64_t nt = 0; nt < tilesN; ++nt) {
-      // The coordinate of a slot, with the batch index in front for a 3-D dot.
-      auto at = [&](LinearLayout::Coord c) {
+  for (int64_t rt = 0; rt < tilesRows; ++rt)
+    for (int64_t ct = 0; ct < tilesCols; ++ct) {
+      // The coordinate in D (or A, B) of Z's (X's, Y's) (row, col), with
+      // the batch index in front for a 3-D dot.
+      auto at = [&](LinearLayout::Coord c, bool swap) {
+        if (swap)
+          std::swap(c[0], c[1]);
         if (rank == 3)
           c.insert(c.begin(), bt * want.warpsBatch);
         return c;
       };
       SmallVector<int64_t> dIdx;
       for (unsigned s = 0; s < instr->dSlots(); ++s)
-        dIdx.push_back(dRegs.at(at(coordOf(instr->d.registers, s, mt * stepM, nt * stepN))));
+        dIdx.push_back(dRegs.at(at(coordOf(instr->d.registers, s, rt * stepRows, ct * stepCols), t)));
       Value d = gather(acc, dIdx);
       for (int64_t k0 = 0; k0 < K; k0 += instr->k) {
-        SmallVector<int64_t> aIdx, bIdx;
+        SmallVector<int64_t> xIdx, yIdx;
         for (unsigned s = 0; s < instr->abSlots(); ++s) {
-          aIdx.push_back(aRegs.at(at(coordOf(instr->a.registers, s, mt * stepM, k0))));
-          bIdx.push_back(bRegs.at(at(coordOf(instr->b.registers, s, k0, nt * stepN))));
+          LinearLayout::Coord x = coordOf(instr->a.registers, s, rt * stepRows, k0),
+                              y = coordOf(instr->b.registers, s, k0, ct * stepCols);
+          x[1] = kIndex(x[1]), y[0] = kIndex(y[0]);
+          // X's (row, k) is A's (row, k), or B's (k, row) when transposed.
+          xIdx.push_back((t ? bRegs : aRegs).at(at(x, t)));
+          yIdx.push_back((t ? aRegs : bRegs).at(at(y, t)));
         }
-        Value av = gather(a, aIdx), bvec = gather(bv, bIdx);
+        Value xv = gather(t ? bv : a, xIdx), yv = gather(t ? a : bv, yIdx);
         if (instr->abSlots() == 1) // the f32 MFMAs take scalars
-          av = vector::ExtractOp::create(b, loc(), av, int64_t(0)),
-          bvec = vector::ExtractOp::create(b, loc(), bvec, int64_t(0));
+          xv = vector::ExtractOp::create(b, loc(), xv, int64_t(0)),
+          yv = vector::ExtractOp::create(b, loc(), yv, int64_t(0));
         if (instr->op == "mfma")
-          d = amdgpu::MFMAOp::create(b, loc(), dVector, instr->m, instr->n, instr->k, /*blocks=*/1, av,
-                                     bvec, d);
+          d = amdgpu::MFMAOp::create(b, loc(), dVector, instr->m, instr->n, instr->k, /*blocks=*/1, xv,
+                                     yv, d);
         else
-          d = amdgpu::WMMAOp::create(b, loc(), dVector, instr->m, instr->n, instr->k, av, bvec, d);
+          d = amdgpu::WMMAOp::create(b, loc(), dVector, instr->m, instr->n, instr->k, xv, yv, d);
       }
       for (auto [s, r] : llvm::enumerate(dIdx))
         result[r] = vector::ExtractOp::create(b, loc(), d, int64_t(s));

@@ -50,20 +50,29 @@ LinearLayout LinearLayout::blocked(llvm::ArrayRef<int64_t> shape,
   return LinearLayout(shape, std::move(bases));
 }
 
-LinearLayout LinearLayout::dropDim(unsigned dim) const {
+LinearLayout LinearLayout::collapseDim(unsigned dim) const {
   llvm::SmallVector<int64_t, 4> newShape(shape);
-  newShape.erase(newShape.begin() + dim);
+  newShape[dim] = 1;
   std::array<llvm::SmallVector<Coord>, 3> newBases = bases;
   for (auto &perIn : newBases)
     for (Coord &c : perIn)
-      c.erase(c.begin() + dim);
+      c[dim] = 0;
   // Registers differing only along `dim` now duplicate each other.
   llvm::SmallVector<Coord> unique;
   for (Coord &c : newBases[Register])
-    if (!llvm::is_contained(unique, c))
+    if (llvm::any_of(c, [](int64_t x) { return x != 0; }) && !llvm::is_contained(unique, c))
       unique.push_back(c);
   newBases[Register] = unique;
   return LinearLayout(newShape, std::move(newBases));
+}
+
+LinearLayout LinearLayout::dropDim(unsigned dim) const {
+  LinearLayout collapsed = collapseDim(dim);
+  collapsed.shape.erase(collapsed.shape.begin() + dim);
+  for (auto &perIn : collapsed.bases)
+    for (Coord &c : perIn)
+      c.erase(c.begin() + dim);
+  return collapsed;
 }
 
 LinearLayout::Coord LinearLayout::apply(InDim in, uint64_t index) const {

@@ -49,25 +49,47 @@ LinearLayout BlockedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
                                getWarpsPerCTA(), getOrder());
 }
 
+/// The rank of a slice's parent; none for what cannot be one.
+static std::optional<unsigned> parentRank(Attribute parent) {
+  if (auto blocked = dyn_cast<BlockedLayoutAttr>(parent))
+    return blocked.getOrder().size();
+  if (auto linear = dyn_cast<LinearLayoutAttr>(parent))
+    return linear.getRank();
+  return std::nullopt;
+}
+
 LogicalResult
 SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        unsigned dim, BlockedLayoutAttr parent) {
-  if (dim >= parent.getOrder().size())
+                        unsigned dim, Attribute parent) {
+  std::optional<unsigned> rank = parentRank(parent);
+  if (!rank)
+    return emitError() << "slice layout: the parent must be a blocked or linear layout, got " << parent;
+  if (dim >= *rank)
     return emitError() << "slice layout: dim " << dim
-                       << " is out of range for a parent of rank "
-                       << parent.getOrder().size();
+                       << " is out of range for a parent of rank " << *rank;
   return success();
 }
 
-LogicalResult SliceLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
+/// The parent's shape: `shape` with the sliced dimension re-inserted as 1.
+static SmallVector<int64_t> parentShape(SliceLayoutAttr slice, ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> parent(shape);
+  parent.insert(parent.begin() + std::min<size_t>(slice.getDim(), parent.size()), 1);
+  return parent;
+}
+
+LogicalResult SliceLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type element,
                                               function_ref<InFlightDiagnostic()> emitError) const {
-  return verifyRank(emitError, *this, getParent().getOrder().size() - 1, shape);
+  if (failed(verifyRank(emitError, *this, *parentRank(getParent()) - 1, shape)))
+    return failure();
+  return cast<VerifiableTensorEncoding>(getParent())
+      .verifyEncoding(parentShape(*this, shape), element, emitError);
 }
 
 LinearLayout SliceLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
-  SmallVector<int64_t> parentShape(shape);
-  parentShape.insert(parentShape.begin() + getDim(), 1);
-  return getParent().toLinearLayout(parentShape).dropDim(getDim());
+  SmallVector<int64_t> parent = parentShape(*this, shape);
+  if (auto blocked = dyn_cast<BlockedLayoutAttr>(getParent()))
+    return blocked.toLinearLayout(parent).dropDim(getDim());
+  return cast<LinearLayoutAttr>(getParent()).toLinearLayout(parent).dropDim(getDim());
 }
 
 // --- #tile.linear ----------------------------------------------------------

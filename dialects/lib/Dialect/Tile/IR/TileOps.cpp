@@ -122,6 +122,20 @@ LogicalResult DotOp::verify() {
   if (isa<FloatType>(ea) != isa<FloatType>(ed))
     return emitOpError() << "the accumulator " << ed << " must be a "
                          << (isa<FloatType>(ea) ? "float" : "integer") << " like A and B";
+  if (auto order = getKOrder()) {
+    int64_t K = a.getDimSize(k), seen = 0;
+    for (int64_t bit : *order)
+      if (bit <= 0 || !llvm::isPowerOf2_64(bit) || bit >= K || (seen & bit))
+        return emitOpError() << "k_order must name each bit of K = " << K << " once, got " << bit;
+      else
+        seen |= bit;
+    if (seen != K - 1)
+      return emitOpError() << "k_order must name each bit of K = " << K << " once";
+  }
+  if (getWarpsN() && !llvm::isPowerOf2_32(*getWarpsN()))
+    return emitOpError() << "warps_n must be a power of two, got " << *getWarpsN();
+  if (getTransposed() && rank != 2)
+    return emitOpError() << "only 2-D dots can be transposed";
   return success();
 }
 

@@ -30,8 +30,11 @@ public:
                               llvm::ArrayRef<unsigned> warpsPerCTA,
                               llvm::ArrayRef<unsigned> order);
 
-  /// This layout with tensor dimension `dim` removed; registers that then
-  /// hold the same element are merged.
+  /// This layout with tensor dimension `dim` shrunk to size 1: what held
+  /// any element along it holds its one element; registers that then hold
+  /// the same element are merged.
+  LinearLayout collapseDim(unsigned dim) const;
+  /// This layout with tensor dimension `dim` removed (collapsed first).
   LinearLayout dropDim(unsigned dim) const;
 
   llvm::ArrayRef<int64_t> getShape() const { return shape; }

@@ -47,13 +47,17 @@ def Tile_SliceLayoutAttr : Tile_LayoutAttr<"SliceLayout", "slice"> {
   let description = [{
     The layout of a reduction result along `dim`, and of the operand of a
     `tile.expand_dims` that re-inserts `dim`: element `c` is held by every
-    lane that holds `c` with `dim` inserted in the parent.
+    lane that holds `c` with `dim` inserted in the parent. The parent is a
+    blocked layout, or a linear one of a tensor whose `dim` has size 1 (a
+    matrix-instruction layout collapsed along `dim`).
 
     ```mlir
     tensor<64xf32, #tile.slice<dim = 1, parent = #tile.blocked<...>>>
+    tensor<64xf32, #tile.slice<dim = 1, parent = #tile.linear<register = [[32, 0]],
+        lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 0], [0, 0]], warp = [[16, 0]]>>>
     ```
   }];
-  let parameters = (ins "unsigned":$dim, "BlockedLayoutAttr":$parent);
+  let parameters = (ins "unsigned":$dim, "Attribute":$parent);
   let assemblyFormat = "`<` `dim` `=` $dim `,` `parent` `=` $parent `>`";
   let genVerifyDecl = 1;
 }

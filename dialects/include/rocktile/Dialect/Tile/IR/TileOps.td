@@ -342,12 +342,25 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
     the target's matrix instruction, recorded as `instr`, and gives the
     operands its A/B layouts and the accumulator its D layout.
 
+    Three more attributes, also set by layout assignment, say how the
+    product maps onto the instruction. `warps_n` fixes how many warps split
+    N (else the split is chosen from the shape). `transposed` computes
+    Dᵀ = Bᵀ Aᵀ: the instruction's A operand is Bᵀ, so D's lanes run along M.
+    `k_order` renames K: bit i of the instruction's k index stands for K
+    index `k_order[i]`, for A and B alike, which leaves the product
+    unchanged. A dot whose A is the previous dot's result uses both to take
+    it from the registers that already hold it.
+
     ```mlir
     %d = tile.dot %a, %b, %c : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+    %e = tile.dot %p, %v, %c {instr = "mfma_f32_16x16x32_bf16", transposed, warps_n = 1 : i32,
+                              k_order = array<i64: 1, 2, 16, 4, 8>}
+        : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
     ```
   }];
   let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$acc,
-                       OptionalAttr<StrAttr>:$instr);
+                       OptionalAttr<StrAttr>:$instr, OptionalAttr<I32Attr>:$warps_n,
+                       UnitAttr:$transposed, OptionalAttr<DenseI64ArrayAttr>:$k_order);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
