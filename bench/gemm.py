@@ -122,11 +122,11 @@ import json, sys, time, importlib.util
 from triton.compiler import ASTSource
 from triton.backends.compiler import GPUTarget
 import triton
-spec = importlib.util.spec_from_file_location("matmul_triton", sys.argv[1])
+spec = importlib.util.spec_from_file_location("example_triton", sys.argv[1])
 module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
 out = []
 for job in json.loads(sys.argv[2]):
-    fn = module.matmul_kernel
+    fn = getattr(module, job["kernel"])
     sig = {k: v.split(":")[0] for k, v in job["signature"].items()}; cx = job["constexprs"]
     sig.update({k: "constexpr" for k in cx})
     sig = {k: sig[k] for k in fn.arg_names}
@@ -144,14 +144,16 @@ print(json.dumps(out))
 """
 
 
-def triton_rows(jobs):
+def triton_rows(jobs, example=EXAMPLE):
+    """Triton's compiles of `example` with the rocktile imports replaced:
+    one per job (target, wave, warps, stages, signature, constexprs, kernel)."""
     python = os.path.join(VENV, "bin", "python")
     if not os.path.exists(python):
         return None
-    source = open(EXAMPLE).read().replace("import rocktile.language as tl", "import triton.language as tl")
+    source = open(example).read().replace("import rocktile.language as tl", "import triton.language as tl")
     source = source.replace("import rocktile\n", "import triton as rocktile\n")
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "matmul_triton.py")
+        path = os.path.join(tmp, "example_triton.py")
         with open(path, "w") as f:
             f.write(source)
         with open(os.path.join(tmp, "driver.py"), "w") as f:
@@ -166,41 +168,56 @@ def triton_rows(jobs):
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+COLUMNS = ["matrix", "lds_rd", "lds_wr", "gload", "valu", "salu", "wait", "barrier", "per16k",
+           "vgpr", "agpr", "spills", "scratch", "lds", "sec", "bank"]
+
+
+def parse_args(doc):
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--install-triton", action="store_true", help=f"install {TRITON} into {VENV}")
     args = parser.parse_args()
     if args.install_triton and not os.path.exists(os.path.join(VENV, "bin", "python")):
         subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
         subprocess.run([os.path.join(VENV, "bin", "pip"), "install", "-q", TRITON, "numpy"], check=True)
+    return args
+
+
+def print_header():
+    print(f"{'target':8} {'dtype':5} {'tile':13} {'compiler':12} " + " ".join(f"{c:>7}" for c in COLUMNS))
+
+
+def print_row(head, row, macs):
+    """One compiler's line: its loop's counts at `macs` per wave and iteration."""
+    if "error" in row:
+        print(head + "error: " + row["error"])
+        return
+    values = {**count(row["asm"], macs), **metadata(row["asm"]), "sec": round(row["seconds"], 2),
+              "bank": row.get("bank", "-")}
+    print(head + " ".join(f"{str(values[c]):>7}" for c in COLUMNS))
+
+
+def main():
+    parse_args(__doc__)
 
     cases = [(t, d, c) for t in TARGETS for d in DTYPES for c in CONFIGS]
     jobs, keys = [], []
     for target, dtype, (bm, bn, bk, warps) in cases:
         for stages in (1, 2):
             jobs.append({"target": target, "wave": TARGETS[target], "warps": warps, "stages": stages,
-                         "signature": signature(dtype), "constexprs": constexprs(bm, bn, bk)})
+                         "signature": signature(dtype), "constexprs": constexprs(bm, bn, bk),
+                         "kernel": "matmul_kernel"})
             keys.append((target, dtype, (bm, bn, bk, warps), stages))
     triton = triton_rows(jobs)
     triton = dict(zip(keys, triton)) if triton else {}
     if not triton:
         print(f"(Triton is not installed: python bench/gemm.py --install-triton adds {TRITON})")
 
-    cols = ["matrix", "lds_rd", "lds_wr", "gload", "valu", "salu", "wait", "barrier", "per16k",
-            "vgpr", "agpr", "spills", "scratch", "lds", "sec", "bank"]
-    print(f"{'target':8} {'dtype':5} {'tile':13} {'compiler':12} " + " ".join(f"{c:>7}" for c in cols))
+    print_header()
     for target, dtype, (bm, bn, bk, warps) in cases:
-        macs = bm * bn * bk / warps
         rows = [("rocktile s1", rocktile_row(target, dtype, bm, bn, bk, warps))]
         rows += [(f"triton s{s}", triton[(target, dtype, (bm, bn, bk, warps), s)]) for s in (1, 2) if triton]
         for name, row in rows:
-            head = f"{target:8} {dtype:5} {f'{bm}x{bn}x{bk} w{warps}':13} {name:12} "
-            if "error" in row:
-                print(head + "error: " + row["error"])
-                continue
-            values = {**count(row["asm"], macs), **metadata(row["asm"]), "sec": round(row["seconds"], 2),
-                      "bank": row.get("bank", "-")}
-            print(head + " ".join(f"{str(values[c]):>7}" for c in cols))
+            print_row(f"{target:8} {dtype:5} {f'{bm}x{bn}x{bk} w{warps}':13} {name:12} ", row, bm * bn * bk / warps)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,75 @@
+"""The flash-attention forward of examples/attention.py compiled by rocktile
+and by Triton 3.9, side by side, in the table of bench/gemm.py (read its
+docstring for the columns): the loop counted is the one over key blocks,
+and MACs per wave are those of its two dots, BLOCK_M x BLOCK_N x HEAD_DIM
+each. Not a test; read the table.
+
+    python bench/attention.py                  # rocktile, and Triton if installed
+    python bench/attention.py --install-triton # first puts Triton 3.9 into bench/.venv-triton
+"""
+import os
+import sys
+import time
+
+from gemm import TARGETS, TRITON, parse_args, print_header, print_row, triton_rows
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLE = os.path.join(HERE, "..", "examples", "attention.py")
+CONFIGS = [(128, 64, 64, 4), (128, 64, 128, 4), (128, 32, 128, 8)]  # BLOCK_M, BLOCK_N, HEAD_DIM, warps
+
+# A launch on contiguous bf16 tensors: aligned pointers into buffers under
+# 2 GiB, lengths and strides divisible by 16.
+SIGNATURE = {**{p: "*bf16:16:range32" for p in ("q_ptr", "k_ptr", "v_ptr", "o_ptr")}, "sm_scale": "fp32",
+             "N_Q": "i32:16", "N_KV": "i32:16",
+             **{s: "i32:16" for s in ("stride_qh", "stride_qm", "stride_kh", "stride_kn", "stride_vh",
+                                      "stride_vn", "stride_oh", "stride_om")}}
+
+
+def constexprs(bm, bn, d):
+    return {"HEAD_DIM": d, "BLOCK_M": bm, "BLOCK_N": bn, "CAUSAL": False}
+
+
+def rocktile_row(target, bm, bn, d, warps):
+    sys.path.insert(0, os.path.dirname(EXAMPLE))
+    import rocktile
+    from attention import attention_kernel
+    start = time.perf_counter()
+    kernel = rocktile.compile(attention_kernel, SIGNATURE, constexprs(bm, bn, d), target=target, num_warps=warps)
+    return {"asm": kernel.asm["amdgcn"], "seconds": time.perf_counter() - start,
+            "bank": bank_cycles(target, bm, bn, d, warps)}
+
+
+def bank_cycles(target, bm, bn, d, warps):
+    """The emulator's extra cycles per LDS access on one block of queries
+    over two key blocks."""
+    import ml_dtypes
+    import numpy as np
+    from attention import attention
+    q, k, v = (np.ones((1, n, d), ml_dtypes.bfloat16) for n in (bm, 2 * bn, 2 * bn))
+    from attention import attention_kernel
+    attention(q, k, v, target=target, blocks=(bm, bn), num_warps=warps)
+    kernel = next(iter(attention_kernel.cache.values()))
+    runs = extra = 0
+    for r, e in kernel.lds_bank_conflicts().values():
+        runs, extra = runs + r, extra + e
+    return round(extra / runs, 2) if runs else 0
+
+
+def main():
+    parse_args(__doc__)
+    cases = [(t, c) for t in TARGETS for c in CONFIGS]
+    jobs = [{"target": t, "wave": TARGETS[t], "warps": c[3], "stages": s, "signature": SIGNATURE,
+             "constexprs": constexprs(*c[:3]), "kernel": "attention_kernel"} for t, c in cases for s in (1, 2)]
+    triton = triton_rows(jobs, EXAMPLE)
+    if not triton:
+        print(f"(Triton is not installed: python bench/attention.py --install-triton adds {TRITON})")
+    print_header()
+    for i, (target, (bm, bn, d, warps)) in enumerate(cases):
+        rows = [("rocktile s1", rocktile_row(target, bm, bn, d, warps))]
+        rows += [(f"triton s{s}", triton[2 * i + s - 1]) for s in (1, 2) if triton]
+        for name, row in rows:
+            print_row(f"{target:8} {'bf16':5} {f'{bm}x{bn}x{d} w{warps}':13} {name:12} ", row, 2 * bm * bn * d / warps)
+
+
+if __name__ == "__main__":
+    main()
