@@ -159,6 +159,14 @@ def test_float64(target):
     np.testing.assert_array_equal(out[64:], (x.astype(np.float32) + np.float32(1.5)).astype(np.float64))
 
 
+def test_python_and_numpy_float64_scalars_are_fp32():
+    """As in Triton, every Python float argument is fp32, numpy.float64 (a
+    float subclass) too; other numpy float scalars keep their type."""
+    from rocktile.compiler import signature_of_value
+    assert signature_of_value(0.1, "x") == signature_of_value(np.float64(0.1), "x") == "fp32"
+    assert signature_of_value(np.float16(1), "x") == "fp16"
+
+
 @rocktile.jit
 def sum64(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr, tl.sum(tl.load(x_ptr + tl.arange(0, BLOCK)), axis=0))
