@@ -111,6 +111,11 @@ def bank_cycles(dtype, bm, bn, bk, warps, target):
     consts = {k: v for k, v in constexprs(bm, bn, bk).items() if k not in UNIT_STRIDES}
     kernel = matmul_kernel[(1,)](a, b, c, c, bm, bn, 2 * bk, 2 * bk, 1, bn, 1, bn, 1, num_warps=warps,
                                  target=target, **consts)
+    return extra_cycles_per_access(kernel)
+
+
+def extra_cycles_per_access(kernel):
+    """The cycles bank conflicts added per wave-wide LDS access in a launch."""
     runs = extra = 0
     for r, e in kernel.lds_bank_conflicts().values():
         runs, extra = runs + r, extra + e

@@ -31,9 +31,7 @@ void repeat(llvm::SmallVector<Coord> &out, unsigned dim, int64_t step, int64_t c
     out.push_back(base);
   }
 }
-} // namespace
 
-namespace {
 /// `layout` with a leading batch dimension of `batch`: `warps` warp bits
 /// (the highest) step along it, registers (the highest) take the rest.
 LinearLayout withBatch(const LinearLayout &layout, int64_t batch, unsigned warps) {
@@ -47,9 +45,7 @@ LinearLayout withBatch(const LinearLayout &layout, int64_t batch, unsigned warps
     bases[LinearLayout::Register].push_back({t, 0, 0});
   return LinearLayout({batch, layout.getShape()[0], layout.getShape()[1]}, std::move(bases));
 }
-} // namespace
 
-namespace {
 /// A layout of `shape` whose bases are `layout`'s mapped by `f`.
 LinearLayout mapBases(const LinearLayout &layout, llvm::ArrayRef<int64_t> shape,
                       llvm::function_ref<Coord(Coord)> f) {
@@ -61,22 +57,31 @@ LinearLayout mapBases(const LinearLayout &layout, llvm::ArrayRef<int64_t> shape,
 }
 
 LinearLayout transpose(const LinearLayout &layout) {
-  auto swap = [](Coord c) { return Coord{c[1], c[0]}; };
-  return mapBases(layout, swap(Coord(layout.getShape())), swap);
+  llvm::ArrayRef<int64_t> shape = layout.getShape();
+  return mapBases(layout, {shape[1], shape[0]}, [](Coord c) {
+    std::swap(c[0], c[1]);
+    return c;
+  });
 }
 
-/// `layout` with its dimension `dim` (K) renamed by `order` (bit i -> order[i]).
-LinearLayout renameK(const LinearLayout &layout, unsigned dim, llvm::ArrayRef<int64_t> order) {
+/// `layout` with its dimension `dim` (K) renamed by `order`.
+LinearLayout withKOrder(const LinearLayout &layout, unsigned dim, llvm::ArrayRef<int64_t> order) {
   return mapBases(layout, layout.getShape(), [&](Coord c) {
-    int64_t k = 0;
-    for (auto [bit, to] : llvm::enumerate(order))
-      if (c[dim] >> bit & 1)
-        k |= to;
-    c[dim] = k;
+    c[dim] = renameK(order, c[dim]);
     return c;
   });
 }
 } // namespace
+
+int64_t renameK(llvm::ArrayRef<int64_t> order, int64_t k) {
+  if (order.empty())
+    return k;
+  int64_t renamed = 0;
+  for (auto [bit, to] : llvm::enumerate(order))
+    if (k >> bit & 1)
+      renamed |= to;
+  return renamed;
+}
 
 DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
                       unsigned numWarps, int64_t batch, const DotOptions &options) {
@@ -84,8 +89,8 @@ DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_
     DotOptions inOrder = options;
     inOrder.kOrder.clear();
     DotLayouts l = dotLayouts(instr, M, N, K, numWarps, batch, inOrder);
-    l.a = renameK(l.a, 1, options.kOrder);
-    l.b = renameK(l.b, 0, options.kOrder);
+    l.a = withKOrder(l.a, 1, options.kOrder);
+    l.b = withKOrder(l.b, 0, options.kOrder);
     return l;
   }
   if (options.transposed) {

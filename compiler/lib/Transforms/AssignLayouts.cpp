@@ -65,6 +65,14 @@ BlockedLayoutAttr permute(BlockedLayoutAttr layout, ArrayRef<int32_t> order) {
   return BlockedLayoutAttr::get(layout.getContext(), spt, tpw, wpc, fastest);
 }
 
+/// The layout of a reduction's result along `axis` of a tensor of `shape`
+/// in `parent`: its slice, a linear parent collapsed along `axis` first.
+SliceLayoutAttr reducedLayout(Attribute parent, ArrayRef<int64_t> shape, unsigned axis) {
+  if (auto linear = dyn_cast<LinearLayoutAttr>(parent))
+    parent = LinearLayoutAttr::get(parent.getContext(), linear.toLinearLayout(shape).collapseDim(axis));
+  return SliceLayoutAttr::get(parent.getContext(), axis, parent);
+}
+
 bool isElementwise(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>() || isa<AddPtrOp, AssumeOp>(op);
 }
@@ -236,9 +244,7 @@ private:
       auto linear = dyn_cast_or_null<LinearLayoutAttr>(predictedLayout(src, seen));
       if (!linear || !isa<RankedTensorType>(v.getType()))
         return {};
-      LinearLayout collapsed =
-          linear.toLinearLayout(cast<RankedTensorType>(src.getType()).getShape()).collapseDim(reduce.getAxis());
-      return SliceLayoutAttr::get(def->getContext(), reduce.getAxis(), LinearLayoutAttr::get(def->getContext(), collapsed));
+      return reducedLayout(linear, cast<RankedTensorType>(src.getType()).getShape(), reduce.getAxis());
     }
     if (isElementwise(def))
       for (Value o : def->getOperands())
@@ -369,35 +375,30 @@ private:
   /// The layout an operand of `def` must have for `def`'s result to have
   /// `layout`, or null when no such layout exists.
   static Attribute operandLayout(Operation *def, Attribute layout) {
-    if (auto linear = dyn_cast_or_null<LinearLayoutAttr>(layout)) {
-      auto shape = cast<RankedTensorType>(def->getResult(0).getType()).getShape();
-      // expand_dims' result has size 1 along its axis, so `linear` is
-      // collapsed there already, as a slice's parent must be.
-      if (auto e = dyn_cast<ExpandDimsOp>(def))
-        return SliceLayoutAttr::get(def->getContext(), e.getAxis(), linear);
-      // A broadcast's operand: the lanes' elements along the broadcast dims
-      // collapse onto the one the operand has.
-      if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
-        LinearLayout l = linear.toLinearLayout(shape);
-        for (auto [d, size] : llvm::enumerate(broadcast.getSrc().getType().getShape()))
-          if (size == 1 && shape[d] != 1)
-            l = l.collapseDim(d);
-        return LinearLayoutAttr::get(def->getContext(), l);
-      }
+    // expand_dims' operand is the slice of its result's layout (a linear
+    // one has size 1 along the axis already, as a slice's parent must).
+    if (auto e = dyn_cast<ExpandDimsOp>(def))
+      return isa_and_nonnull<BlockedLayoutAttr, LinearLayoutAttr>(layout)
+                 ? SliceLayoutAttr::get(def->getContext(), e.getAxis(), layout)
+                 : Attribute();
+    auto linear = dyn_cast_or_null<LinearLayoutAttr>(layout);
+    if (!linear)
+      return layout;
+    auto shape = cast<RankedTensorType>(def->getResult(0).getType()).getShape();
+    // A broadcast's operand: the lanes' elements along the broadcast dims
+    // collapse onto the one the operand has.
+    if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
+      LinearLayout l = linear.toLinearLayout(shape);
+      for (auto [d, size] : llvm::enumerate(broadcast.getSrc().getType().getShape()))
+        if (size == 1 && shape[d] != 1)
+          l = l.collapseDim(d);
+      return LinearLayoutAttr::get(def->getContext(), l);
     }
     // A linear layout is written for one shape: it passes only to operands
     // of the result's shape.
-    if (isa_and_nonnull<LinearLayoutAttr>(layout) && !isa<ExpandDimsOp>(def))
-      for (Value o : def->getOperands())
-        if (auto t = dyn_cast<RankedTensorType>(o.getType());
-            t && t.getShape() != cast<RankedTensorType>(def->getResult(0).getType()).getShape())
-          return {};
-    if (auto e = dyn_cast<ExpandDimsOp>(def)) {
-      auto blocked = dyn_cast<BlockedLayoutAttr>(layout);
-      return blocked ? SliceLayoutAttr::get(def->getContext(), e.getAxis(),
-                                            blocked)
-                     : Attribute();
-    }
+    for (Value o : def->getOperands())
+      if (auto t = dyn_cast<RankedTensorType>(o.getType()); t && t.getShape() != shape)
+        return {};
     return layout;
   }
 
@@ -540,17 +541,14 @@ private:
     }
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
-      Attribute parent = encodingOf(reduce.getSrcs()[0]), sliceParent = parent;
-      if (auto linear = dyn_cast_or_null<LinearLayoutAttr>(parent))
-        sliceParent = LinearLayoutAttr::get(
-            op->getContext(), linear.toLinearLayout(srcType.getShape()).collapseDim(reduce.getAxis()));
-      else if (!isa_and_nonnull<BlockedLayoutAttr>(parent)) // a reduction's result: spread it over a blocked layout first
-        parent = sliceParent = defaults.get(srcType.getShape());
+      Attribute parent = encodingOf(reduce.getSrcs()[0]);
+      if (!isa_and_nonnull<BlockedLayoutAttr, LinearLayoutAttr>(parent)) // a reduction's result: spread it over a blocked layout first
+        parent = defaults.get(srcType.getShape());
       if (failed(unify(op, parent)))
         return failure();
       for (Value r : reduce.getResults())
         if (isa<RankedTensorType>(r.getType()))
-          setEncoding(r, SliceLayoutAttr::get(op->getContext(), reduce.getAxis(), sliceParent));
+          setEncoding(r, reducedLayout(parent, srcType.getShape(), reduce.getAxis()));
       return success();
     }
     bool hasTensor = llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>) ||

@@ -54,6 +54,10 @@ struct DotOptions {
   llvm::SmallVector<int64_t> kOrder; // bit i of the instruction's k is K index kOrder[i]; empty: itself
 };
 
+/// The K index that bit i of `k` stands for under `order`: the XOR of
+/// order[i] over k's set bits (k itself for an empty order).
+int64_t renameK(llvm::ArrayRef<int64_t> order, int64_t k);
+
 /// The layouts of a dot with `instr`. Warps are split greedily: each of the
 /// log2(num_warps) halvings goes to the dimension with more instruction
 /// tiles left per warp (M on ties); warps beyond the tiles hold copies.

@@ -72,15 +72,6 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   int64_t zRows = t ? N : M, zCols = t ? M : N;
   int64_t stepRows = instr->m * (t ? want.warpsN : want.warpsM),
           stepCols = instr->n * (t ? want.warpsM : want.warpsN);
-  auto kIndex = [&](int64_t k) {
-    if (options.kOrder.empty())
-      return k;
-    int64_t renamed = 0;
-    for (auto [bit, to] : llvm::enumerate(options.kOrder))
-      if (k >> bit & 1)
-        renamed |= to;
-    return renamed;
-  };
   Type accType = op.getType().getElementType();
   auto dVector = VectorType::get({int64_t(instr->dSlots())}, accType);
   int64_t tilesRows = std::max<int64_t>(zRows / stepRows, 1), tilesCols = std::max<int64_t>(zCols / stepCols, 1);
@@ -110,7 +101,7 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
         for (unsigned s = 0; s < instr->abSlots(); ++s) {
           LinearLayout::Coord x = coordOf(instr->a.registers, s, rt * stepRows, k0),
                               y = coordOf(instr->b.registers, s, k0, ct * stepCols);
-          x[1] = kIndex(x[1]), y[0] = kIndex(y[0]);
+          x[1] = renameK(options.kOrder, x[1]), y[0] = renameK(options.kOrder, y[0]);
           // X's (row, k) is A's (row, k), or B's (k, row) when transposed.
           xIdx.push_back((t ? bRegs : aRegs).at(at(x, t)));
           yIdx.push_back((t ? aRegs : bRegs).at(at(y, t)));

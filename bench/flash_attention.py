@@ -4,14 +4,14 @@ docstring for the columns): the loop counted is the one over key blocks,
 and MACs per wave are those of its two dots, BLOCK_M x BLOCK_N x HEAD_DIM
 each. Not a test; read the table.
 
-    python bench/attention.py                  # rocktile, and Triton if installed
-    python bench/attention.py --install-triton # first puts Triton 3.9 into bench/.venv-triton
+    python bench/flash_attention.py                  # rocktile, and Triton if installed
+    python bench/flash_attention.py --install-triton # first puts Triton 3.9 into bench/.venv-triton
 """
 import os
 import sys
 import time
 
-from gemm import TARGETS, TRITON, parse_args, print_header, print_row, triton_rows
+from gemm import TARGETS, TRITON, extra_cycles_per_access, parse_args, print_header, print_row, triton_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "attention.py")
@@ -44,15 +44,13 @@ def bank_cycles(target, bm, bn, d, warps):
     over two key blocks."""
     import ml_dtypes
     import numpy as np
-    from attention import attention
-    q, k, v = (np.ones((1, n, d), ml_dtypes.bfloat16) for n in (bm, 2 * bn, 2 * bn))
     from attention import attention_kernel
-    attention(q, k, v, target=target, blocks=(bm, bn), num_warps=warps)
-    kernel = next(iter(attention_kernel.cache.values()))
-    runs = extra = 0
-    for r, e in kernel.lds_bank_conflicts().values():
-        runs, extra = runs + r, extra + e
-    return round(extra / runs, 2) if runs else 0
+    n = 2 * bn
+    q, kv = np.ones((bm, d), ml_dtypes.bfloat16), np.ones((n, d), ml_dtypes.bfloat16)
+    o = np.empty_like(q)
+    kernel = attention_kernel[(1, 1)](q, kv, kv, o, 0.125, bm, n, bm * d, d, n * d, d, n * d, d, bm * d, d,
+                                      num_warps=warps, target=target, **constexprs(bm, bn, d))
+    return extra_cycles_per_access(kernel)
 
 
 def main():
@@ -62,7 +60,7 @@ def main():
              "constexprs": constexprs(*c[:3]), "kernel": "attention_kernel"} for t, c in cases for s in (1, 2)]
     triton = triton_rows(jobs, EXAMPLE)
     if not triton:
-        print(f"(Triton is not installed: python bench/attention.py --install-triton adds {TRITON})")
+        print(f"(Triton is not installed: python bench/flash_attention.py --install-triton adds {TRITON})")
     print_header()
     for i, (target, (bm, bn, d, warps)) in enumerate(cases):
         rows = [("rocktile s1", rocktile_row(target, bm, bn, d, warps))]
