@@ -14,7 +14,7 @@ def device_print(prefix, *args, hex=False):
     """Print each element of each argument with the program id and the
     element's index (scalars once per program), after `prefix`; with
     hex=True, as the hexadecimal of their bits."""
-    hex = core._unwrap(hex)
+    hex = semantic._unwrap(hex)
     values = [semantic.to_tensor(a) for a in args]
     if any(v.dtype.is_ptr() for v in values):
         raise semantic.SemanticError("tl.device_print cannot print pointers")
@@ -22,7 +22,7 @@ def device_print(prefix, *args, hex=False):
         # printf sees only widths: unsigned values are printed as int64.
         values = [semantic.cast(v, core.uint64) if v.dtype.is_int_unsigned() and not v.dtype.is_bool() else v
                   for v in values]
-    prefix = str(core._unwrap(prefix))
+    prefix = str(semantic._unwrap(prefix))
     if values and not prefix.endswith(" "):
         prefix += " "
     attrs = {"prefix": _string_attr(prefix)}
@@ -38,15 +38,15 @@ def device_assert(cond, msg=""):
     if not cond.dtype.is_bool():
         cond = semantic.not_equal(cond, 0)
     semantic.current().create("tile.assert", [cond], [],
-                              {"message": _string_attr(core._unwrap(msg))})
+                              {"message": _string_attr(semantic._unwrap(msg))})
 
 
 def _hint(x, values, field, fname):
     x = semantic.to_tensor(x)
     if not x.dtype.is_int():
         raise semantic.SemanticError(f"{fname} takes an integer tensor, got {x.dtype}")
-    values = core._unwrap(values)
-    values = [core._unwrap(v) for v in (values if isinstance(values, (list, tuple)) else [values])]
+    values = semantic._unwrap(values)
+    values = [semantic._unwrap(v) for v in (values if isinstance(values, (list, tuple)) else [values])]
     rank = max(len(x.shape), 1)
     if len(values) == 1 and rank > 1:
         values = values * rank

@@ -9,6 +9,7 @@ upstream arith/math) to the kernel being traced.  User mistakes raise
 from __future__ import annotations
 
 import math
+import operator as _op
 import struct
 import sys
 import threading
@@ -17,6 +18,8 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import source_position
+from .types import (block_type, bfloat16, dtype, float16, float32, float64, int1, int8, int32, int64, uint32,
+                    uint64)
 
 
 class SemanticError(Exception):
@@ -80,7 +83,7 @@ class IRBuilder:
         return self.default_loc
 
     def create(self, name, operands, result_types, attrs=None, num_regions=0):
-        handles = [o.handle if isinstance(o, core.tensor) else o for o in operands]
+        handles = [o.handle if isinstance(o, tensor) else o for o in operands]
         if any(isinstance(h, Discarded) for h in handles):
             raise SemanticError(
                 "a value computed inside a loop or an `if` on runtime values is used outside it without "
@@ -120,6 +123,142 @@ def tracing(ir: IRBuilder):
         _state.ir = previous
 
 
+# --------------------------------------------------------------------------
+# The values a kernel computes with: constexprs and tensors.  The public
+# methods of `tensor` (x.to(), x.sum(), ...) are core's functions, attached
+# there as Triton attaches its tensor member functions.
+
+class constexpr:
+    """A value known while compiling.  As a parameter annotation
+    (`BLOCK: tl.constexpr`) it makes the parameter a compile-time constant
+    that the kernel sees as a plain Python value."""
+
+    def __init__(self, value):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self): return f"constexpr[{self.value!r}]"
+    def __index__(self): return self.value.__index__()
+    def __int__(self): return int(self.value)
+    def __float__(self): return float(self.value)
+    def __bool__(self): return bool(self.value)
+    def __eq__(self, other): return self.value == _unwrap(other)
+    def __hash__(self): return hash(self.value)
+    def __call__(self, *args, **kwargs): return self.value(*args, **kwargs)
+    def __getattr__(self, name):
+        if name == "value":
+            raise AttributeError(name)
+        return getattr(self.value, name)
+
+
+def _constexpr_op(op, reflected=False):
+    def method(self, other):
+        if isinstance(other, tensor):
+            return NotImplemented  # let the tensor build the operation
+        a, b = (_unwrap(other), self.value) if reflected else (self.value, _unwrap(other))
+        return constexpr(op(a, b))
+    return method
+
+
+for _name, _fn in [("add", _op.add), ("sub", _op.sub), ("mul", _op.mul), ("truediv", _op.truediv),
+                   ("floordiv", _op.floordiv), ("mod", _op.mod), ("pow", _op.pow), ("and", _op.and_),
+                   ("or", _op.or_), ("xor", _op.xor), ("lshift", _op.lshift), ("rshift", _op.rshift)]:
+    setattr(constexpr, f"__{_name}__", _constexpr_op(_fn))
+    setattr(constexpr, f"__r{_name}__", _constexpr_op(_fn, reflected=True))
+for _name, _fn in [("lt", _op.lt), ("le", _op.le), ("gt", _op.gt), ("ge", _op.ge), ("ne", _op.ne)]:
+    setattr(constexpr, f"__{_name}__", _constexpr_op(_fn))
+constexpr.__neg__ = lambda self: constexpr(-self.value)
+constexpr.__invert__ = lambda self: constexpr(~self.value)
+del _name, _fn
+
+
+def _unwrap(x):
+    return x.value if isinstance(x, constexpr) else x
+
+
+def _is_constexpr_annotation(annotation) -> bool:
+    if annotation is constexpr:
+        return True
+    # `from __future__ import annotations` leaves the annotation as text.
+    return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
+
+
+class tensor:
+    """A value of the kernel being traced: a scalar or a tile.
+
+    `handle` is the MLIR value; `type` is a scalar dtype, a pointer_type or a
+    block_type; `dtype` is the element type and `shape` a tuple (() for
+    scalars)."""
+
+    def __init__(self, handle, type: dtype):
+        self.handle = handle
+        self.type = type
+        self.dtype = type.scalar
+        self.shape = type.shape if type.is_block() else ()
+        self.numel = type.numel if type.is_block() else 1
+        ir = getattr(_state, "ir", None)
+        if ir is not None and ir.regions:
+            ir.region_tensors.append(self)
+
+    def __repr__(self):
+        return f"tensor({self.type.mlir})"
+
+    # Python's operators build IR through the functions of this module.
+    def __add__(self, other): return add(self, other)
+    def __radd__(self, other): return add(other, self)
+    def __sub__(self, other): return sub(self, other)
+    def __rsub__(self, other): return sub(other, self)
+    def __mul__(self, other): return mul(self, other)
+    def __rmul__(self, other): return mul(other, self)
+    def __truediv__(self, other): return truediv(self, other)
+    def __rtruediv__(self, other): return truediv(other, self)
+    def __floordiv__(self, other): return floordiv(self, other)
+    def __rfloordiv__(self, other): return floordiv(other, self)
+    def __mod__(self, other): return mod(self, other)
+    def __rmod__(self, other): return mod(other, self)
+    def __and__(self, other): return and_(self, other)
+    def __rand__(self, other): return and_(other, self)
+    def __or__(self, other): return or_(self, other)
+    def __ror__(self, other): return or_(other, self)
+    def __xor__(self, other): return xor(self, other)
+    def __rxor__(self, other): return xor(other, self)
+    def __lshift__(self, other): return shl(self, other)
+    def __rlshift__(self, other): return shl(other, self)
+    def __rshift__(self, other): return shr(self, other)
+    def __rrshift__(self, other): return shr(other, self)
+    def __lt__(self, other): return less(self, other)
+    def __le__(self, other): return less_equal(self, other)
+    def __gt__(self, other): return greater(self, other)
+    def __ge__(self, other): return greater_equal(self, other)
+    def __eq__(self, other): return equal(self, other)
+    def __ne__(self, other): return not_equal(self, other)
+    __hash__ = object.__hash__  # __eq__ builds IR; identity stays usable as a key
+    def __neg__(self): return neg(self)
+    def __pos__(self): return pos(self)
+    def __invert__(self): return invert(self)
+    def __getitem__(self, index): return subscript(self, index)
+    def __matmul__(self, other): return dot(self, other, None, None, None, None, float32)
+    def __rmatmul__(self, other): return dot(other, self, None, None, None, None, float32)
+
+    # A tensor's value is only known when the kernel runs.  `if`, `while`,
+    # `and`, `or`, `not` and `x if c else y` in a kernel's own code are
+    # rewritten not to ask for it (rocktile.rewrite); anything else does.
+    def __bool__(self):
+        raise SemanticError(
+            "the truth value of a tensor is only known when the kernel runs: it can be the condition of an "
+            "`if`, `while` or `x if c else y` in the kernel, but not of Python code that needs a Python bool "
+            "(e.g. assert, any(), a comprehension's `if`); use tl.where() or `&`/`|` there")
+
+    def __index__(self):
+        raise SemanticError("a tensor cannot be used as a Python integer (e.g. as a list or tuple index) "
+                            "while tracing; use a tl.constexpr, or tl.static_range to unroll a loop whose "
+                            "index must be a Python int")
+
+    __int__ = __float__ = __index__
+
+    def __iter__(self):
+        raise SemanticError("a tensor cannot be iterated over in Python while tracing")
+
+
 # Ops that move or convert fp8 values as they are; every other arith or math
 # op on fp8 is computed in fp32 and rounded back to fp8.
 _FP8_AS_IS = {"arith.constant", "arith.select", "arith.extf", "arith.truncf", "arith.bitcast"}
@@ -129,11 +268,11 @@ def _emit(name, operands, ty, attrs=None):
     """Build a one-result op and wrap its result."""
     if (name.startswith(("arith.", "math.")) and name not in _FP8_AS_IS
             and any(t.scalar.is_fp8() for t in [ty] + [o.type for o in operands])):
-        wide = [cast(o, core.float32) if o.dtype.is_fp8() else o for o in operands]
-        result = _emit(name, wide, _typed(_shape_of(ty), core.float32) if ty.scalar.is_fp8() else ty, attrs)
+        wide = [cast(o, float32) if o.dtype.is_fp8() else o for o in operands]
+        result = _emit(name, wide, _typed(_shape_of(ty), float32) if ty.scalar.is_fp8() else ty, attrs)
         return cast(result, ty.scalar)
     op = current().create(name, operands, [ty], attrs)
-    return core.tensor(op.result(0), ty)
+    return tensor(op.result(0), ty)
 
 
 def _shape_of(ty):
@@ -142,7 +281,7 @@ def _shape_of(ty):
 
 def _typed(shape, elt):
     """The type of a value of element type `elt` and `shape` (() = scalar)."""
-    return core.block_type(elt, shape) if shape else elt
+    return block_type(elt, shape) if shape else elt
 
 
 # --------------------------------------------------------------------------
@@ -151,7 +290,7 @@ def _typed(shape, elt):
 
 def _value(x):
     """Unwrap constexprs and numpy scalars into plain Python values."""
-    if isinstance(x, core.constexpr):
+    if isinstance(x, constexpr):
         x = x.value
     if isinstance(x, np.generic):
         x = x.item()
@@ -166,19 +305,19 @@ def python_dtype(x):
     """The dtype of a Python number, as Triton gives it: bool -> int1, int ->
     int32 (uint32, int64 or uint64 if it does not fit), float -> float32."""
     if isinstance(x, bool):
-        return core.int1
+        return int1
     if isinstance(x, int):
         if -2**31 <= x < 2**31:
-            return core.int32
+            return int32
         if 2**31 <= x < 2**32:
-            return core.uint32
+            return uint32
         if -2**63 <= x < 2**63:
-            return core.int64
+            return int64
         if 0 <= x < 2**64:
-            return core.uint64
+            return uint64
         raise SemanticError(f"the integer {x} does not fit in 64 bits")
     if isinstance(x, float):
-        return core.float32
+        return float32
     raise SemanticError(f"expected a tensor or a Python number, got {type(x).__name__} {x!r}")
 
 
@@ -186,7 +325,7 @@ def to_tensor(x, dtype=None):
     """A tensor for `x`; a Python number becomes a constant of `dtype`
     (default: its own python_dtype)."""
     x = _value(x)
-    if isinstance(x, core.tensor):
+    if isinstance(x, tensor):
         return x
     return constant(x, dtype or python_dtype(x))
 
@@ -197,7 +336,7 @@ def constant(value, dt):
         raise SemanticError(f"expected a Python number for a {dt} constant, got {type(value).__name__} {value!r}")
     if dt.is_fp8():
         # Rounded by the same conversion as any other fp32 -> fp8 value.
-        return cast(constant(value, core.float32), dt)
+        return cast(constant(value, float32), dt)
     return _emit("arith.constant", [], dt, {"value": _literal(value, dt)})
 
 
@@ -239,7 +378,7 @@ def _float_bits(value: float, dt) -> int:
 def cast(x, dst, bitcast=False):
     """Convert `x` to dtype `dst` (values of the same shape)."""
     x = _value(x)
-    if not isinstance(x, core.tensor):
+    if not isinstance(x, tensor):
         return constant(x, dst)
     src = x.dtype
     if src == dst:
@@ -248,18 +387,18 @@ def cast(x, dst, bitcast=False):
         raise SemanticError(f"cannot convert {src} to {dst}: pointer casts are not supported")
     ty = _typed(x.shape, dst)
     if src.mlir == dst.mlir:  # e.g. int32 <-> uint32: the same bits, another reading
-        return core.tensor(x.handle, ty)
+        return tensor(x.handle, ty)
     if bitcast:
         if src.primitive_bitwidth != dst.primitive_bitwidth:
             raise SemanticError(f"cannot bitcast {src} to {dst}: they have different bit widths")
         return _emit("arith.bitcast", [x], ty)
     src_bits, dst_bits = src.primitive_bitwidth, dst.primitive_bitwidth
-    if (src.is_fp8() or dst.is_fp8()) and core.float32 not in (src, dst):
+    if (src.is_fp8() or dst.is_fp8()) and float32 not in (src, dst):
         # The hardware converts fp8 only from and to fp32.
-        return cast(cast(x, core.float32), dst)
+        return cast(cast(x, float32), dst)
     if src.is_floating() and dst.is_floating():
         if src_bits == dst_bits:  # fp16 <-> bf16 goes through fp32
-            return cast(cast(x, core.float32), dst)
+            return cast(cast(x, float32), dst)
         return _emit("arith.extf" if src_bits < dst_bits else "arith.truncf", [x], ty)
     if src.is_int() and dst.is_int():
         if dst.is_bool():
@@ -313,7 +452,7 @@ def broadcast_shapes(a, b, what):
 
 
 def splat(x, shape):
-    return _emit("tile.splat", [x], core.block_type(x.dtype, shape))
+    return _emit("tile.splat", [x], block_type(x.dtype, shape))
 
 
 def expand_dims(x, axis):
@@ -323,7 +462,7 @@ def expand_dims(x, axis):
     if not 0 <= axis <= len(x.shape):
         raise SemanticError(f"expand_dims axis {axis} is out of range for a tensor of rank {len(x.shape)}")
     shape = x.shape[:axis] + (1,) + x.shape[axis:]
-    return _emit("tile.expand_dims", [x], core.block_type(x.dtype, shape), {"axis": f"{axis} : i32"})
+    return _emit("tile.expand_dims", [x], block_type(x.dtype, shape), {"axis": f"{axis} : i32"})
 
 
 def broadcast_to(x, shape, what=None):
@@ -340,7 +479,7 @@ def broadcast_to(x, shape, what=None):
         x = expand_dims(x, 0)
     if x.shape == shape:
         return x
-    return _emit("tile.broadcast", [x], core.block_type(x.dtype, shape))
+    return _emit("tile.broadcast", [x], block_type(x.dtype, shape))
 
 
 def subscript(x, index):
@@ -382,18 +521,18 @@ def computation_type(a, b, op, div_or_mod=False):
         if t.is_ptr():
             raise SemanticError(f"operator '{op}' is not defined for pointers ({a} {op} {b})")
     if a.is_fp64() or b.is_fp64():
-        return core.float64
+        return float64
     if a.is_fp32() or b.is_fp32():
-        return core.float32
+        return float32
     if a.is_half() or b.is_half():
         if div_or_mod or (a.is_half() and b.is_half() and a != b):
-            return core.float32
+            return float32
         return a if a.is_half() else b
     if a.is_fp8() or b.is_fp8():
         if div_or_mod:
-            return core.float32
+            return float32
         if a.is_fp8() and b.is_fp8() and a != b:
-            return core.float16
+            return float16
         return a if a.is_fp8() else b
     return _integer_promote(a, b)
 
@@ -416,7 +555,7 @@ def _operands(a, b, op, div_or_mod=False):
         # int8, x_fp16 * 0.5 is fp16, x_i32 * 0.5 is fp32.
         number_ty, tensor_ty = (a_ty, b_ty) if a_num else (b_ty, a_ty)
         if _kind(number_ty) <= _kind(tensor_ty) and not tensor_ty.is_ptr():
-            ty = core.float32 if div_or_mod and _narrow_float(tensor_ty) else tensor_ty
+            ty = float32 if div_or_mod and _narrow_float(tensor_ty) else tensor_ty
     if ty is None:
         ty = computation_type(a_ty, b_ty, op, div_or_mod)
     if ty.is_int() and not ty.is_bool():
@@ -444,7 +583,7 @@ def _narrow_float(ty):
 
 
 def _operand_dtype(x, op):
-    if isinstance(x, core.tensor):
+    if isinstance(x, tensor):
         return x.dtype
     if _is_number(x):
         return python_dtype(x)
@@ -452,11 +591,11 @@ def _operand_dtype(x, op):
 
 
 def _shape(x):
-    return x.shape if isinstance(x, core.tensor) else ()
+    return x.shape if isinstance(x, tensor) else ()
 
 
 def _is_ptr(x):
-    return isinstance(x, core.tensor) and x.dtype.is_ptr()
+    return isinstance(x, tensor) and x.dtype.is_ptr()
 
 
 # --------------------------------------------------------------------------
@@ -473,7 +612,7 @@ def addptr(ptr, offset, op="+"):
         raise SemanticError(f"cannot {verb} {off_ty} {prep} a pointer ({ptr.dtype}): "
                             "expected an integer offset (a number of elements)")
     if off_ty.primitive_bitwidth < 32:
-        off_ty = core.int32 if off_ty.is_int_signed() or off_ty.is_bool() else core.uint32
+        off_ty = int32 if off_ty.is_int_signed() or off_ty.is_bool() else uint32
     if op == "-" and _is_number(offset):
         offset, op = -offset, "+"
     offset = cast(offset, off_ty)
@@ -515,7 +654,7 @@ def truediv(a, b):
     """'/': integers are divided as float32, as in Triton."""
     x, y, ty = _operands(a, b, "/", div_or_mod=True)
     if ty.is_int():
-        x, y = cast(x, core.float32), cast(y, core.float32)
+        x, y = cast(x, float32), cast(y, float32)
     return _emit("arith.divf", [x, y], x.type)
 
 
@@ -539,7 +678,7 @@ def umulhi(a, b):
     x, y, ty = _int_operands(a, b, "tl.umulhi")
     if ty.primitive_bitwidth != 32:
         raise SemanticError(f"tl.umulhi takes 32-bit integers, got {ty}")
-    wide = core.int64 if ty.is_int_signed() else core.uint64
+    wide = int64 if ty.is_int_signed() else uint64
     product = mul(cast(x, wide), cast(y, wide))
     return cast(shr(product, 32), ty)
 
@@ -621,7 +760,7 @@ _CMPI_UNSIGNED = {"==": 0, "!=": 1, "<": 6, "<=": 7, ">": 8, ">=": 9}
 
 def _compare(a, b, op):
     x, y, ty = _operands(a, b, op)
-    result = _typed(x.shape, core.int1)
+    result = _typed(x.shape, int1)
     if ty.is_floating():
         return _emit("arith.cmpf", [x, y], result, {"predicate": f"{_CMPF[op]} : i64"})
     table = _CMPI_SIGNED if ty.is_int_signed() else _CMPI_UNSIGNED
@@ -653,7 +792,7 @@ def minimum(a, b): return _minmax(a, b, "min")
 def where(condition, x, y):
     condition = to_tensor(condition)
     if not condition.dtype.is_bool():
-        condition = cast(condition, core.int1)
+        condition = cast(condition, int1)
     x, y = _value(x), _value(y)
     if _is_ptr(x) or _is_ptr(y):
         if not (_is_ptr(x) and _is_ptr(y) and x.dtype == y.dtype):
@@ -676,7 +815,7 @@ def float_math(op_name, x, fname):
         raise SemanticError(f"tl.{fname} expects a floating-point tensor, got {x.dtype}; "
                             "convert it first, e.g. x.to(tl.float32)")
     if _narrow_float(x.dtype):
-        wide = cast(x, core.float32)
+        wide = cast(x, float32)
         return cast(_emit(op_name, [wide], wide.type), x.dtype)
     return _emit(op_name, [x], x.type)
 
@@ -686,7 +825,7 @@ def sigmoid(x):
     x = _numeric(x, "tl.sigmoid")
     if not x.dtype.is_floating():
         raise SemanticError(f"tl.sigmoid expects a floating-point tensor, got {x.dtype}")
-    wide = cast(x, core.float32) if _narrow_float(x.dtype) else x
+    wide = cast(x, float32) if _narrow_float(x.dtype) else x
     one = broadcast_to(constant(1.0, wide.dtype), wide.shape)
     y = truediv(one, add(one, float_math("math.exp", neg(wide), "exp")))
     return cast(y, x.dtype)
@@ -719,13 +858,13 @@ def abs_(x):
 def program_id(axis):
     if axis not in (0, 1, 2):
         raise SemanticError(f"program_id axis must be 0, 1 or 2, got {axis}")
-    return _emit("tile.program_id", [], core.int32, {"axis": f"{axis} : i32"})
+    return _emit("tile.program_id", [], int32, {"axis": f"{axis} : i32"})
 
 
 def num_programs(axis):
     if axis not in (0, 1, 2):
         raise SemanticError(f"num_programs axis must be 0, 1 or 2, got {axis}")
-    return _emit("tile.num_programs", [], core.int32, {"axis": f"{axis} : i32"})
+    return _emit("tile.num_programs", [], int32, {"axis": f"{axis} : i32"})
 
 
 def arange(start, end):
@@ -734,13 +873,13 @@ def arange(start, end):
     if not (-2**31 <= start and end < 2**31):
         raise SemanticError(f"tl.arange bounds must fit in int32, got start={start}, end={end}")
     shape = check_shape([end - start])
-    return _emit("tile.make_range", [], core.block_type(core.int32, shape),
+    return _emit("tile.make_range", [], block_type(int32, shape),
                  {"start": f"{start} : i32", "end": f"{end} : i32"})
 
 
 def full(shape, value, dtype):
     value = _value(value)
-    if isinstance(value, core.tensor):
+    if isinstance(value, tensor):
         if value.shape:
             raise SemanticError(f"tl.full needs a scalar value, got a tensor of shape {list(value.shape)}")
         scalar = cast(value, dtype)
@@ -752,7 +891,7 @@ def full(shape, value, dtype):
 def _pointer(ptr, fname):
     ptr = _value(ptr)
     if not _is_ptr(ptr):
-        got = ptr.type if isinstance(ptr, core.tensor) else f"{type(ptr).__name__} {ptr!r}"
+        got = ptr.type if isinstance(ptr, tensor) else f"{type(ptr).__name__} {ptr!r}"
         raise SemanticError(f"{fname} expects a pointer or a tensor of pointers, got {got}")
     return ptr
 
@@ -830,7 +969,7 @@ def _atomic_pointer(ptr, fname):
 def _atomic_value(value, ptr, elt, fname, what="val"):
     """`value` converted to the pointee type and broadcast to the pointer's shape."""
     value = _value(value)
-    if isinstance(value, core.tensor) and value.dtype.is_ptr():
+    if isinstance(value, tensor) and value.dtype.is_ptr():
         raise SemanticError(f"{fname}: {what} must be a number or a tensor of numbers, got {value.type}")
     value = cast(value, elt)
     if value.shape and not ptr.shape:
@@ -890,7 +1029,7 @@ def permute(x, dims, fname="tl.permute"):
     if dims == tuple(range(rank)):
         return x
     shape = tuple(x.shape[d] for d in dims)
-    return _emit("tile.trans", [x], core.block_type(x.dtype, shape),
+    return _emit("tile.trans", [x], block_type(x.dtype, shape),
                  {"order": f"array<i32: {', '.join(map(str, dims))}>"})
 
 
@@ -921,16 +1060,16 @@ def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype
                             f"got {input_precision!r}")
     sixteen = a.dtype == b.dtype and (a.dtype.is_fp16() or a.dtype.is_bf16())
     fp8 = a.dtype.is_fp8() and b.dtype.is_fp8()
-    int8 = a.dtype == b.dtype == core.int8
-    fp32 = a.dtype == b.dtype == core.float32
-    if not (sixteen or fp8 or int8 or fp32):
+    integer = a.dtype == b.dtype == int8
+    fp32 = a.dtype == b.dtype == float32
+    if not (sixteen or fp8 or integer or fp32):
         raise SemanticError(f"tl.dot of {a.dtype} by {b.dtype} is not supported; supported are bf16 x bf16, "
                             "fp16 x fp16, fp8 x fp8 (float8e4nv, float8e5, mixed) and fp32 x fp32 into fp32, "
                             "and int8 x int8 into int32")
-    if int8:
+    if integer:
         # As Triton: an int8 product is int32, whatever out_dtype says.
-        out_dtype = core.int32
-    elif out_dtype != core.float32 and not (out_dtype == core.float16 and a.dtype.is_fp16()):
+        out_dtype = int32
+    elif out_dtype != float32 and not (out_dtype == float16 and a.dtype.is_fp16()):
         raise SemanticError(f"tl.dot into {out_dtype} of {a.dtype} inputs is not supported; out_dtype must be "
                             "tl.float32, or tl.float16 for fp16 inputs")
     if fp32 and input_precision in ("tf32", "tf32x3"):
@@ -945,10 +1084,10 @@ def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype
         if tuple(acc.shape) != shape or acc.dtype != out_dtype:
             raise SemanticError(f"tl.dot: acc must be a {'x'.join(map(str, shape))} tile of {out_dtype}, got "
                                 f"{'x'.join(map(str, acc.shape)) or 'a scalar'} of {acc.dtype}")
-    acc_type = core.int32 if int8 else core.float32
+    acc_type = int32 if integer else float32
 
     def product(x, y, c):
-        return _emit("tile.dot", [x, y, c], core.block_type(acc_type, shape))
+        return _emit("tile.dot", [x, y, c], block_type(acc_type, shape))
 
     d = cast(acc, acc_type)
     if fp32 and input_precision in _BF16_SPLITS:
@@ -957,8 +1096,8 @@ def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype
         def parts(x):
             out, rest = [], x
             for _ in range(_BF16_SPLITS[input_precision]):
-                out.append(cast(rest, core.bfloat16))
-                rest = sub(rest, cast(out[-1], core.float32))
+                out.append(cast(rest, bfloat16))
+                rest = sub(rest, cast(out[-1], float32))
             return out
         pa, pb = parts(a), parts(b)
         n = len(pa)
@@ -999,7 +1138,7 @@ def reshape(x, shape, fname="tl.reshape"):
         raise SemanticError(f"{fname}: the new shape must have at least one dimension")
     if not x.shape:
         return splat(x, shape)
-    return _emit("tile.reshape", [x], core.block_type(x.dtype, shape))
+    return _emit("tile.reshape", [x], block_type(x.dtype, shape))
 
 
 def _last_axis_index(shape):
@@ -1063,12 +1202,12 @@ def _reduce_axis(inputs, axis, combine):
     ir.builder.set_insertion_point_to_end(block)
     try:
         n = len(inputs)
-        lhs = [core.tensor(block.arg(i), t.dtype) for i, t in enumerate(inputs)]
-        rhs = [core.tensor(block.arg(n + i), t.dtype) for i, t in enumerate(inputs)]
+        lhs = [tensor(block.arg(i), t.dtype) for i, t in enumerate(inputs)]
+        rhs = [tensor(block.arg(n + i), t.dtype) for i, t in enumerate(inputs)]
         ir.create("tile.reduce.return", combine(lhs, rhs), [])
     finally:
         ir.builder.set_insertion_point_to_end(outer)
-    return [core.tensor(op.result(i), ty) for i, ty in enumerate(result_types)]
+    return [tensor(op.result(i), ty) for i, ty in enumerate(result_types)]
 
 
 def reduce(inputs, axis, combine, keep_dims, fname):
@@ -1096,7 +1235,7 @@ def _pair_partner(y, axis):
     """Each element's partner across a size-2 `axis`: x ^ xor_sum(x) over the
     pair is the other element (on the bits, for floats)."""
     ty = y.dtype
-    bits = ty.storage if ty.is_bool() else core.dtype(f"int{ty.primitive_bitwidth}")
+    bits = ty.storage if ty.is_bool() else dtype(f"int{ty.primitive_bitwidth}")
     b = cast(y, bits, bitcast=ty.is_floating()) if bits != ty else y
     both = reduce([b], axis, lambda l, r: [xor(l[0], r[0])], True, "tl.flip")[0]
     other = xor(b, both)
@@ -1149,7 +1288,7 @@ def sort(x, dim, descending):
             other = _pair_partner(y, r + 1)
             right = equal(_axis_index(split_shape, r + 1), 1)
             if size == n:  # the last merge sorts every block one way
-                flipped = full(split_shape, int(descending), core.int1)
+                flipped = full(split_shape, int(descending), int1)
             else:  # blocks whose bit `size` is set sort the other way: a bitonic sequence for the next merge
                 block = mul(_axis_index(split_shape, r), 2 * distance)
                 flipped = not_equal(and_(block, size), 0)
@@ -1198,7 +1337,7 @@ def sum_(x, axis, keep_dims, dtype):
     x = _numeric(x, "tl.sum")
     if dtype is None and x.dtype.is_int() and x.dtype.primitive_bitwidth < 32:
         # Narrow integers would overflow: sum them in 32 bits, as Triton does.
-        dtype = core.int32 if x.dtype.is_int_signed() else core.uint32
+        dtype = int32 if x.dtype.is_int_signed() else uint32
     if dtype is not None:
         x = cast(x, dtype)
     return reduce([x], axis, lambda a, b: [add(a[0], b[0])], keep_dims, "tl.sum")[0]
@@ -1223,7 +1362,7 @@ def arg_reduce(x, axis, keep_dims, which, tie_break_left=True):
     tile, the index being the row-major flat index (as Triton's)."""
     x = _numeric(x, f"tl.arg{which}")
     if not x.shape:
-        return x, constant(0, core.int32)
+        return x, constant(0, int32)
     rank = len(x.shape)
     axes = list(range(rank)) if axis is None else [axis % rank if -rank <= axis < rank else axis]
     if not 0 <= axes[0] < rank:
@@ -1245,5 +1384,3 @@ def reduce_minmax(x, axis, keep_dims, which):
     combine = (lambda a, b: [maximum(a[0], b[0])]) if which == "max" else (lambda a, b: [minimum(a[0], b[0])])
     return reduce([x], axis, combine, keep_dims, f"tl.{which}")[0]
 
-
-from . import core  # noqa: E402  (core's classes call into this module)
