@@ -98,3 +98,30 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A transpose read is each thread's checked LDS read at its own address
+// (stored to a per-thread array), then one call that exchanges the elements
+// between the lanes of each quarter wave as the ISA says.
+// CHECK-LABEL: func.func @transpose_read_workgroup(
+// CHECK: scf.for
+// CHECK: call @rocktile_emu_lds_access
+// CHECK: vector.load %{{.*}} : memref<256xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// CHECK: memref.store %{{.*}} : memref<128xvector<4xbf16>>
+// CHECK: call @rocktile_emu_lds_transpose(%{{.*}}, %{{.*}}, %c128_i64, %c2_i64, %c4_i64, %c16_i64)
+// CHECK-NOT: amdgpu.transpose_load
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @transpose_read(%x: memref<?xvector<4xbf16>, #gpu.address_space<global>>)
+        workgroup(%lds: memref<256xbf16, #gpu.address_space<workgroup>>)
+        kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %t = gpu.thread_id x
+      %c2 = arith.constant 2 : index
+      %i = arith.muli %t, %c2 : index
+      %v = amdgpu.transpose_load %lds[%i] : memref<256xbf16, #gpu.address_space<workgroup>> -> vector<4xbf16>
+      memref.store %v, %x[%t] : memref<?xvector<4xbf16>, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}

@@ -337,3 +337,27 @@ func.func @byte_gather(%v: i8, %out: !tile.ptr<i8>) attributes {tile.lds_bytes =
   tile.store %p, %b : tensor<64x64x!tile.ptr<i8>, #cols>, tensor<64x64xi8, #cols>
   return
 }
+
+// -----
+
+// A GEMM's B operand (64x128 bf16, N contiguous as row-major B is) staged
+// for v_mfma_f32_16x16x32_bf16: whole 128-bit rows written along N, and read
+// back with gfx950's transpose reads, each giving a lane 4 consecutive k of
+// its column (two per 8-element operand vector), with no register packing.
+// CHECK-LABEL: gpu.func @transposed_operand
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: vector.store {{.*}} {alignment = 16 : i64} : {{.*}} vector<8xbf16>
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: amdgpu.transpose_load {{.*}} -> vector<4xbf16>
+// CHECK-NOT: vector.load
+// CHECK-NOT: vector.shuffle
+// CHECK: gpu.return
+#rowsB = #tile.blocked<sizePerThread = [4, 8], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#opB = #tile.linear<register = [[1, 0], [2, 0], [4, 0], [32, 0], [0, 64]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [8, 0], [16, 0]], warp = [[0, 16], [0, 32]]>
+func.func @transposed_operand(%v: bf16, %out: !tile.ptr<bf16>) attributes {tile.lds_bytes = 16384 : i64, tile.num_warps = 4 : i32} {
+  %a = tile.splat %v : bf16 -> tensor<64x128xbf16, #rowsB>
+  %b = tile.convert_layout %a {tile.lds_offset = 0 : i64} : tensor<64x128xbf16, #rowsB> -> tensor<64x128xbf16, #opB>
+  %p = tile.splat %out : !tile.ptr<bf16> -> tensor<64x128x!tile.ptr<bf16>, #opB>
+  tile.store %p, %b : tensor<64x128x!tile.ptr<bf16>, #opB>, tensor<64x128xbf16, #opB>
+  return
+}

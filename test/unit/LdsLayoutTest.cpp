@@ -55,7 +55,9 @@ const MatrixCoreInstr &bf16Instr(const Target &t) {
 // bf16 matrix instruction: from the blocked layouts their 128-bit loads
 // have (B's lanes also hold 4 consecutive rows along K, as
 // tile-assign-layouts gives them) to the operand layouts, on both targets
-// and the bench's tile configurations.
+// and the bench's tile configurations. B is N-contiguous: gfx950 reads it
+// with transpose reads (64-bit, 4 k per lane) from rows written whole; gfx1250
+// (no transpose reads used yet) with 128-bit reads of a K-contiguous copy.
 TEST(LdsLayout, GemmOperandsAreConflictFreeAndWide) {
   struct Config {
     int64_t m, n, k;
@@ -68,14 +70,19 @@ TEST(LdsLayout, GemmOperandsAreConflictFreeAndWide) {
       LinearLayout a = LinearLayout::blocked({c.m, c.k}, {1, 8}, {wave / kLanes, kLanes}, {c.warps, 1}, {1, 0});
       LinearLayout b = LinearLayout::blocked({c.k, c.n}, {4, 8}, {wave / 16, 16}, {c.warps, 1}, {1, 0});
       for (auto [name, from, to] : {std::tuple{"A", a, dot.a}, std::tuple{"B", b, dot.b}}) {
-        LdsLayout lds = chooseLdsLayout(from, to, /*eltBytes=*/2, t->ldsBanks);
+        LdsLayout lds = chooseLdsLayout(from, to, /*eltBytes=*/2, t->ldsBanks, t->transposeRead);
         std::string what = t->chip.str() + " " + name + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
                            "x" + std::to_string(c.k) + ": " + lds.str();
-        LdsCost write = ldsCost(from, lds, 2, t->ldsBanks, true), read = ldsCost(to, lds, 2, t->ldsBanks, false);
+        bool transposed = name == std::string("B") && t->transposeRead.lanes;
+        EXPECT_EQ(lds.transposedRead, transposed) << what;
+        LinearLayout reader = transposed ? *transposeReadLayout(to, t->transposeRead, 2) : to;
+        int64_t readBytes = transposed ? 8 : 16;
+        LdsCost write = ldsCost(from, lds, 2, t->ldsBanks, true),
+                read = ldsCost(reader, lds, 2, t->ldsBanks, false, readBytes);
         EXPECT_EQ(write.conflictCycles, 0) << what;
         EXPECT_EQ(read.conflictCycles, 0) << what;
-        EXPECT_EQ(ldsAccess(to, lds, 2).width(), 8) << what; // 128-bit operand reads
-        EXPECT_GE(ldsAccess(from, lds, 2).width(), name == std::string("A") ? 8 : 4) << what;
+        EXPECT_EQ(ldsAccess(reader, lds, 2, readBytes).width(), readBytes / 2) << what; // the widest reads
+        EXPECT_GE(ldsAccess(from, lds, 2).width(), name == std::string("A") || transposed ? 8 : 4) << what;
         expectBijective(lds);
       }
     }

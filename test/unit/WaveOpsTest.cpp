@@ -1,4 +1,5 @@
 // Cross-lane instructions on small hand-computed waves.
+#include "IsaTables.h"
 #include "rocktile/Emulator/WaveOps.h"
 #include <gtest/gtest.h>
 #include <numeric>
@@ -71,3 +72,42 @@ TEST(WaveOps, ShuffleModes) {
 }
 
 } // namespace
+
+namespace {
+// The lane exchange of each LDS transpose read, element by element against
+// test/unit/isa/lds_transpose_reads.json, over two waves of 16-bit values
+// (value = 256 * source lane + source element, so each names its origin).
+TEST(WaveOps, LdsTransposeReadsMatchTheIsaTable) {
+  llvm::json::Value doc = rocktile::test::parseJsonFile(ROCKTILE_TRANSPOSE_READS_JSON);
+  int checked = 0;
+  for (auto &[chip, instrs] : *doc.getAsObject()) {
+    if (!instrs.getAsObject())
+      continue;
+    for (auto &[name, value] : *instrs.getAsObject()) {
+      const llvm::json::Object &e = *value.getAsObject();
+      int64_t wave = *e.getInteger("wave_size"), elements = *e.getInteger("elements");
+      int64_t group = *e.getInteger("group_lanes"), n = 2 * wave;
+      EXPECT_EQ(group, wave / 4) << name.str(); // the emulator's groups: a quarter wave
+      std::vector<uint16_t> src(n * elements), dst(n * elements);
+      for (int64_t lane = 0; lane < n; ++lane)
+        for (int64_t i = 0; i < elements; ++i)
+          src[lane * elements + i] = uint16_t(256 * lane + i);
+      rocktile_emu_lds_transpose(reinterpret_cast<int64_t>(src.data()), reinterpret_cast<int64_t>(dst.data()),
+                                 n, 2, elements, wave / 4);
+      const llvm::json::Array &result = *e.getArray("result");
+      EXPECT_EQ(int64_t(result.size()), group * elements) << name.str();
+      for (int64_t base = 0; base < n; base += group)
+        for (const llvm::json::Value &row : result) {
+          const llvm::json::Array &r = *row.getAsArray();
+          int64_t lane = *r[0].getAsInteger(), element = *r[1].getAsInteger();
+          int64_t from = *r[2].getAsInteger(), fromElement = *r[3].getAsInteger();
+          EXPECT_EQ(dst[(base + lane) * elements + element], uint16_t(256 * (base + from) + fromElement))
+              << chip.str() << " " << name.str() << " lane " << base + lane << " element " << element;
+          ++checked;
+        }
+    }
+  }
+  EXPECT_EQ(checked, 2 * 8 * 64); // per chip: 8 groups in two waves, 64 entries each
+}
+} // namespace
+

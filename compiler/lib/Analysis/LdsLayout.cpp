@@ -39,13 +39,16 @@ std::string LdsLayout::str() const {
   os << "]";
   if (rowShift)
     os << ", rowShift = " << rowShift;
+  if (transposedRead)
+    os << ", transposed reads";
   return s;
 }
 
-LdsAccess rocktile::ldsAccess(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes) {
+LdsAccess rocktile::ldsAccess(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes,
+                              int64_t maxBytes) {
   unsigned fast = lds.order[0];
   auto regs = layout.getBases(LinearLayout::Register);
-  int64_t limit = std::max<int64_t>(16 / eltBytes, 1);
+  int64_t limit = std::max<int64_t>(maxBytes / eltBytes, 1);
   if (lds.maxPhase > 1)
     limit = std::min(limit, lds.vec);
   // The register bits stepping 1, 2, 4, ... along the fastest dimension, in
@@ -98,9 +101,32 @@ llvm::SmallVector<int64_t> LdsAccess::firstRegisters(const LinearLayout &layout,
   return firsts;
 }
 
+std::optional<LinearLayout> rocktile::transposeReadLayout(const LinearLayout &to, const LdsTransposeRead &read,
+                                                          int64_t eltBytes) {
+  if (!read.lanes || eltBytes != read.elementBytes)
+    return std::nullopt;
+  unsigned e = llvm::Log2_32(read.elements), g = llvm::Log2_32(read.lanes);
+  auto regs = to.getBases(LinearLayout::Register), lanes = to.getBases(LinearLayout::Lane);
+  if (regs.size() < e || lanes.size() < g)
+    return std::nullopt;
+  // The elements a lane receives must be distinct ones (no copies).
+  uint64_t copies = to.getCopyBits(LinearLayout::Register);
+  if (copies & ((uint64_t(1) << e) - 1))
+    return std::nullopt;
+  std::array<llvm::SmallVector<LinearLayout::Coord>, 3> bases;
+  bases[LinearLayout::Register].append(lanes.begin(), lanes.begin() + e);
+  bases[LinearLayout::Register].append(regs.begin() + e, regs.end());
+  bases[LinearLayout::Lane].append(lanes.begin() + e, lanes.begin() + g);
+  bases[LinearLayout::Lane].append(regs.begin(), regs.begin() + e);
+  bases[LinearLayout::Lane].append(lanes.begin() + g, lanes.end());
+  auto warps = to.getBases(LinearLayout::Warp);
+  bases[LinearLayout::Warp].assign(warps.begin(), warps.end());
+  return LinearLayout(to.getShape(), bases);
+}
+
 LdsCost rocktile::ldsCost(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes, unsigned banks,
-                          bool write) {
-  LdsAccess access = ldsAccess(layout, lds, eltBytes);
+                          bool write, int64_t maxBytes) {
+  LdsAccess access = ldsAccess(layout, lds, eltBytes, maxBytes);
   int64_t bytes = access.width() * eltBytes, dwordsPerLane = std::max<int64_t>(bytes / 4, 1);
   int64_t lanesPerPhase = std::max<int64_t>(banks / dwordsPerLane, 1);
   uint64_t copyLanes = write ? layout.getCopyBits(LinearLayout::Lane) : 0;
@@ -153,8 +179,24 @@ LdsCost rocktile::ldsCost(const LinearLayout &layout, const LdsLayout &lds, int6
 static constexpr int64_t kIssueCycles = 4;
 static constexpr int64_t kMaxLeftShift = 3;
 
+/// The VALU instructions that pack a lane's registers into the vectors of
+/// `instructions` accesses, or unpack them: one per dword when an access's
+/// registers do not already sit in the lane as whole dwords (v_perm_b32 for
+/// 16- and 8-bit elements).
+static int64_t packingOps(const LdsAccess &access, int64_t eltBytes, int64_t instructions) {
+  int64_t perDword = 4 / eltBytes, dwords = access.width() * eltBytes / 4;
+  if (perDword <= 1 || dwords == 0)
+    return 0;
+  for (int64_t i = 0; (int64_t(1) << i) < perDword; ++i)
+    if (i >= int64_t(access.bits.size()) || access.bits[i] != unsigned(i))
+      return dwords * instructions;
+  return 0;
+}
+
 LdsLayout rocktile::chooseLdsLayout(const LinearLayout &from, const LinearLayout &to, int64_t eltBytes,
-                                    unsigned banks) {
+                                    unsigned banks, const LdsTransposeRead &transposeRead) {
+  std::optional<LinearLayout> transposed = transposeReadLayout(to, transposeRead, eltBytes);
+  int64_t transposedBytes = transposeRead.elements * eltBytes;
   LdsLayout plain = LdsLayout::rowMajor(from.getShape());
   llvm::SmallVector<llvm::SmallVector<unsigned, 4>> orders = {plain.order};
   if (plain.order.size() >= 2) {
@@ -164,17 +206,29 @@ LdsLayout rocktile::chooseLdsLayout(const LinearLayout &from, const LinearLayout
   }
   LdsLayout best = plain;
   std::tuple<int64_t, int64_t, int64_t, int64_t> bestKey{INT64_MAX, 0, 0, 0};
-  auto consider = [&](const LdsLayout &l) {
-    LdsCost w = ldsCost(from, l, eltBytes, banks, /*write=*/true);
-    if (w.cycles + kIssueCycles * w.instructions > std::get<0>(bestKey))
+  // An instruction costs its issue and the VALU that packs or unpacks its
+  // registers besides its bank cycles: narrow accesses lose to wide ones
+  // with a few conflicts.
+  auto sideCycles = [&](const LinearLayout &layout, const LdsLayout &l, bool write, int64_t maxBytes,
+                        int64_t &instructions) {
+    LdsCost c = ldsCost(layout, l, eltBytes, banks, write, maxBytes);
+    instructions += c.instructions;
+    int64_t packing = packingOps(ldsAccess(layout, l, eltBytes, maxBytes), eltBytes, c.instructions);
+    return c.cycles + kIssueCycles * (c.instructions + packing);
+  };
+  auto consider = [&](LdsLayout l) {
+    int64_t instructions = 0;
+    int64_t write = sideCycles(from, l, /*write=*/true, 16, instructions);
+    if (write > std::get<0>(bestKey))
       return; // the write side alone costs more than the best
-    LdsCost r = ldsCost(to, l, eltBytes, banks, /*write=*/false);
-    // An instruction costs its issue and the VALU that packs or unpacks
-    // its registers besides its bank cycles: narrow accesses lose to wide
-    // ones with a few conflicts.
-    int64_t instructions = w.instructions + r.instructions;
-    std::tuple<int64_t, int64_t, int64_t, int64_t> key{w.cycles + r.cycles + kIssueCycles * instructions,
-                                                       instructions, l.maxPhase,
+    int64_t readInstructions = 0, read = sideCycles(to, l, /*write=*/false, 16, readInstructions);
+    if (transposed && ldsAccess(*transposed, l, eltBytes, transposedBytes).width() == transposeRead.elements) {
+      int64_t trInstructions = 0, tr = sideCycles(*transposed, l, /*write=*/false, transposedBytes, trInstructions);
+      if (tr < read)
+        read = tr, readInstructions = trInstructions, l.transposedRead = true;
+    }
+    instructions += readInstructions;
+    std::tuple<int64_t, int64_t, int64_t, int64_t> key{write + read, instructions, l.maxPhase,
                                                        int64_t(l.phaseShifts.size()) + (l.rowShift != 0)};
     if (key < bestKey)
       bestKey = key, best = l;

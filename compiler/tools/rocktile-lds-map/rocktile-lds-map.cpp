@@ -1,12 +1,12 @@
 // rocktile-lds-map: how a layout conversion goes through LDS. Prints the
 // arrangement the compiler chooses (or the plain row-major one with
 // --row-major), and for the first instruction of each side, which lane
-// reads or writes which bank in each phase of the access: a bank shown
-// with two lanes is a conflict.
+// reads or writes which bank in each phase of the access (for transpose
+// reads, at the address each lane supplies): a bank shown with two lanes is
+// a conflict.
 //
-//   rocktile-lds-map --target=gfx950 \
-//     --from='tensor<64x128xbf16, #tile.blocked<...>>' \
-//     --to='tensor<64x128xbf16, #tile.linear<...>>'
+//   rocktile-lds-map --target=gfx950 --from='tensor<64x128xbf16, #tile.blocked<...>>'
+//                    --to='tensor<64x128xbf16, #tile.linear<...>>'
 #include "rocktile/Analysis/LdsLayout.h"
 #include "rocktile/Analysis/LdsScratch.h"
 #include "rocktile/Dialect/Tile/IR/Tile.h"
@@ -31,9 +31,9 @@ static llvm::cl::opt<std::string> toText("to", llvm::cl::desc("the read tensor t
 static llvm::cl::opt<bool> rowMajor("row-major", llvm::cl::desc("show the unswizzled row-major arrangement"));
 
 static void printSide(const char *what, const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes,
-                      unsigned banks, bool write) {
-  LdsAccess access = ldsAccess(layout, lds, eltBytes);
-  LdsCost cost = ldsCost(layout, lds, eltBytes, banks, write);
+                      unsigned banks, bool write, int64_t maxBytes = 16) {
+  LdsAccess access = ldsAccess(layout, lds, eltBytes, maxBytes);
+  LdsCost cost = ldsCost(layout, lds, eltBytes, banks, write, maxBytes);
   int64_t bytes = access.width() * eltBytes, dwords = std::max<int64_t>(bytes / 4, 1);
   int64_t lanesPerPhase = std::max<int64_t>(banks / dwords, 1);
   llvm::outs() << what << ": " << bytes << "-byte accesses, " << cost.instructions << " per workgroup, "
@@ -95,10 +95,15 @@ int main(int argc, char **argv) {
   }
   int64_t eltBytes = exchangeBytes(from->first);
   LdsLayout lds = rowMajor ? LdsLayout::rowMajor(from->second.getShape())
-                           : chooseLdsLayout(from->second, to->second, eltBytes, target->ldsBanks);
+                           : chooseLdsLayout(from->second, to->second, eltBytes, target->ldsBanks,
+                                             target->transposeRead);
   llvm::outs() << "LDS on " << target->chip << " (" << target->ldsBanks << " banks of 4 bytes): " << lds.str()
                << "\n";
   printSide("write", from->second, lds, eltBytes, target->ldsBanks, /*write=*/true);
-  printSide("read", to->second, lds, eltBytes, target->ldsBanks, /*write=*/false);
+  if (lds.transposedRead) // the lanes' own addresses, before the exchange
+    printSide("read (transpose reads)", *transposeReadLayout(to->second, target->transposeRead, eltBytes), lds,
+              eltBytes, target->ldsBanks, /*write=*/false, target->transposeRead.elements * eltBytes);
+  else
+    printSide("read", to->second, lds, eltBytes, target->ldsBanks, /*write=*/false);
   return 0;
 }

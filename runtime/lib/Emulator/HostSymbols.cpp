@@ -52,6 +52,7 @@ llvm::ArrayRef<HostSymbol> hostSymbols() {
       {"rocktile_emu_ds_swizzle", address(&rocktile_emu_ds_swizzle)},
       {"rocktile_emu_permlane_swap", address(&rocktile_emu_permlane_swap)},
       {"rocktile_emu_shuffle", address(&rocktile_emu_shuffle)},
+      {"rocktile_emu_lds_transpose", address(&rocktile_emu_lds_transpose)},
       {"rocktile_emu_fault", address(&rocktile_emu_fault)},
       {"rocktile_emu_lds_barrier", address(&rocktile_emu_lds_barrier)},
       {"rocktile_emu_lds_access", address(&rocktile_emu_lds_access)},

@@ -28,10 +28,30 @@ struct BufferOrigin {
   int64_t ldsOffset = 0;
 };
 
+/// Marks the lane exchange of a transpose read (see splitTransposeReads).
+constexpr llvm::StringLiteral kLaneTranspose = "rocktile.lane_transpose";
+
 /// Ops after which the lanes of a wave must be in lockstep.
 bool isCrossLane(Operation *op) {
   return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp,
-             amdgpu::MFMAOp, amdgpu::WMMAOp>(op);
+             amdgpu::MFMAOp, amdgpu::WMMAOp>(op) ||
+         (isa<UnrealizedConversionCastOp>(op) && op->hasAttr(kLaneTranspose));
+}
+
+/// An LDS transpose read is each lane's plain read of a vector at its own
+/// address (checked for bounds, races and banks as any LDS read), then an
+/// exchange of elements between lanes: this splits it so.
+void splitTransposeReads(gpu::GPUFuncOp kernel) {
+  SmallVector<amdgpu::TransposeLoadOp> reads;
+  kernel.walk([&](amdgpu::TransposeLoadOp op) { reads.push_back(op); });
+  for (amdgpu::TransposeLoadOp op : reads) {
+    OpBuilder b(op);
+    auto load = vector::LoadOp::create(b, op.getLoc(), op.getType(), op.getSrc(), op.getSrcIndices());
+    auto exchange = UnrealizedConversionCastOp::create(b, op.getLoc(), op.getType(), load.getResult());
+    exchange->setAttr(kLaneTranspose, b.getUnitAttr());
+    op.replaceAllUsesWith(exchange.getResult(0));
+    op.erase();
+  }
 }
 
 /// Bytes per element of a buffer; index elements (exchanged pointer
@@ -210,6 +230,7 @@ LogicalResult WorkgroupLowering::run() {
   }
   numThreadsValue = idx(numThreads);
 
+  splitTransposeReads(kernel);
   if (failed(processBlock(kernel.getBody().front())))
     return failure();
   b.setInsertionPointToEnd(entry);
@@ -678,6 +699,17 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
   if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op))
     return emitMatrix(op, "gfx1250", wmma.getM(), wmma.getN(), wmma.getK());
   Value src = op->getOperand(0);
+  if (op->hasAttr(kLaneTranspose)) {
+    // Groups of a quarter wave's lanes exchange (test/unit/isa/lds_transpose_reads.json).
+    auto type = cast<VectorType>(src.getType());
+    if (uniform.contains(src))
+      copyToArrays(src, src, *op->getBlock());
+    func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_lds_transpose", 6),
+                         ValueRange{addressOf(arrayFor(src)), addressOf(arrayFor(op->getResult(0))),
+                                    i64(numThreads), i64(type.getElementTypeBitWidth() / 8),
+                                    i64(type.getNumElements()), i64(waveSize / 4)});
+    return success();
+  }
   int64_t bits = src.getType().isIntOrFloat() ? src.getType().getIntOrFloatBitWidth() : 0;
   if (bits != 32 && bits != 64)
     return op->emitError("the emulator exchanges only 32- and 64-bit values between lanes");

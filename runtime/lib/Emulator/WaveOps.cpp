@@ -1,5 +1,6 @@
 // Semantics of the cross-lane instructions, from the ISA: each lane of a
-// wave reads one other lane's 32-bit value. All lanes are active where the
+// wave reads one other lane's 32-bit value, or (transpose reads) one value of
+// another lane's vector. All lanes are active where the
 // emulator calls these (cross-lane ops run at the top level of a kernel).
 #include "rocktile/Emulator/WaveOps.h"
 #include <cstring>
@@ -48,5 +49,19 @@ void rocktile_emu_shuffle(int64_t src, int64_t dst, int64_t valid, int64_t n, in
     ok[lane] = inside;
     return inside ? wave + segment + from : lane;
   });
+}
+
+void rocktile_emu_lds_transpose(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t elements,
+                                int64_t groupLanes) {
+  auto *in = reinterpret_cast<const char *>(src);
+  auto *out = reinterpret_cast<char *>(dst);
+  int64_t lanesPerRow = groupLanes / elements, vector = elements * bytes;
+  for (int64_t lane = 0; lane < n; ++lane) {
+    int64_t group = lane - lane % groupLanes, column = lane % groupLanes;
+    for (int64_t row = 0; row < elements; ++row) {
+      int64_t from = group + row * lanesPerRow + column / elements;
+      std::memcpy(out + lane * vector + row * bytes, in + from * vector + column % elements * bytes, bytes);
+    }
+  }
 }
 }

@@ -7,6 +7,8 @@
 #define ROCKTILE_ANALYSIS_LDSLAYOUT_H
 
 #include "rocktile/Dialect/Tile/IR/LinearLayout.h"
+#include "rocktile/Target/Target.h"
+#include <optional>
 #include <string>
 
 namespace rocktile {
@@ -26,6 +28,8 @@ struct LdsLayout {
   llvm::SmallVector<unsigned, 4> order;
   int64_t vec = 1, maxPhase = 1, rowShift = 0;
   llvm::SmallVector<int64_t, 2> phaseShifts;
+  /// The read side uses the target's transpose reads (transposeReadLayout).
+  bool transposedRead = false;
 
   /// Row-major, unswizzled.
   static LdsLayout rowMajor(llvm::ArrayRef<int64_t> shape);
@@ -41,7 +45,7 @@ struct LdsLayout {
 };
 
 /// How a lane of `layout` accesses `lds`: vectors of registers that are
-/// consecutive and aligned in LDS, at most 16 bytes. The registers need not
+/// consecutive and aligned in LDS, at most `maxBytes`. The registers need not
 /// be consecutive in the lane: `bits` are the register-index bits that step
 /// 1, 2, 4, ... elements along the fastest dimension (gathered by shuffles).
 struct LdsAccess {
@@ -54,7 +58,18 @@ struct LdsAccess {
   /// skipped when asked).
   llvm::SmallVector<int64_t> firstRegisters(const LinearLayout &layout, bool skipCopies) const;
 };
-LdsAccess ldsAccess(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes);
+LdsAccess ldsAccess(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes, int64_t maxBytes = 16);
+
+/// The layout whose plain reads of `read.elements` elements give the
+/// addresses of the transpose reads that hand `to`'s lanes their elements,
+/// or nullopt where `to` cannot be read so. Its registers [0, log E) are
+/// `to`'s lanes [0, log E), which step 1, 2, ... along the dimension the
+/// reads are contiguous in; its lanes [0, log G/E) are `to`'s lanes
+/// [log E, log G) and its next log E lanes `to`'s registers [0, log E),
+/// the elements each lane receives: register r + e of `to` (r a multiple of
+/// E) is element e of the read of register r.
+std::optional<LinearLayout> transposeReadLayout(const LinearLayout &to, const LdsTransposeRead &read,
+                                                int64_t eltBytes);
 
 /// One side of an exchange, per wave: its LDS instructions and the cycles
 /// they take (one per phase of lanes the banks serve at once, plus one per
@@ -65,13 +80,14 @@ struct LdsCost {
 /// The accesses of `layout` (its owning lanes only, for a write) to `lds`
 /// with `banks` 4-byte banks.
 LdsCost ldsCost(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes, unsigned banks,
-                bool write);
+                bool write, int64_t maxBytes = 16);
 
 /// The arrangement for writing a tile in layout `from` and reading it back in
-/// layout `to` at the fewest bank cycles (then instructions, then the
-/// plainest swizzle).
+/// layout `to` (with the target's transpose reads where they are cheaper)
+/// at the fewest cycles of bank service, issue and register packing (then
+/// instructions, then the plainest swizzle).
 LdsLayout chooseLdsLayout(const LinearLayout &from, const LinearLayout &to, int64_t eltBytes,
-                          unsigned banks);
+                          unsigned banks, const LdsTransposeRead &transposeRead = {});
 
 } // namespace rocktile
 

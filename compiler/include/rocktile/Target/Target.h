@@ -11,6 +11,15 @@ namespace rocktile {
 
 struct MatrixCoreInstr;
 
+/// An LDS read that transposes 16-bit elements between lanes (gfx950's
+/// ds_read_b64_tr_b16): within groups of `lanes` lanes, each reading
+/// `elements` consecutive elements at its own address, the group reads an
+/// elements x lanes tile row by row and lane i receives column i
+/// (test/unit/isa/lds_transpose_reads.json). `lanes` = 0: none is used.
+struct LdsTransposeRead {
+  unsigned elementBytes = 0, elements = 0, lanes = 0;
+};
+
 struct Target {
   llvm::StringRef chip;        // LLVM -mcpu name, e.g. "gfx950"
   llvm::StringRef product;     // e.g. "MI355X"
@@ -20,6 +29,7 @@ struct Target {
   bool hasPermlane32Swap;      // v_permlane32_swap: exchange wave halves
   unsigned ldsBanks;           // LDS banks, 4 bytes wide
   llvm::ArrayRef<MatrixCoreInstr> matrixInstrs; // in order of preference
+  LdsTransposeRead transposeRead;
 };
 
 /// The target named `chip`, or nullptr when rocktile does not know it.

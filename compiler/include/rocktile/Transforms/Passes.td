@@ -65,6 +65,10 @@ def LowerToSimt : Pass<"tile-lower-to-simt", "mlir::ModuleOp"> {
     element indices into them. Loads and stores use the widest vector the
     pointers' contiguity, alignment and mask allow; reductions combine within a
     lane, across lanes with `gpu.shuffle xor` and across warps through LDS.
+    Layout conversions that move elements between lanes go through LDS in the
+    arrangement `chooseLdsLayout` picks, read back with `vector.load`, or with
+    `amdgpu.transpose_load` where the target's transpose reads are cheaper
+    (a dot operand contiguous along M or N on gfx950).
 
     Before:
     ```mlir

@@ -46,5 +46,9 @@ extern const Target gfx1250Target = {
     /*hasPermlane32Swap=*/false,
     // 64 banks: an inference (RDNA2 and later GFX10+/GFX12 LDS have 64 banks,
     // ROCm's HIP hardware documentation; gfx1250 is not documented there)
-    /*ldsBanks=*/64, matrixInstrs};
+    /*ldsBanks=*/64, matrixInstrs,
+    // ds_load_tr16_b128 (8 lanes of 8 bf16/f16) is not used yet: MLIR 22's
+    // amdgpu.transpose_load takes only gfx950's 4-element form, and the cut
+    // has no rocdl pointer op for it.
+    /*transposeRead=*/{}};
 } // namespace rocktile

@@ -78,5 +78,7 @@ extern const Target gfx950Target = {
     /*hasPermlane32Swap=*/true,
     // 64 banks, twice CDNA3's [LLVM's AMDGPU.td, "gfx950 doubled the bank count
     // to 64" (llvm-project #220632); ROCm's HIP hardware documentation]
-    /*ldsBanks=*/64, matrixInstrs};
+    /*ldsBanks=*/64, matrixInstrs,
+    // ds_read_b64_tr_b16: 16 lanes of 4 bf16/f16 (CDNA4 ISA 11.4; MLIR's amdgpu.transpose_load)
+    /*transposeRead=*/{2, 4, 16}};
 } // namespace rocktile

@@ -2,6 +2,7 @@
 // hold them, LDS exchanges otherwise.
 #include "KernelLowering.h"
 #include "rocktile/Analysis/LdsScratch.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -193,12 +194,20 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   bool reshape = isa<tile::ReshapeOp>(op);
   ExchangePieces pieces = reshape ? ExchangePieces{{}, {}, from, to} : splitExchange(from, to, eltBytes);
   LdsLayout writeLds = reshape ? LdsLayout::rowMajor(from.getShape())
-                               : chooseLdsLayout(pieces.from, pieces.to, eltBytes, target.ldsBanks);
+                               : chooseLdsLayout(pieces.from, pieces.to, eltBytes, target.ldsBanks,
+                                                 target.transposeRead);
   LdsLayout readLds = reshape ? LdsLayout::rowMajor(to.getShape()) : writeLds;
   FailureOr<Value> view = scratchView(op, elt, resultType.getNumElements() / pieces.count());
   if (failed(view))
     return failure();
-  LdsAccess write = ldsAccess(pieces.from, writeLds, eltBytes), read = ldsAccess(pieces.to, readLds, eltBytes);
+  // Transpose reads: each lane reads at the addresses of the layout that
+  // transposeReadLayout gives, and receives `to`'s registers.
+  LinearLayout readLayout = readLds.transposedRead
+                                ? *transposeReadLayout(pieces.to, target.transposeRead, eltBytes)
+                                : pieces.to;
+  int64_t readBytes = readLds.transposedRead ? target.transposeRead.elements * eltBytes : 16;
+  LdsAccess write = ldsAccess(pieces.from, writeLds, eltBytes),
+            read = ldsAccess(readLayout, readLds, eltBytes, readBytes);
   // Each result register's element: (read, position in it).
   SmallVector<Value> parts;
   SmallVector<std::pair<int64_t, int64_t>> source(to.getNumRegisters());
@@ -219,12 +228,16 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
       }
     });
     gpu::BarrierOp::create(b, loc());
-    for (auto [reg, at] : ldsAccessIndices(pieces.to, readLds, read, /*skipCopies=*/false)) {
+    for (auto [reg, at] : ldsAccessIndices(readLayout, readLds, read, /*skipCopies=*/false)) {
+      auto type = VectorType::get({read.width()}, elt);
       for (auto [j, r] : llvm::enumerate(read.registers(reg)))
-        source[insertBits(r, pieces.toBits, piece)] = {int64_t(parts.size()), int64_t(j)};
-      parts.push_back(vector::LoadOp::create(b, loc(), VectorType::get({read.width()}, elt), *view,
-                                             ValueRange{at}, /*nontemporal=*/false,
-                                             llvm::Align(read.width() * eltBytes)));
+        source[insertBits(readLds.transposedRead ? reg + j : r, pieces.toBits, piece)] = {int64_t(parts.size()),
+                                                                                          int64_t(j)};
+      parts.push_back(readLds.transposedRead
+                          ? amdgpu::TransposeLoadOp::create(b, loc(), type, *view, ValueRange{at}).getResult()
+                          : vector::LoadOp::create(b, loc(), type, *view, ValueRange{at}, /*nontemporal=*/false,
+                                                   llvm::Align(read.width() * eltBytes))
+                                .getResult());
     }
   }
   Value out = concatParts(parts);

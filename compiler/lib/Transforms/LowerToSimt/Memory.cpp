@@ -184,7 +184,7 @@ Value KernelLowering::emitAtomic(OpBuilder &bb, Location l, Operation *op, Value
       return arith::SelectOp::create(body, l, same, value, current);
     });
   using K = arith::AtomicRMWKind;
-  K kind;
+  K kind{}; // every AtomicKind sets it below
   switch (cast<tile::AtomicRMWOp>(op).getKind()) {
   case tile::AtomicKind::add: kind = isFloat ? K::addf : K::addi; break;
   case tile::AtomicKind::max: kind = isFloat ? K::maximumf : K::maxs; break;

@@ -10,7 +10,9 @@ def LowerSimtToHost : Pass<"tile-lower-simt-to-host", "mlir::ModuleOp"> {
     `func.func @<kernel>_workgroup`, which runs every lane of one workgroup.
     The body is cut into segments at the points where lanes must be in
     lockstep: `gpu.barrier` and every cross-lane op (`amdgpu.dpp`,
-    `amdgpu.swizzle_bitmode`, `amdgpu.permlane_swap`, `gpu.shuffle`). Each
+    `amdgpu.swizzle_bitmode`, `amdgpu.permlane_swap`, `gpu.shuffle`, the
+    matrix instructions, and the lane exchange of `amdgpu.transpose_load`,
+    whose LDS read is each lane's own plain read). Each
     segment runs as a loop over the workgroup's threads; values that cross a
     segment live in per-thread arrays; cross-lane ops become calls into the
     emulation runtime (runtime/lib/Emulator/WaveOps.cpp), which applies the
@@ -48,7 +50,7 @@ def LowerSimtToHost : Pass<"tile-lower-simt-to-host", "mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "mlir::func::FuncDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
-    "mlir::arith::ArithDialect",
+    "mlir::arith::ArithDialect", "mlir::vector::VectorDialect",
   ];
 }
 

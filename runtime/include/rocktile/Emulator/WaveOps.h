@@ -25,6 +25,13 @@ void rocktile_emu_permlane_swap(int64_t src, int64_t dst, int64_t n, int64_t byt
 /// or i - offset (mode 3, up); `valid` is 0 where that lane is outside.
 void rocktile_emu_shuffle(int64_t src, int64_t dst, int64_t valid, int64_t n, int64_t bytes,
                           int64_t waveSize, int64_t offset, int64_t width, int64_t mode);
+/// The lane exchange of an LDS transpose read (ds_read_b64_tr_b16,
+/// ds_load_tr16_b128), after each lane read `elements` consecutive values of
+/// `bytes` bytes at its own address into `src`: within groups of `groupLanes`
+/// lanes, which read an elements x groupLanes tile row by row (lanes
+/// r*(groupLanes/elements) and up read row r), lane i receives column i.
+void rocktile_emu_lds_transpose(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t elements,
+                                int64_t groupLanes);
 /// Thread 0's value of a condition all `n` threads must share (stored as
 /// bytes); reports a fault when they disagree.
 int64_t rocktile_emu_shared_condition(int64_t ctx, int64_t site, int64_t conditions, int64_t n);
