@@ -46,8 +46,8 @@ loop = next(body for label, body in re.findall(r"^(\.LBB\d+_\d+):(.*?)s_cbranch_
 print("\n".join(sorted(set(re.findall(r"v_(?:mfma|wmma)\w+", loop)))))
 print(f"in the K loop: {len(re.findall(r'v_(?:mfma|wmma)', loop))} matrix instructions, "
       f"{len(re.findall(r'buffer_load', loop))} buffer loads, {len(re.findall(r's_cbranch_execz', loop))} branches")
-# Row-major B is N-contiguous: on gfx950 its 16-bit operands come from LDS
-# through transpose reads, written there as whole 128-bit rows.
+# Row-major B is N-contiguous: on gfx950 its 16- and 8-bit operands come
+# from LDS through transpose reads, written there as whole 128-bit rows.
 reads = re.findall(r"\b(ds_(?:read|load)\w*)", loop)
 print(f"LDS: {sum('_tr' in r for r in reads)} transpose reads, {sum('_tr' not in r for r in reads)} other reads, "
       f"{len(re.findall(r'ds_(?:write|store)', loop))} writes")
@@ -64,11 +64,11 @@ print(f"vgpr_spills={md['vgpr_spill_count']} sgpr_spills={md['sgpr_spill_count']
 # GFX950-F16-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX950-FP8: v_mfma_f32_32x32x64_f8f6f4
 # GFX950-FP8-NEXT: in the K loop: 4 matrix instructions, 4 buffer loads, 0 branches
-# GFX950-FP8-NEXT: LDS: 0 transpose reads, 8 other reads, 18 writes
+# GFX950-FP8-NEXT: LDS: 8 transpose reads, 4 other reads, 4 writes
 # GFX950-FP8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX950-I8: v_mfma_i32_16x16x64_i8
 # GFX950-I8-NEXT: in the K loop: 16 matrix instructions, 4 buffer loads, 0 branches
-# GFX950-I8-NEXT: LDS: 0 transpose reads, 8 other reads, 18 writes
+# GFX950-I8-NEXT: LDS: 8 transpose reads, 4 other reads, 4 writes
 # GFX950-I8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX950-F32: v_mfma_f32_16x16x4_f32
 # GFX950-F32-NEXT: in the K loop: 256 matrix instructions, 16 buffer loads, 0 branches

@@ -70,12 +70,12 @@ TEST(LdsLayout, GemmOperandsAreConflictFreeAndWide) {
       LinearLayout a = LinearLayout::blocked({c.m, c.k}, {1, 8}, {wave / kLanes, kLanes}, {c.warps, 1}, {1, 0});
       LinearLayout b = LinearLayout::blocked({c.k, c.n}, {4, 8}, {wave / 16, 16}, {c.warps, 1}, {1, 0});
       for (auto [name, from, to] : {std::tuple{"A", a, dot.a}, std::tuple{"B", b, dot.b}}) {
-        LdsLayout lds = chooseLdsLayout(from, to, /*eltBytes=*/2, t->ldsBanks, t->transposeRead);
+        LdsLayout lds = chooseLdsLayout(from, to, /*eltBytes=*/2, t->ldsBanks, t->transposeRead(2));
         std::string what = t->chip.str() + " " + name + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
                            "x" + std::to_string(c.k) + ": " + lds.str();
-        bool transposed = name == std::string("B") && t->transposeRead.lanes;
+        bool transposed = name == std::string("B") && t->transposeRead(2).lanes;
         EXPECT_EQ(lds.transposedRead, transposed) << what;
-        LinearLayout reader = transposed ? *transposeReadLayout(to, t->transposeRead, 2) : to;
+        LinearLayout reader = transposed ? *transposeReadLayout(to, t->transposeRead(2), 2) : to;
         int64_t readBytes = transposed ? 8 : 16;
         LdsCost write = ldsCost(from, lds, 2, t->ldsBanks, true),
                 read = ldsCost(reader, lds, 2, t->ldsBanks, false, readBytes);

@@ -2,6 +2,7 @@
 #include "IsaTables.h"
 #include "rocktile/Emulator/WaveOps.h"
 #include <gtest/gtest.h>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -75,8 +76,9 @@ TEST(WaveOps, ShuffleModes) {
 
 namespace {
 // The lane exchange of each LDS transpose read, element by element against
-// test/unit/isa/lds_transpose_reads.json, over two waves of 16-bit values
-// (value = 256 * source lane + source element, so each names its origin).
+// test/unit/isa/lds_transpose_reads.json, over two waves. Each value names
+// its origin: 16-bit values 256 * lane + element; bytes (unique within two
+// adjacent groups) 128 * (group % 2) + 8 * lane in group + element.
 TEST(WaveOps, LdsTransposeReadsMatchTheIsaTable) {
   llvm::json::Value doc = rocktile::test::parseJsonFile(ROCKTILE_TRANSPOSE_READS_JSON);
   int checked = 0;
@@ -86,14 +88,19 @@ TEST(WaveOps, LdsTransposeReadsMatchTheIsaTable) {
     for (auto &[name, value] : *instrs.getAsObject()) {
       const llvm::json::Object &e = *value.getAsObject();
       int64_t wave = *e.getInteger("wave_size"), elements = *e.getInteger("elements");
-      int64_t group = *e.getInteger("group_lanes"), n = 2 * wave;
+      int64_t group = *e.getInteger("group_lanes"), bytes = *e.getInteger("element_bits") / 8, n = 2 * wave;
       EXPECT_EQ(group, wave / 4) << name.str(); // the emulator's groups: a quarter wave
-      std::vector<uint16_t> src(n * elements), dst(n * elements);
+      auto origin = [&](int64_t lane, int64_t element) -> uint16_t {
+        return bytes == 2 ? 256 * lane + element : 128 * (lane / group % 2) + 8 * (lane % group) + element;
+      };
+      std::vector<uint8_t> src(n * elements * bytes), dst(src.size());
       for (int64_t lane = 0; lane < n; ++lane)
-        for (int64_t i = 0; i < elements; ++i)
-          src[lane * elements + i] = uint16_t(256 * lane + i);
+        for (int64_t i = 0; i < elements; ++i) {
+          uint16_t v = origin(lane, i); // its low bytes (little-endian host)
+          std::memcpy(&src[(lane * elements + i) * bytes], &v, bytes);
+        }
       rocktile_emu_lds_transpose(reinterpret_cast<int64_t>(src.data()), reinterpret_cast<int64_t>(dst.data()),
-                                 n, 2, elements, wave / 4);
+                                 n, bytes, elements, wave / 4);
       const llvm::json::Array &result = *e.getArray("result");
       EXPECT_EQ(int64_t(result.size()), group * elements) << name.str();
       for (int64_t base = 0; base < n; base += group)
@@ -101,13 +108,16 @@ TEST(WaveOps, LdsTransposeReadsMatchTheIsaTable) {
           const llvm::json::Array &r = *row.getAsArray();
           int64_t lane = *r[0].getAsInteger(), element = *r[1].getAsInteger();
           int64_t from = *r[2].getAsInteger(), fromElement = *r[3].getAsInteger();
-          EXPECT_EQ(dst[(base + lane) * elements + element], uint16_t(256 * (base + from) + fromElement))
+          uint16_t got = 0;
+          std::memcpy(&got, &dst[((base + lane) * elements + element) * bytes], bytes);
+          EXPECT_EQ(got, origin(base + from, fromElement))
               << chip.str() << " " << name.str() << " lane " << base + lane << " element " << element;
           ++checked;
         }
     }
   }
-  EXPECT_EQ(checked, 2 * 8 * 64); // per chip: 8 groups in two waves, 64 entries each
+  // gfx950's two (8 groups of 16 lanes, 64 and 128 entries), gfx1250's one (8 groups of 8 lanes, 64 entries)
+  EXPECT_EQ(checked, 8 * 64 + 8 * 128 + 8 * 64);
 }
 } // namespace
 

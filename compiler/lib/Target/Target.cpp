@@ -10,6 +10,13 @@ llvm::ArrayRef<const Target *> allTargets() {
   return targets;
 }
 
+LdsTransposeRead Target::transposeRead(int64_t eltBytes) const {
+  for (const LdsTransposeRead &read : transposeReads)
+    if (read.elementBytes == eltBytes)
+      return read;
+  return {};
+}
+
 const Target *lookupTarget(llvm::StringRef chip) {
   auto it = llvm::find_if(allTargets(),
                           [&](const Target *t) { return t->chip == chip; });

@@ -94,15 +94,15 @@ int main(int argc, char **argv) {
     return 1;
   }
   int64_t eltBytes = exchangeBytes(from->first);
+  LdsTransposeRead transposeRead = target->transposeRead(eltBytes);
   LdsLayout lds = rowMajor ? LdsLayout::rowMajor(from->second.getShape())
-                           : chooseLdsLayout(from->second, to->second, eltBytes, target->ldsBanks,
-                                             target->transposeRead);
+                           : chooseLdsLayout(from->second, to->second, eltBytes, target->ldsBanks, transposeRead);
   llvm::outs() << "LDS on " << target->chip << " (" << target->ldsBanks << " banks of 4 bytes): " << lds.str()
                << "\n";
   printSide("write", from->second, lds, eltBytes, target->ldsBanks, /*write=*/true);
   if (lds.transposedRead) // the lanes' own addresses, before the exchange
-    printSide("read (transpose reads)", *transposeReadLayout(to->second, target->transposeRead, eltBytes), lds,
-              eltBytes, target->ldsBanks, /*write=*/false, target->transposeRead.elements * eltBytes);
+    printSide("read (transpose reads)", *transposeReadLayout(to->second, transposeRead, eltBytes), lds, eltBytes,
+              target->ldsBanks, /*write=*/false, transposeRead.elements * eltBytes);
   else
     printSide("read", to->second, lds, eltBytes, target->ldsBanks, /*write=*/false);
   return 0;

@@ -11,11 +11,11 @@ namespace rocktile {
 
 struct MatrixCoreInstr;
 
-/// An LDS read that transposes 16-bit elements between lanes (gfx950's
-/// ds_read_b64_tr_b16): within groups of `lanes` lanes, each reading
-/// `elements` consecutive elements at its own address, the group reads an
-/// elements x lanes tile row by row and lane i receives column i
-/// (test/unit/isa/lds_transpose_reads.json). `lanes` = 0: none is used.
+/// An LDS read that transposes elements between lanes (gfx950's
+/// ds_read_b64_tr_b16, ds_read_b64_tr_b8): within groups of `lanes` lanes,
+/// each reading `elements` consecutive elements at its own address, the
+/// group reads an elements x lanes tile row by row and lane i receives
+/// column i (test/unit/isa/lds_transpose_reads.json). `lanes` = 0: none.
 struct LdsTransposeRead {
   unsigned elementBytes = 0, elements = 0, lanes = 0;
 };
@@ -29,7 +29,10 @@ struct Target {
   bool hasPermlane32Swap;      // v_permlane32_swap: exchange wave halves
   unsigned ldsBanks;           // LDS banks, 4 bytes wide
   llvm::ArrayRef<MatrixCoreInstr> matrixInstrs; // in order of preference
-  LdsTransposeRead transposeRead;
+  llvm::ArrayRef<LdsTransposeRead> transposeReads; // the ones rocktile uses
+
+  /// The transpose read of `eltBytes`-byte elements, or none (lanes = 0).
+  LdsTransposeRead transposeRead(int64_t eltBytes) const;
 };
 
 /// The target named `chip`, or nullptr when rocktile does not know it.

@@ -48,7 +48,7 @@ extern const Target gfx1250Target = {
     // ROCm's HIP hardware documentation; gfx1250 is not documented there)
     /*ldsBanks=*/64, matrixInstrs,
     // ds_load_tr16_b128 (8 lanes of 8 bf16/f16) is not used yet: MLIR 22's
-    // amdgpu.transpose_load takes only gfx950's 4-element form, and the cut
-    // has no rocdl pointer op for it.
-    /*transposeRead=*/{}};
+    // amdgpu.transpose_load takes only gfx950's forms, and the cut has no
+    // rocdl pointer op for it.
+    /*transposeReads=*/{}};
 } // namespace rocktile

@@ -70,6 +70,10 @@ const MatrixCoreInstr matrixInstrs[] = {
     {"mfma_f32_16x16x4_f32", "mfma", 16, 16, 4, MatrixElem::F32, MatrixElem::F32, a16f32, b16f32, d16},
     {"mfma_f32_32x32x2_f32", "mfma", 32, 32, 2, MatrixElem::F32, MatrixElem::F32, a32f32, b32f32, d32},
 };
+
+// ds_read_b64_tr_b16 (16 lanes of 4 bf16/f16) and ds_read_b64_tr_b8 (16 lanes
+// of 8 bytes): CDNA4 ISA 11.4, MLIR's amdgpu.transpose_load.
+const LdsTransposeRead transposeReads[] = {{2, 4, 16}, {1, 8, 16}};
 } // namespace
 
 extern const Target gfx950Target = {
@@ -78,7 +82,5 @@ extern const Target gfx950Target = {
     /*hasPermlane32Swap=*/true,
     // 64 banks, twice CDNA3's [LLVM's AMDGPU.td, "gfx950 doubled the bank count
     // to 64" (llvm-project #220632); ROCm's HIP hardware documentation]
-    /*ldsBanks=*/64, matrixInstrs,
-    // ds_read_b64_tr_b16: 16 lanes of 4 bf16/f16 (CDNA4 ISA 11.4; MLIR's amdgpu.transpose_load)
-    /*transposeRead=*/{2, 4, 16}};
+    /*ldsBanks=*/64, matrixInstrs, transposeReads};
 } // namespace rocktile

@@ -193,9 +193,9 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   int64_t eltBytes = exchangeBytes(resultType);
   bool reshape = isa<tile::ReshapeOp>(op);
   ExchangePieces pieces = reshape ? ExchangePieces{{}, {}, from, to} : splitExchange(from, to, eltBytes);
+  LdsTransposeRead transposeRead = target.transposeRead(eltBytes);
   LdsLayout writeLds = reshape ? LdsLayout::rowMajor(from.getShape())
-                               : chooseLdsLayout(pieces.from, pieces.to, eltBytes, target.ldsBanks,
-                                                 target.transposeRead);
+                               : chooseLdsLayout(pieces.from, pieces.to, eltBytes, target.ldsBanks, transposeRead);
   LdsLayout readLds = reshape ? LdsLayout::rowMajor(to.getShape()) : writeLds;
   FailureOr<Value> view = scratchView(op, elt, resultType.getNumElements() / pieces.count());
   if (failed(view))
@@ -203,9 +203,9 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   // Transpose reads: each lane reads at the addresses of the layout that
   // transposeReadLayout gives, and receives `to`'s registers.
   LinearLayout readLayout = readLds.transposedRead
-                                ? *transposeReadLayout(pieces.to, target.transposeRead, eltBytes)
+                                ? *transposeReadLayout(pieces.to, transposeRead, eltBytes)
                                 : pieces.to;
-  int64_t readBytes = readLds.transposedRead ? target.transposeRead.elements * eltBytes : 16;
+  int64_t readBytes = readLds.transposedRead ? transposeRead.elements * eltBytes : 16;
   LdsAccess write = ldsAccess(pieces.from, writeLds, eltBytes),
             read = ldsAccess(readLayout, readLds, eltBytes, readBytes);
   // Each result register's element: (read, position in it).
