@@ -20,9 +20,10 @@ the function's AST is rewritten:
   tensors (`min(a, b)` of tensors is `tl.minimum(a, b)`, as in Triton).
 
 Which variables to carry comes from a liveness analysis of the function.
-Statements after an `if` whose branch ends in `return` or `continue` are moved
-into its other branch first, so that the common early exits
-(`if pid >= n: return`, `if skip: continue`) need no jump out of a region.
+Statements after an `if` with a `return` or `continue` in a branch are moved
+to the end of each branch that falls through first, so that early exits
+(`if pid >= n: return`, `if skip: continue`, a return nested in an `if` on a
+constexpr) need no jump out of a region.
 What cannot be expressed (break, a return inside a loop on runtime values)
 becomes a call raising a clear error when it is traced.
 """
@@ -120,6 +121,21 @@ def _ends_in_jump(stmts) -> bool:
     return isinstance(last, ast.If) and _ends_in_jump(last.body) and _ends_in_jump(last.orelse)
 
 
+def _may_jump(stmts) -> bool:
+    """Does a return, or a continue or break of the enclosing loop, lie
+    anywhere in `stmts` (not only at their end)?"""
+    todo = [(s, False) for s in stmts]
+    while todo:
+        node, in_loop = todo.pop()
+        if isinstance(node, ast.Return) or (isinstance(node, (ast.Continue, ast.Break)) and not in_loop):
+            return True
+        if isinstance(node, _SCOPES):
+            continue
+        inner = in_loop or isinstance(node, (ast.For, ast.While))
+        todo += [(child, inner) for child in ast.iter_child_nodes(node)]
+    return False
+
+
 def _normalize(stmts, tail):
     """`tail` is 'function' when running off the end of `stmts` returns from
     the function, 'loop' when it starts the next iteration, else None.  A
@@ -130,12 +146,18 @@ def _normalize(stmts, tail):
         last = i == len(stmts) - 1
         if isinstance(s, ast.If):
             rest = stmts[i + 1:]
-            if rest and (_ends_in_jump(s.body) or _ends_in_jump(s.orelse)):
-                if not _ends_in_jump(s.orelse):
-                    s.orelse = s.orelse + rest
-                elif not _ends_in_jump(s.body):
+            if rest and (_may_jump(s.body) or _may_jump(s.orelse)):
+                # What follows runs where a branch falls through: it moves to
+                # the end of each such branch (a copy in the second), where a
+                # jump nested in the branch then ends its own branch.
+                falls = [b for b in (s.body, s.orelse) if not _ends_in_jump(b)]
+                if falls and falls[0] is s.body:
                     s.body = s.body + rest
-                last = True  # both branches jump: the rest was unreachable
+                    falls = falls[1:]
+                    rest = copy.deepcopy(rest)
+                if falls:
+                    s.orelse = s.orelse + rest
+                last = True  # the rest now lives in the branches
             s.body = _normalize(s.body, tail if last else None)
             s.orelse = _normalize(s.orelse, tail if last else None)
             out.append(s)

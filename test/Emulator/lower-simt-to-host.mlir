@@ -125,3 +125,30 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A workgroup id read under a per-thread `if` moves to the entry, where it
+// is the host function's argument: the thread loop's `if` uses that.
+// CHECK-LABEL: func.func @nested_id_workgroup(
+// CHECK-SAME: %[[CTX:[^:]*]]: index, %[[BX:[^:]*]]: index, %[[BY:[^:]*]]: index
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK: arith.index_cast %[[BY]]
+// CHECK-NOT: gpu.block_id
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @nested_id(%x: memref<?xi32, #gpu.address_space<global>>)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %t = gpu.thread_id x
+      %c8 = arith.constant 8 : index
+      %small = arith.cmpi ult, %t, %c8 : index
+      scf.if %small {
+        %by = gpu.block_id y
+        %v = arith.index_cast %by : index to i32
+        memref.store %v, %x[%t] : memref<?xi32, #gpu.address_space<global>>
+      }
+      gpu.return
+    }
+  }
+}

@@ -318,9 +318,9 @@ def test_helper_returning_from_both_branches(target):
 
 @rocktile.jit
 def one_branch_only_marker(x_ptr, n):
-    if n > 0:  # ERR-one-branch
+    if n > 0:
         y = 1.0
-    tl.store(x_ptr, y)
+    tl.store(x_ptr, y)  # ERR-one-branch
 
 
 def test_variable_defined_in_one_branch_and_used_after_is_an_error():
@@ -519,14 +519,53 @@ def test_loop_carried_shape_change_is_an_error():
 
 @rocktile.jit
 def no_initial_value(x_ptr, n):
-    for i in range(n):  # ERR-no-init
+    for i in range(n):
         last = tl.load(x_ptr + i)
-    tl.store(x_ptr, last)
+    tl.store(x_ptr, last)  # ERR-no-init
 
 
-def test_loop_variable_without_initial_value_is_an_error():
-    error = compile_error(no_initial_value, {"x_ptr": "*fp32", "n": "i32"})
-    check_error(error, "# ERR-no-init", "'last' is assigned in the loop body", "initial value")
+@rocktile.jit
+def no_initial_value_next_iteration(x_ptr, n):
+    for i in range(n):
+        if i > 0:
+            tl.store(x_ptr + i, prev)  # ERR-no-init-next
+        prev = tl.load(x_ptr + i)
+
+
+def test_loop_variable_without_initial_value_is_an_error_where_used():
+    for kernel, marker in [(no_initial_value, "# ERR-no-init"), (no_initial_value_next_iteration,
+                                                                 "# ERR-no-init-next")]:
+        error = compile_error(kernel, {"x_ptr": "*fp32", "n": "i32"})
+        check_error(error, marker, "has no value before the loop", "initial value before the loop")
+
+
+# Variables assigned only under a compile-time `if` in a loop (a softcap as
+# LLM-kernel libraries write it): not carried when they have no value before
+# the loop, whichever way the `if` goes, and used in the same iteration.
+@rocktile.jit
+def softcap_rows(x_ptr, y_ptr, n_cols, softcap, HAS_SOFTCAPPING: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    for i in range(0, n_cols, BLOCK):
+        offs = i + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * n_cols + offs, mask=offs < n_cols, other=0.0)
+        if HAS_SOFTCAPPING:
+            intermediate = tl.sigmoid(x / softcap)
+            x = softcap * intermediate
+        y = x * 2
+        if HAS_SOFTCAPPING:
+            y = y * (1 - intermediate)
+        tl.store(y_ptr + row * n_cols + offs, y, mask=offs < n_cols)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("cap", [False, True])
+def test_variables_assigned_under_a_constexpr_if_in_a_loop(target, cap):
+    x = np.random.default_rng(0).standard_normal((3, 100)).astype(np.float32)
+    y = np.zeros_like(x)
+    softcap_rows[(3,)](x, y, 100, 2.0, HAS_SOFTCAPPING=cap, BLOCK=32, target=target)
+    s = 1 / (1 + np.exp(-x.astype(np.float64) / 2))
+    want = 4 * s * (1 - s) if cap else 2 * x
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
 
 
 @rocktile.jit
@@ -711,3 +750,66 @@ def min_of_one_tile(x_ptr, N: tl.constexpr):
 def test_builtin_min_of_one_tile_is_a_clear_error():
     check_error(compile_error(min_of_one_tile, {"x_ptr": "*fp32"}, {"N": 16}), "# ONE TILE",
                 "min() of one tile", "tl.min(x, axis=...)")
+
+
+# An early return under an `if` on a runtime value nested in a compile-time
+# `if` (a cross-entropy kernel's ignored label): what follows the outer `if`
+# moves into the branches that fall through.
+@rocktile.jit
+def ignore_label_rows(x_ptr, y_ptr, label_ptr, n_cols, ignore_index, HAS_LABEL: tl.constexpr,
+                      BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n_cols
+    if HAS_LABEL:
+        label = tl.load(label_ptr + row)
+        if label == ignore_index:
+            tl.store(y_ptr + row * n_cols + offs, 0.0, mask=mask)
+            return
+        scale = 3.0
+    else:
+        scale = 2.0
+    x = tl.load(x_ptr + row * n_cols + offs, mask=mask, other=0.0)
+    tl.store(y_ptr + row * n_cols + offs, x * scale, mask=mask)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("has_label", [False, True])
+def test_early_return_nested_in_a_constexpr_if(target, has_label):
+    x = np.random.default_rng(1).standard_normal((4, 20)).astype(np.float32)
+    labels = np.array([1, -100, 3, -100], np.int32)
+    y = np.full_like(x, 7)
+    ignore_label_rows[(4,)](x, y, labels, 20, -100, HAS_LABEL=has_label, BLOCK=32, target=target)
+    want = (3 if has_label else 2) * x
+    if has_label:
+        want[labels == -100] = 0
+    np.testing.assert_array_equal(y, want)
+
+
+# Program ids of every axis read under an `if` on a runtime value and after
+# an early return (they are per-workgroup values in the emulator too).
+@rocktile.jit
+def ids_after_return(y_ptr, n):
+    pid0 = tl.program_id(0)
+    if pid0 >= n:
+        return
+    tl.store(y_ptr + pid0 * 4 + tl.program_id(1), (pid0 * 10 + tl.program_id(1)).to(tl.float32))
+
+
+@rocktile.jit
+def ids_under_if(y_ptr, n):
+    pid0 = tl.program_id(0)
+    v = 0
+    if pid0 < n:
+        v = tl.program_id(1) + tl.num_programs(1) * 100
+    tl.store(y_ptr + pid0 * 4 + tl.program_id(1), v.to(tl.float32))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_program_ids_under_runtime_ifs(target):
+    grid = np.arange(6)[:, None], np.arange(4)[None, :]
+    y = np.zeros((6, 4), np.float32)
+    ids_after_return[(6, 4)](y, 5, target=target)
+    np.testing.assert_array_equal(y, np.where(grid[0] < 5, grid[0] * 10 + grid[1], 0))
+    ids_under_if[(6, 4)](y, 5, target=target)
+    np.testing.assert_array_equal(y, np.where(grid[0] < 5, grid[1] + 400, 0))

@@ -16,11 +16,10 @@ from .semantic import SemanticError, current
 __all__ = ["UNDEF", "lookup", "fail", "is_static", "if_", "for_", "while_", "and_", "or_", "not_", "ifexp"]
 
 
-class _Undefined:
-    def __repr__(self): return "<undefined>"
-
-
-UNDEF = _Undefined()  # the value of a variable that is not bound (yet)
+# The value of a variable that is not bound (yet) where control flow passes it on.
+UNDEF = semantic.Unbound("a variable is used where it has no value (it is assigned only after this point, or "
+                         "only in a branch or loop that did not assign it)")
+_UNBOUND = object()  # the spec of a loop variable with no value before the loop
 
 
 def lookup(thunk):
@@ -84,12 +83,12 @@ def _same(a, b) -> bool:
 def describe(value) -> str:
     """A short description of a value's type for messages: fp32, fp32[128],
     Python int 0, tuple(fp32[64], int32)."""
+    if isinstance(value, semantic.Unbound):
+        return "undefined"
     value = semantic._value(value)
     if isinstance(value, core.tensor):
         ty = value.type
         return f"{ty.scalar}[{', '.join(map(str, ty.shape))}]" if ty.is_block() else str(ty)
-    if value is UNDEF:
-        return "undefined"
     if semantic._is_number(value):
         return f"Python {type(value).__name__} {value!r}"
     if isinstance(value, (tuple, list)):
@@ -134,13 +133,14 @@ class _Carried:
     tensors that are the loop's operands, block arguments and results."""
 
     def __init__(self, names, values, what):
-        self.names, self.specs, self.inits = names, [], []
+        self.names, self.specs, self.inits, self.what = names, [], [], what
         for name, value in zip(names, values):
-            if value is UNDEF:
-                raise SemanticError(
-                    f"'{name}' is assigned in the {what} body and used after the loop or in its next "
-                    f"iteration, but has no value before the loop; give it an initial value before the loop "
-                    f"(e.g. {name} = tl.zeros([BLOCK], tl.float32))")
+            if isinstance(value, semantic.Unbound):
+                # Not carried: the body may assign it and use it in the same
+                # iteration (the rewrite cannot tell from its source, e.g.
+                # under a compile-time `if`); any other use is an error.
+                self.specs.append(_UNBOUND)
+                continue
             leaves = []
             self.specs.append(_flatten(value, name, leaves))
             self.inits += [semantic.to_tensor(v) for _, v in leaves]
@@ -148,7 +148,10 @@ class _Carried:
 
     def values(self, handles):
         it = iter(core.tensor(h, ty) for h, ty in zip(handles, self.types))
-        return [_rebuild(spec, it) for spec in self.specs]
+        return [semantic.Unbound(
+            f"'{name}' has no value before the {self.what}, so it has none at the start of an iteration or "
+            f"after the loop; give it an initial value before the loop (e.g. {name} = tl.zeros([BLOCK], "
+            "tl.float32))") if spec is _UNBOUND else _rebuild(spec, it) for name, spec in zip(self.names, self.specs)]
 
     def next_values(self, values, what):
         """The tensors to yield for the body's results `values`, checked
@@ -156,8 +159,10 @@ class _Carried:
         values = _results(values, len(self.names))
         out, types = [], iter(self.types)
         for name, spec, value, before in zip(self.names, self.specs, values, self._before()):
+            if spec is _UNBOUND:
+                continue
             leaves = []
-            if value is UNDEF or not _same(spec, _flatten(value, name, leaves)):
+            if isinstance(value, semantic.Unbound) or not _same(spec, _flatten(value, name, leaves)):
                 raise SemanticError(f"'{name}' is {before} before the {what} and {describe(value)} at the end "
                                     f"of its body; a variable carried through a loop must keep its structure, "
                                     "type and shape")
@@ -180,7 +185,7 @@ class _Carried:
 
     def _before(self):
         it = iter(self.inits)
-        return [describe(_rebuild(spec, it)) for spec in self.specs]
+        return ["undefined" if spec is _UNBOUND else describe(_rebuild(spec, it)) for spec in self.specs]
 
 
 def _results(values, n):
@@ -333,11 +338,13 @@ class _MergePlan:
         self.names = names
         self.specs, self.leaves, self.types = [], [], []  # leaves: ("result", type) | ("static", value)
         for name, a, b in zip(names, _results(then_values, len(names)), _results(else_values, len(names))):
-            if a is UNDEF or b is UNDEF:
-                branch = "then" if b is UNDEF else "else"
-                raise SemanticError(
-                    f"'{name}' is defined only in the {branch} branch of this `if` on a runtime condition but is "
-                    f"used after it; give it a value before the `if` or in both branches")
+            if isinstance(a, semantic.Unbound) or isinstance(b, semantic.Unbound):
+                # An error only where it is used after the `if`.
+                branch = "then" if isinstance(b, semantic.Unbound) else "else"
+                self.specs.append(("static", semantic.Unbound(
+                    f"'{name}' is defined only in the {branch} branch of an `if` on a runtime condition but "
+                    "is used after it; give it a value before the `if` or in both branches")))
+                continue
             la, lb = [], []
             spec = _flatten(a, name, la)
             if not _same(spec, _flatten(b, name, lb)):
@@ -373,8 +380,9 @@ class _MergePlan:
 
     def yields(self, values, region):
         out, leaves = [], []
-        for name, value in zip(self.names, _results(values, len(self.names))):
-            _flatten(value, name, leaves)
+        for name, value, spec in zip(self.names, _results(values, len(self.names)), self.specs):
+            if not (spec is not _LEAF and spec[0] == "static" and isinstance(spec[1], semantic.Unbound)):
+                _flatten(value, name, leaves)
         for (path, value), (kind, ty) in zip(leaves, self.leaves):
             if kind == "result":
                 out.append(value if isinstance(value, core.tensor) else

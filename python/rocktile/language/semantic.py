@@ -128,6 +128,38 @@ def tracing(ir: IRBuilder):
 # methods of `tensor` (x.to(), x.sum(), ...) are core's functions, attached
 # there as Triton attaches its tensor member functions.
 
+class Unbound:
+    """The value of a variable where it has none: one the rewritten control
+    flow passes along although no code before assigned it (assigned only in a
+    loop's body, or in one branch of an `if` on a runtime value). Any use of
+    it is an error with `message`; a variable that is never used is fine."""
+
+    def __init__(self, message):
+        self.message = message
+
+    def __repr__(self):
+        return "<undefined>"
+
+    def _fail(self, *args, **kwargs):
+        raise SemanticError(self.message)
+
+
+for _name in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv", "rfloordiv",
+              "mod", "rmod", "pow", "rpow", "and", "rand", "or", "ror", "xor", "rxor", "lshift", "rlshift",
+              "rshift", "rrshift", "matmul", "rmatmul", "lt", "le", "gt", "ge", "neg", "pos", "invert", "abs",
+              "bool", "index", "int", "float", "iter", "len", "getitem", "call"):
+    setattr(Unbound, f"__{_name}__", Unbound._fail)
+
+
+def _unbound_attribute(self, name):
+    if name.startswith("__"):  # Python's own protocols (copy, pickle, ...) probe for these
+        raise AttributeError(name)
+    self._fail()
+
+
+Unbound.__getattr__ = _unbound_attribute
+
+
 class constexpr:
     """A value known while compiling.  As a parameter annotation
     (`BLOCK: tl.constexpr`) it makes the parameter a compile-time constant
@@ -290,6 +322,8 @@ def _typed(shape, elt):
 
 def _value(x):
     """Unwrap constexprs and numpy scalars into plain Python values."""
+    if isinstance(x, Unbound):
+        raise SemanticError(x.message)
     if isinstance(x, constexpr):
         x = x.value
     if isinstance(x, np.generic):

@@ -38,6 +38,20 @@ bool isCrossLane(Operation *op) {
          (isa<UnrealizedConversionCastOp>(op) && op->hasAttr(kLaneTranspose));
 }
 
+/// Workgroup and grid ids and sizes nested in regions (a program id read
+/// under an `if`) move to the kernel's entry: they take no operands, and
+/// there they are values computed once per workgroup.
+void hoistWorkgroupIds(gpu::GPUFuncOp kernel) {
+  Block &entry = kernel.getBody().front();
+  SmallVector<Operation *> nested;
+  kernel.walk([&](Operation *op) {
+    if (isa<gpu::BlockIdOp, gpu::GridDimOp, gpu::BlockDimOp>(op) && op->getBlock() != &entry)
+      nested.push_back(op);
+  });
+  for (Operation *op : nested)
+    op->moveBefore(&entry, entry.begin());
+}
+
 /// An LDS transpose read is each lane's plain read of a vector at its own
 /// address (checked for bounds, races and banks as any LDS read), then an
 /// exchange of elements between lanes: this splits it so.
@@ -230,6 +244,7 @@ LogicalResult WorkgroupLowering::run() {
   }
   numThreadsValue = idx(numThreads);
 
+  hoistWorkgroupIds(kernel);
   splitTransposeReads(kernel);
   if (failed(processBlock(kernel.getBody().front())))
     return failure();
