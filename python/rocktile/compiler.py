@@ -71,6 +71,7 @@ class Specialization:
     constexprs: tuple  # of (name, value), in parameter order
     target: str
     num_warps: int
+    options: tuple = ()  # of (name, value): the code generation options not at their defaults
 
     @property
     def signature(self) -> dict:
@@ -193,6 +194,59 @@ def check_target(target):
         raise ValueError(f"unknown target {target!r}: expected one of {', '.join(targets)}")
 
 
+# Options a launch, warmup() or a Config's kwargs may give beside num_warps,
+# num_stages and target, as for Triton's AMD backend. These two change the
+# code (and so are part of the specialization); each is an attribute of the
+# kernel function (name -> (attribute, default)):
+CODEGEN_OPTIONS = {
+    # the waves per SIMD the register allocation aims for (LLVM's
+    # amdgpu-waves-per-eu); 0: no aim
+    "waves_per_eu": ("rocdl.waves_per_eu", 0),
+    # 16 or 32: tl.dot uses matrix instructions of that M and N where the
+    # target has one for the dtypes (gfx1250's WMMA are all 16); 0: rocktile chooses
+    "matrix_instr_nonkdim": ("tile.matrix_instr_nonkdim", 0),
+}
+# These are accepted and change nothing, each for its reason:
+IGNORED_OPTIONS = {
+    "kpack": "Triton itself uses kpack=1 on gfx950 (it deprecates 2 there) and has no kpack on gfx1250",
+    "num_ctas": "AMD GPUs have no CTA clusters: only 1 is accepted",
+    "launch_pdl": "programmatic dependent launch is NVIDIA's",
+    "maxnreg": "a register cap is NVIDIA's (waves_per_eu is AMD's occupancy hint)",
+    "enable_fp_fusion": "rocktile never contracts a * b + c into an fma by itself",
+    "instruction_sched_variant": "LLVM's default instruction schedule is used",
+    "schedule_hint": "LLVM's default instruction schedule is used",
+}
+
+
+def split_options(kwargs, params=()):
+    """(codegen options as check_options gives them, the other kwargs): the
+    options in `kwargs` that are not among `params` (a kernel's parameters
+    come first), checked; other names stay in the rest."""
+    options, rest = {}, {}
+    for name, value in kwargs.items():
+        if name in params or (name not in CODEGEN_OPTIONS and name not in IGNORED_OPTIONS):
+            rest[name] = value
+        elif name == "num_ctas" and value != 1:
+            raise ValueError(f"num_ctas={value!r}: AMD GPUs have no CTA clusters, so num_ctas must be 1")
+        elif name in CODEGEN_OPTIONS:
+            options[name] = value
+    return check_options(options), rest
+
+
+def check_options(options):
+    """`options` (name -> value) as a Specialization holds them."""
+    for name, value in options.items():
+        if name not in CODEGEN_OPTIONS:
+            raise ValueError(f"unknown option {name!r}; the options are {', '.join(CODEGEN_OPTIONS)}")
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(f"{name} must be an int, got {value!r}")
+    if options.get("matrix_instr_nonkdim", 0) not in (0, 16, 32):
+        raise ValueError(f"matrix_instr_nonkdim must be 0, 16 or 32, got {options['matrix_instr_nonkdim']!r}")
+    if not 0 <= options.get("waves_per_eu", 0) <= 16:
+        raise ValueError(f"waves_per_eu must be between 0 (no hint) and 16, got {options['waves_per_eu']!r}")
+    return tuple(sorted((k, v) for k, v in options.items() if v != CODEGEN_OPTIONS[k][1]))
+
+
 def check_num_warps(num_warps):
     if not isinstance(num_warps, int) or isinstance(num_warps, bool) or num_warps < 1 or num_warps & (num_warps - 1):
         raise ValueError(f"num_warps must be a power of two (1, 2, 4, ...), got {num_warps!r}")
@@ -225,9 +279,10 @@ def _freeze(value, name):
     return value
 
 
-def make_specialization(fn, types: Mapping, constexprs: Mapping, target, num_warps) -> Specialization:
+def make_specialization(fn, types: Mapping, constexprs: Mapping, target, num_warps, options=()) -> Specialization:
     """Check `types` (parameter -> signature string or 'constexpr') and
-    `constexprs` (parameter -> value) against fn's parameters."""
+    `constexprs` (parameter -> value) against fn's parameters; `options` is
+    what check_options gives."""
     names = fn.arg_names
     kernel = f"{fn.__name__}({', '.join(names)})"
     for what, given in (("signature", types), ("constexprs", constexprs)):
@@ -263,10 +318,10 @@ def make_specialization(fn, types: Mapping, constexprs: Mapping, target, num_war
     if missing_values:
         raise ValueError(f"no value for the constexpr parameter(s) {', '.join(map(repr, missing_values))} "
                          f"of {kernel}: pass them in constexprs=")
-    return Specialization(tuple(args), tuple(values), target, num_warps)
+    return Specialization(tuple(args), tuple(values), target, num_warps, tuple(options))
 
 
-def compile(fn, signature, constexprs=None, target=DEFAULT_TARGET, num_warps=4):
+def compile(fn, signature, constexprs=None, target=DEFAULT_TARGET, num_warps=4, **options):
     """Compile a @rocktile.jit kernel without launching it.
 
     signature: parameter name -> type, spelled as in Triton:
@@ -281,6 +336,8 @@ def compile(fn, signature, constexprs=None, target=DEFAULT_TARGET, num_warps=4):
     constexprs: tl.constexpr parameter -> value (defaults of the Python
       function are used for those not given).
     target: 'gfx950' or 'gfx1250'.  num_warps: waves per workgroup.
+    options: waves_per_eu, matrix_instr_nonkdim (CODEGEN_OPTIONS), and the
+      Triton options accepted without effect (IGNORED_OPTIONS).
 
     Returns a CompiledKernel.  Variants are memoized on fn.cache.
     """
@@ -289,7 +346,11 @@ def compile(fn, signature, constexprs=None, target=DEFAULT_TARGET, num_warps=4):
     if not isinstance(signature, Mapping):
         raise TypeError("signature must be a dict of parameter name -> type string, e.g. "
                         "{'x_ptr': '*fp32:16', 'n': 'i32'}")
-    spec = make_specialization(fn, signature, constexprs or {}, target, num_warps)
+    codegen, unknown = split_options(options)
+    if unknown:
+        raise TypeError(f"rocktile.compile got unknown option(s) {', '.join(map(repr, unknown))}; the options "
+                        f"are {', '.join([*CODEGEN_OPTIONS, *IGNORED_OPTIONS])}")
+    spec = make_specialization(fn, signature, constexprs or {}, target, num_warps, codegen)
     return fn.compile_specialization(spec)
 
 

@@ -13,6 +13,10 @@ from .language import control, core, semantic
 
 __all__ = ["jit", "JITFunction"]
 
+# A kernel parameter named num_stages gets this when the launch gives none
+# (Triton's AMD default).
+DEFAULT_NUM_STAGES = 2
+
 # The code objects of all @jit functions: ops get the location of the
 # innermost frame running one of them, and errors are reported there.
 _KERNEL_CODES: set = set()
@@ -63,14 +67,20 @@ class JITFunction(semantic.KernelFunction):
     # ------------------------------------------------------------------
     # Entry points.
 
-    def warmup(self, *args, target=compiler.DEFAULT_TARGET, num_warps=4, grid=None, **kwargs) -> CompiledKernel:
+    def warmup(self, *args, target=compiler.DEFAULT_TARGET, num_warps=4, num_stages=None, grid=None,
+               **kwargs) -> CompiledKernel:
         """Compile for the given arguments, as a launch with them would
         (`grid` is accepted for Triton compatibility and not used)."""
         return self.compile_specialization(self.specialize(*args, target=target, num_warps=num_warps,
-                                                           **kwargs))
+                                                           num_stages=num_stages, **kwargs))
 
-    def specialize(self, *args, target=compiler.DEFAULT_TARGET, num_warps=4, **kwargs) -> Specialization:
-        """The specialization a launch with these arguments compiles."""
+    def specialize(self, *args, target=compiler.DEFAULT_TARGET, num_warps=4, num_stages=None,
+                   **kwargs) -> Specialization:
+        """The specialization a launch with these arguments compiles. Options
+        (compiler.CODEGEN_OPTIONS, IGNORED_OPTIONS) may be among `kwargs`, as
+        in a Config's kwargs; a parameter named num_warps or num_stages gets the
+        launch's value, as in Triton."""
+        options, kwargs = self.split_launch_kwargs(args, kwargs, num_warps, num_stages)
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
@@ -80,13 +90,30 @@ class JITFunction(semantic.KernelFunction):
             specialize = name not in self.do_not_specialize
             if name in self.constexpr_names:
                 constexprs[name] = value
+            elif value is None:
+                # As Triton: None is a constexpr (`if bias_ptr is not None:` folds).
+                types[name], constexprs[name] = "constexpr", None
             elif specialize and compiler.is_int_one(value):
                 # As Triton: an integer argument equal to 1 (a unit stride)
                 # is compiled in as a constant, so `offs * stride` is `offs`.
                 types[name], constexprs[name] = "constexpr", 1
             else:
                 types[name] = compiler.signature_of_value(value, name, specialize)
-        return compiler.make_specialization(self, types, constexprs, target, num_warps)
+        return compiler.make_specialization(self, types, constexprs, target, num_warps, options)
+
+    def split_launch_kwargs(self, args, kwargs, num_warps, num_stages):
+        """(options, kwargs): the code generation options among a launch's
+        `kwargs` (checked), and the kernel's keyword arguments, where a
+        parameter named num_warps or num_stages that `args` and `kwargs` leave
+        out gets the launch's value, as in Triton."""
+        options, kwargs = compiler.split_options(kwargs, self.arg_names)
+        for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
+            if name in self.arg_names and name not in kwargs and self.arg_names.index(name) >= len(args):
+                if value is not None:
+                    kwargs[name] = value
+                elif name not in self.defaults:
+                    kwargs[name] = DEFAULT_NUM_STAGES
+        return options, kwargs
 
     def compile(self, signature, constexprs=None, target=compiler.DEFAULT_TARGET, num_warps=4) -> CompiledKernel:
         """Same as rocktile.compile(self, ...)."""
@@ -150,6 +177,8 @@ class JITFunction(semantic.KernelFunction):
                  "function_type": f"({', '.join(a.type.mlir for a in spec.args)}) -> ()"}
         if spec.args:
             attrs["arg_attrs"] = f"[{', '.join(a.mlir_attrs for a in spec.args)}]"
+        for name, value in spec.options:
+            attrs[compiler.CODEGEN_OPTIONS[name][0]] = f"{value} : i32"
         func = b.create("func.func", [], [], {k: ir.attr(v) for k, v in attrs.items()}, loc, 1)
         entry = func.add_block(0, [ir.type(a.type) for a in spec.args], loc)
         b.set_insertion_point_to_end(entry)

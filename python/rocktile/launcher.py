@@ -80,9 +80,11 @@ class Launcher:
     def __call__(self, *args, num_warps=4, num_stages=None, target=None, **kwargs):
         get_device()
         target = target or get_target()
+        options, kwargs = self.fn.split_launch_kwargs(args, kwargs, num_warps, num_stages)
         bound = self.fn.signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        spec = self.fn.specialize(*bound.args, target=target, num_warps=num_warps, **bound.kwargs)
+        spec = self.fn.specialize(*bound.args, target=target, num_warps=num_warps, num_stages=num_stages,
+                                  **bound.kwargs, **dict(options))
         kernel = self.fn.compile_specialization(spec, emulator_ok=True)
         grid = _grid(self.grid, dict(bound.arguments))
         launch_args = [_launch_arg(bound.arguments[a.name], a.name) for a in spec.args]

@@ -2,6 +2,7 @@
 targets against numpy: math functions, argmax/argmin, every integer width
 and signedness, float64, 3-D grids, autotune/heuristics/Config."""
 import math
+import re
 import warnings
 
 import numpy as np
@@ -536,3 +537,86 @@ def bad_sort(x_ptr, N: tl.constexpr, DIM: tl.constexpr):
 def test_sort_errors(n, dim, message):
     with pytest.raises(rocktile.CompilationError, match=message):
         rocktile.compile(bad_sort, {"x_ptr": "*fp32"}, {"N": n, "DIM": dim})
+
+
+# --------------------------------------------------------------------------
+# Launch arguments and options as Triton kernels use them
+
+@rocktile.jit
+def optional_weight(x_ptr, w_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    if w_ptr is not None:
+        x = x * tl.load(w_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, x, mask=offs < n)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_none_arguments_are_constexprs(target):
+    x = np.arange(100, dtype=np.float32)
+    w = np.full(100, 3, np.float32)
+    for weight, want in ((None, x), (w, 3 * x)):
+        y = np.zeros_like(x)
+        kernel = optional_weight[(1,)](x, weight, y, 100, BLOCK=128, target=target)
+        np.testing.assert_array_equal(y, want)
+    assert kernel.constexprs != optional_weight[(1,)](x, None, y, 100, BLOCK=128, target=target).constexprs
+
+
+@rocktile.jit
+def launch_shape(out_ptr, num_warps: tl.constexpr, num_stages: tl.constexpr):
+    tl.store(out_ptr, num_warps)
+    tl.store(out_ptr + 1, num_stages)
+
+
+@rocktile.autotune(configs=[rocktile.Config({"waves_per_eu": 2, "kpack": 2}, num_warps=8, num_stages=3)], key=[])
+@rocktile.jit
+def tuned_launch_shape(out_ptr, num_warps: tl.constexpr, num_stages: tl.constexpr):
+    tl.store(out_ptr, num_warps)
+    tl.store(out_ptr + 1, num_stages)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_num_warps_and_num_stages_parameters_get_the_launch_options(target):
+    out = np.zeros(2, np.int32)
+    kernel = launch_shape[(1,)](out, num_warps=2, target=target)
+    assert list(out) == [2, 2] and kernel.num_warps == 2  # num_stages: Triton's AMD default, 2
+    launch_shape[(1,)](out, num_stages=1, target=target)
+    assert list(out) == [4, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # autotune without a GPU runs its first config
+        kernel = tuned_launch_shape[(1,)](out, target=target)
+    assert list(out) == [8, 3] and kernel.num_warps == 8
+
+
+@rocktile.jit
+def small_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_amd_launch_options(target):
+    import ml_dtypes
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((64, 32)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((32, 64)).astype(ml_dtypes.bfloat16)
+    c = np.zeros((64, 64), np.float32)
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    # matrix_instr_nonkdim picks the 32x32 MFMA on gfx950; gfx1250's WMMA are all 16x16.
+    for nonkdim, instr in ((16, "16x16x32"), (32, "32x32x16" if target == "gfx950" else "16x16x32")):
+        kernel = small_dot[(1,)](a, b, c, M=64, N=64, K=32, matrix_instr_nonkdim=nonkdim, target=target)
+        assert re.search(rf"v_(mfma|wmma)_f32_{instr}_bf16", kernel.asm["amdgcn"]), nonkdim
+        np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5)
+    # waves_per_eu is LLVM's occupancy hint; the others Triton users pass are accepted.
+    kernel = small_dot[(1,)](a, b, c, M=64, N=64, K=32, waves_per_eu=2, kpack=2, num_ctas=1, launch_pdl=False,
+                             maxnreg=128, enable_fp_fusion=True, target=target)
+    assert '"amdgpu-waves-per-eu"="2"' in kernel.asm["llir"]
+    with pytest.raises(ValueError, match="num_ctas must be 1"):
+        small_dot[(1,)](a, b, c, M=64, N=64, K=32, num_ctas=2, target=target)
+    with pytest.raises(ValueError, match="matrix_instr_nonkdim must be 0, 16 or 32"):
+        small_dot[(1,)](a, b, c, M=64, N=64, K=32, matrix_instr_nonkdim=64, target=target)
+    with pytest.raises(TypeError, match="unknown option"):
+        rocktile.compile(small_dot, {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32"},
+                         {"M": 64, "N": 64, "K": 32}, target=target, wave_per_eu=2)

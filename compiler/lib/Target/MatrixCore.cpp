@@ -4,12 +4,16 @@
 namespace rocktile {
 
 const MatrixCoreInstr *chooseMatrixInstr(const Target &target, MatrixElem ab, MatrixElem acc,
-                                         int64_t M, int64_t N, int64_t K) {
+                                         int64_t M, int64_t N, int64_t K, int64_t nonKDim) {
+  const MatrixCoreInstr *first = nullptr;
   for (const MatrixCoreInstr &instr : target.matrixInstrs)
     if (instr.ab == ab && instr.acc == acc && M % instr.m == 0 && N % instr.n == 0 &&
-        K % instr.k == 0)
-      return &instr;
-  return nullptr;
+        K % instr.k == 0) {
+      if (!nonKDim || instr.m == nonKDim)
+        return &instr;
+      first = first ? first : &instr;
+    }
+  return first;
 }
 
 namespace {

@@ -138,8 +138,10 @@ const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, int64_t k
   if (!ab || !acc || ab != matrixElem(dot.getB().getType().getElementType()))
     return nullptr;
   unsigned rank = d.getRank();
+  auto func = dot->getParentOfType<func::FuncOp>();
+  auto nonKDim = func ? func->getAttrOfType<IntegerAttr>("tile.matrix_instr_nonkdim") : IntegerAttr();
   return chooseMatrixInstr(target, *ab, *acc, d.getDimSize(rank - 2), d.getDimSize(rank - 1),
-                           a.getDimSize(rank - 1) * kFactor);
+                           a.getDimSize(rank - 1) * kFactor, nonKDim ? nonKDim.getInt() : 0);
 }
 
 /// Dots whose K is below every matching instruction's k get A and B padded

@@ -42,9 +42,11 @@ struct DotLayouts {
 
 /// The instruction for A (M x K) times B (K x N) into an accumulator of type
 /// `acc`: the first of the target's instructions (its list is in order of
-/// preference) whose types match and whose m, n and k divide M, N and K.
+/// preference) whose types match and whose m, n and k divide M, N and K;
+/// with `nonKDim` (Triton's matrix_instr_nonkdim, 16 or 32), the first such
+/// whose m is `nonKDim`, if the target has one.
 const MatrixCoreInstr *chooseMatrixInstr(const Target &target, MatrixElem ab, MatrixElem acc,
-                                         int64_t M, int64_t N, int64_t K);
+                                         int64_t M, int64_t N, int64_t K, int64_t nonKDim = 0);
 
 /// How a dot maps onto its instruction beyond the default (tile.dot's
 /// `warps_n`, `transposed` and `k_order` attributes).

@@ -386,6 +386,10 @@ struct LowerToSimtPass : public rocktile::impl::LowerToSimtBase<LowerToSimtPass>
       auto kernel = gpu::GPUFuncOp::create(b, func.getLoc(), func.getName(),
                                            b.getFunctionType(argTypes, {}), ldsTypes);
       kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+      // Code generation hints for LLVM (rocdl.waves_per_eu) go with the kernel.
+      for (NamedAttribute attr : func->getDiscardableAttrs())
+        if (attr.getName().strref().starts_with("rocdl."))
+          kernel->setAttr(attr.getName(), attr.getValue());
       int32_t threads = numWarps.getInt() * t->waveSize;
       kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
       KernelLowering lowering(func, kernel, *t);
