@@ -2,13 +2,11 @@
 
 module attributes {gpu.container_module} {
   gpu.module @m {
-    gpu.func @divergent(%v: f32) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
-      %t = gpu.thread_id x
-      %c0 = arith.constant 0 : index
-      %c1 = arith.constant 1 : index
-      // expected-error @+1 {{the emulator runs barriers and cross-lane ops inside a for loop only when every thread of the workgroup runs the same iterations}}
-      scf.for %i = %c0 to %t step %c1 {
+    gpu.func @in_region(%v: f32) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      // expected-error @+1 {{the emulator runs barriers and cross-lane ops inside scf.for, scf.if and scf.while only, not inside scf.execute_region}}
+      scf.execute_region {
         %w = amdgpu.swizzle_bitmode %v 31 0 4 : f32
+        scf.yield
       }
       gpu.return
     }

@@ -152,3 +152,30 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A loop holding a cross-lane op whose bound each thread computes (a length
+// loaded from memory): the host loop runs thread 0's bound, after a runtime
+// check that every thread has the same (a fault at the loop otherwise).
+// CHECK-LABEL: func.func @loaded_bound_workgroup(
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}} : memref<64xindex>
+// CHECK: %[[N:.*]] = call @rocktile_emu_shared_value(%{{.*}}, %{{.*}}, %{{.*}}, %c64_i64, %c8_i64)
+// CHECK: %[[UB:.*]] = arith.index_cast %[[N]] : i64 to index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[UB]]
+// CHECK: call @rocktile_emu_ds_swizzle
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @loaded_bound(%x: memref<?xindex, #gpu.address_space<global>>, %v: f32)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %n = memref.load %x[%c0] : memref<?xindex, #gpu.address_space<global>>
+      scf.for %i = %c0 to %n step %c1 {
+        %w = amdgpu.swizzle_bitmode %v 31 0 4 : f32
+      }
+      gpu.return
+    }
+  }
+}

@@ -198,3 +198,63 @@ def test_torch_tensors():
     out = torch.empty(3000)
     add_kernel[(3,)](x, y, out, 3000, BLOCK=1024)
     assert torch.equal(out, x + y)
+
+
+# Loops holding reductions whose bounds come from memory: a decode-attention
+# style pass over each sequence's own length, and a persistent grid-stride
+# loop over a loaded tile count. On a GPU such bounds are the same for the
+# whole workgroup; the emulator runs thread 0's and checks the others agree.
+@rocktile.jit
+def per_sequence_stats(x_ptr, lens_ptr, out_ptr, stride, BLOCK: tl.constexpr):
+    seq = tl.program_id(0)
+    n = tl.load(lens_ptr + seq)
+    m = tl.full([BLOCK], float("-inf"), tl.float32)
+    total = 0.0
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + seq * stride + offs, mask=offs < n, other=float("-inf"))
+        m = tl.maximum(m, x)
+        total += tl.sum(tl.where(offs < n, x, 0.0))
+    tl.store(out_ptr + seq * 2, tl.max(m))
+    tl.store(out_ptr + seq * 2 + 1, total)
+
+
+@rocktile.jit
+def persistent_row_sums(x_ptr, out_ptr, count_ptr, BLOCK: tl.constexpr):
+    num_tiles = tl.load(count_ptr)
+    for tile in range(tl.program_id(0), num_tiles, tl.num_programs(0)):
+        offs = tile * BLOCK + tl.arange(0, BLOCK)
+        tl.store(out_ptr + tile, tl.sum(tl.load(x_ptr + offs)))
+
+
+@rocktile.jit
+def racing_bound(p, out_ptr, BLOCK: tl.constexpr):
+    n = tl.load(p)
+    tl.store(p, n + 1)  # each thread of the emulator then loads another n: a race
+    acc = 0.0
+    for i in range(n):  # ERR-divergent-loop
+        acc += tl.sum(tl.full([BLOCK], 1.0, tl.float32))
+    tl.store(out_ptr, acc)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_loops_with_loaded_bounds(target):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 300)).astype(np.float32)
+    lens = np.array([300, 17, 0], np.int32)
+    out = np.zeros(6, np.float32)
+    per_sequence_stats[(3,)](x, lens, out, 300, BLOCK=64, target=target)
+    want = [[x[i, :n].max() if n else -np.inf, x[i, :n].sum()] for i, n in enumerate(lens)]
+    np.testing.assert_allclose(out.reshape(3, 2), want, rtol=1e-5, atol=1e-5)
+    tiles = rng.standard_normal(10 * 128).astype(np.float32)
+    sums = np.zeros(10, np.float32)
+    persistent_row_sums[(4,)](tiles, sums, np.array([10], np.int32), BLOCK=128, target=target)
+    np.testing.assert_allclose(sums, tiles.reshape(10, 128).sum(1), rtol=1e-5, atol=1e-5)
+
+
+def test_divergent_loop_bounds_are_reported_at_the_loop():
+    with pytest.raises(rocktile.EmulatorError) as info:
+        racing_bound[(1,)](np.array([3], np.int32), np.zeros(1, np.float32), BLOCK=64)
+    line = next(i for i, text in enumerate(open(__file__), 1) if "# ERR-divergent-loop" in text)
+    assert "threads disagree on the bounds of a loop" in str(info.value)
+    assert f"{__file__}:{line}:" in str(info.value)

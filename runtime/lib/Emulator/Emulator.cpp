@@ -306,6 +306,13 @@ struct LaunchState {
       fault = llvm::formatv("{0}: device_assert failed: {1}\n  at {2}", where, s.message, s.location);
       return;
     }
+    if (s.kind == "divergent-loop") {
+      fault = llvm::formatv("{0}: threads disagree on the bounds of a loop that holds a barrier or a "
+                            "cross-lane op (thread 0 and thread {1}); every thread of the program must "
+                            "run the same iterations there\n  at {2}",
+                            where, thread, s.location);
+      return;
+    }
     if (s.kind == "divergent") {
       fault = llvm::formatv("{0}: threads disagree on a condition that guards a barrier or a "
                             "cross-lane op (thread 0 and thread {1}); every thread of the program "
@@ -361,16 +368,18 @@ extern "C" void rocktile_emu_lds_access(int64_t ctx, int64_t site, int64_t index
   w->launch->ldsAccess(*w, site, index, bytes, thread, write);
 }
 
-extern "C" int64_t rocktile_emu_shared_condition(int64_t ctx, int64_t site, int64_t conditions,
-                                                 int64_t n) {
-  auto *c = reinterpret_cast<const uint8_t *>(conditions);
+extern "C" int64_t rocktile_emu_shared_value(int64_t ctx, int64_t site, int64_t values, int64_t n,
+                                             int64_t bytes) {
+  auto *v = reinterpret_cast<const char *>(values);
   for (int64_t t = 1; t < n; ++t)
-    if (bool(c[t]) != bool(c[0])) {
+    if (std::memcmp(v + t * bytes, v, bytes)) {
       auto *w = reinterpret_cast<WorkerContext *>(ctx);
       w->launch->report(*w, site, 0, 0, 0, t);
       break;
     }
-  return c[0];
+  int64_t first = 0;
+  std::memcpy(&first, v, bytes); // little-endian: the low bytes
+  return first;
 }
 
 EmulatedKernel::~EmulatedKernel() = default;

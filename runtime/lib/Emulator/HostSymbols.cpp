@@ -56,7 +56,7 @@ llvm::ArrayRef<HostSymbol> hostSymbols() {
       {"rocktile_emu_fault", address(&rocktile_emu_fault)},
       {"rocktile_emu_lds_barrier", address(&rocktile_emu_lds_barrier)},
       {"rocktile_emu_lds_access", address(&rocktile_emu_lds_access)},
-      {"rocktile_emu_shared_condition", address(&rocktile_emu_shared_condition)},
+      {"rocktile_emu_shared_value", address(&rocktile_emu_shared_value)},
       {"rocktile_emu_cvt_f32_fp8", address(&rocktile_emu_cvt_f32_fp8)},
       {"rocktile_emu_cvt_fp8_f32", address(&rocktile_emu_cvt_fp8_f32)},
       {"rocktile_emu_matrix", address(&rocktile_emu_matrix)},

@@ -119,8 +119,10 @@ private:
                   StringRef message = "");
   std::optional<BufferOrigin> originOf(Value memref);
   func::FuncOp runtimeFunction(StringRef name, unsigned numArgs, bool returnsI64 = false);
-  /// Thread 0's value of a per-thread condition, which every thread must
-  /// share (control flow around lockstep ops); a disagreement is a fault.
+  /// Thread 0's value of a per-thread condition or loop bound, which every
+  /// thread must share (control flow around lockstep ops); a disagreement is
+  /// a fault at `op` (of `kind`).
+  Value sharedValue(Operation *op, Value v, StringRef kind = "divergent");
   Value sharedCondition(Operation *op, Value cond);
   LogicalResult emitHostWhile(scf::WhileOp loop);
 
@@ -291,9 +293,7 @@ LogicalResult WorkgroupLowering::processBlock(Block &block) {
     if (failed(flush()))
       return failure();
     // Lockstep ops inside control flow: every thread must take the same path.
-    auto loop = dyn_cast<scf::ForOp>(op);
-    if (loop && uniform.contains(loop.getLowerBound()) && uniform.contains(loop.getUpperBound()) &&
-        uniform.contains(loop.getStep())) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
       if (failed(emitHostFor(loop)))
         return failure();
       continue;
@@ -308,9 +308,8 @@ LogicalResult WorkgroupLowering::processBlock(Block &block) {
         return failure();
       continue;
     }
-    return op.emitError("the emulator runs barriers and cross-lane ops inside a for loop only "
-                        "when every thread of the workgroup runs the same iterations (loop "
-                        "bounds computed without thread indices)");
+    return op.emitError() << "the emulator runs barriers and cross-lane ops inside scf.for, scf.if and "
+                             "scf.while only, not inside " << op.getName();
   }
   return flush();
 }
@@ -339,8 +338,13 @@ LogicalResult WorkgroupLowering::emitHostFor(scf::ForOp loop) {
   for (auto [arg, result] : llvm::zip(loop.getRegionIterArgs(), loop.getResults()))
     arrays[result] = arrayFor(arg);
   copyToArrays(loop.getInitArgs(), loop.getRegionIterArgs(), *loop->getBlock());
-  auto host = scf::ForOp::create(b, loc(), uniform.lookup(loop.getLowerBound()),
-                                 uniform.lookup(loop.getUpperBound()), uniform.lookup(loop.getStep()));
+  // Bounds computed per thread (from a loaded length, say) must agree
+  // across the workgroup, as they do on a GPU: checked when the loop starts.
+  Value lower = sharedValue(loop, loop.getLowerBound(), "divergent-loop");
+  Value upper = sharedValue(loop, loop.getUpperBound(), "divergent-loop");
+  Value step = sharedValue(loop, loop.getStep(), "divergent-loop");
+  currentLoc = loop.getLoc();
+  auto host = scf::ForOp::create(b, loc(), lower, upper, step);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(host.getBody()->getTerminator());
   uniform.map(loop.getInductionVar(), host.getInductionVar());
@@ -350,15 +354,24 @@ LogicalResult WorkgroupLowering::emitHostFor(scf::ForOp loop) {
   return success();
 }
 
-Value WorkgroupLowering::sharedCondition(Operation *op, Value cond) {
-  if (Value u = uniform.lookupOrNull(cond))
+Value WorkgroupLowering::sharedValue(Operation *op, Value v, StringRef kind) {
+  if (Value u = uniform.lookupOrNull(v))
     return u;
   currentLoc = op->getLoc();
-  int64_t site = addSite(op, "divergent", Value(), 1);
-  Value first = func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_shared_condition", 4, true),
-                                     ValueRange{ctx, i64(site), addressOf(arrayFor(cond)), i64(numThreads)})
+  int64_t site = addSite(op, kind, Value(), 1);
+  Type type = v.getType();
+  int64_t bytes = type.isIndex() ? 8 : std::max<int64_t>(type.getIntOrFloatBitWidth() / 8, 1);
+  Value first = func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_shared_value", 5, true),
+                                     ValueRange{ctx, i64(site), addressOf(arrayFor(v)), i64(numThreads),
+                                                i64(bytes)})
                     .getResult(0);
-  return arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::ne, first, i64(0));
+  if (type.isIndex())
+    return arith::IndexCastOp::create(b, loc(), type, first);
+  return type.isInteger(64) ? first : arith::TruncIOp::create(b, loc(), type, first).getResult();
+}
+
+Value WorkgroupLowering::sharedCondition(Operation *op, Value cond) {
+  return sharedValue(op, cond);
 }
 
 LogicalResult WorkgroupLowering::emitHostWhile(scf::WhileOp loop) {

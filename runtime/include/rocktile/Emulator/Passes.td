@@ -17,7 +17,9 @@ def LowerSimtToHost : Pass<"tile-lower-simt-to-host", "mlir::ModuleOp"> {
     segment live in per-thread arrays; cross-lane ops become calls into the
     emulation runtime (runtime/lib/Emulator/WaveOps.cpp), which applies the
     instruction's semantics to the whole wave at once. Values that no thread
-    index reaches are computed once per workgroup.
+    index reaches are computed once per workgroup. `scf.for`, `scf.if` and
+    `scf.while` around lockstep ops run on the host with thread 0's bounds
+    and conditions, after a runtime check that every thread agrees.
 
     Every global and LDS access is checked against its buffer; a miss calls
     `rocktile_emu_fault` with the access's site (its source location) and is

@@ -32,9 +32,10 @@ void rocktile_emu_shuffle(int64_t src, int64_t dst, int64_t valid, int64_t n, in
 /// r*(groupLanes/elements) and up read row r), lane i receives column i.
 void rocktile_emu_lds_transpose(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t elements,
                                 int64_t groupLanes);
-/// Thread 0's value of a condition all `n` threads must share (stored as
-/// bytes); reports a fault when they disagree.
-int64_t rocktile_emu_shared_condition(int64_t ctx, int64_t site, int64_t conditions, int64_t n);
+/// Thread 0's value (of `bytes` bytes, zero-extended) of a condition or loop
+/// bound all `n` threads must share; reports a fault at `site` when they
+/// disagree.
+int64_t rocktile_emu_shared_value(int64_t ctx, int64_t site, int64_t values, int64_t n, int64_t bytes);
 /// A barrier: LDS accesses before it and after it no longer conflict.
 void rocktile_emu_lds_barrier(int64_t ctx);
 /// An LDS access of `bytes` bytes at element `index` of site `site`'s view by
