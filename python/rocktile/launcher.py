@@ -49,7 +49,8 @@ def _launch_arg(value, name):
     if isinstance(value, bool):
         return ("int", name, int(value))
     if isinstance(value, int):
-        return ("int", name, value)
+        # A u64 argument's bits, as the int64 the kernel argument holds.
+        return ("int", name, value - (1 << 64) if value >= 1 << 63 else value)
     if isinstance(value, float):
         return ("float", name, value)
     if isinstance(value, compiler.TensorWrapper):

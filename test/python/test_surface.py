@@ -620,3 +620,88 @@ def test_amd_launch_options(target):
     with pytest.raises(TypeError, match="unknown option"):
         rocktile.compile(small_dot, {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32"},
                          {"M": 64, "N": 64, "K": 32}, target=target, wave_per_eu=2)
+
+
+# --------------------------------------------------------------------------
+# Smaller Triton names: add/sub/mul, broadcast, to_tensor, sqrt_rn, squeeze,
+# unsqueeze, reduce_or, softmax, cat, swizzle2d, PropagateNan
+
+@rocktile.jit
+def small_names(x_ptr, i_ptr, f_ptr, n_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    bits = tl.load(i_ptr + offs)
+    tl.store(f_ptr + offs, tl.mul(tl.add(x, 1.0), tl.sub(x, tl.to_tensor(2.0))))
+    col, row = tl.broadcast(x[:, None], x[None, :])
+    tl.store(f_ptr + N + offs, tl.sum(col * row, axis=1))
+    tl.store(f_ptr + 2 * N + offs, tl.sqrt_rn(tl.abs(x)) + x.abs().sqrt_rn())
+    sq = tl.squeeze(tl.unsqueeze(x, 0), 0)
+    tl.store(f_ptr + 3 * N + offs, tl.softmax(sq[None, :], dim=1).reshape(N))
+    tl.store(f_ptr + 4 * N + offs, tl.softmax(tl.reshape(x, (N // 8, 8)), dim=0).reshape(N))
+    tl.store(f_ptr + 5 * N + tl.arange(0, 2 * N), tl.cat(x, x * 10, can_reorder=True))
+    tl.store(i_ptr + N, tl.reduce_or(bits, 0))
+    tl.store(i_ptr + N + 1 + tl.arange(0, N // 8), bits.reshape(N // 8, 8).reduce_or(1))
+    nan = tl.load(n_ptr + offs)
+    tl.assume(N > 0)
+    tl.assume(offs >= 0)
+    tl.store(f_ptr + 7 * N + offs, tl.maximum(x, nan, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(f_ptr + 8 * N + offs, tl.maximum(x, nan))
+    tl.store(f_ptr + 9 * N + offs, tl.clamp(nan, -1.0, 1.0, propagate_nan=tl.PropagateNan.ALL))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_small_triton_names(target):
+    n = 64
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(n).astype(np.float32)
+    bits = np.zeros(n + 1 + n // 8, np.int32)
+    bits[:n] = np.int32(1) << rng.integers(0, 31, n).astype(np.int32)
+    nan = np.where(np.arange(n) % 3 == 0, np.float32(np.nan), np.float32(5))
+    f = np.zeros(10 * n, np.float32)
+    small_names[(1,)](x, bits, f, nan, N=n, target=target)
+    np.testing.assert_allclose(f[:n], (x + 1) * (x - 2), rtol=1e-6)
+    np.testing.assert_allclose(f[n:2 * n], x * x.sum(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(f[2 * n:3 * n], 2 * np.sqrt(np.abs(x)))
+    e = np.exp(x - x.max())
+    np.testing.assert_allclose(f[3 * n:4 * n], e / e.sum(), rtol=1e-5)
+    cols = np.exp(x.reshape(8, 8) - x.reshape(8, 8).max(0))
+    np.testing.assert_allclose(f[4 * n:5 * n], (cols / cols.sum(0)).ravel(), rtol=1e-5)
+    np.testing.assert_array_equal(f[5 * n:7 * n], np.concatenate([x, x * 10]))
+    assert bits[n] == np.bitwise_or.reduce(bits[:n])
+    np.testing.assert_array_equal(bits[n + 1:], np.bitwise_or.reduce(bits[:n].reshape(8, 8), axis=1))
+    np.testing.assert_array_equal(f[7 * n:8 * n], np.maximum(x, nan))  # numpy propagates NaN
+    np.testing.assert_array_equal(f[8 * n:9 * n], np.fmax(x, nan))
+    np.testing.assert_array_equal(f[9 * n:], np.clip(nan, -1, 1))
+
+
+@rocktile.jit
+def swizzled_ids(out_ptr, SIZE_I: tl.constexpr, SIZE_J: tl.constexpr, SIZE_G: tl.constexpr):
+    i = tl.arange(0, SIZE_I)[:, None] + tl.zeros([SIZE_I, SIZE_J], tl.int32)
+    j = tl.arange(0, SIZE_J)[None, :] + tl.zeros([SIZE_I, SIZE_J], tl.int32)
+    new_i, new_j = tl.swizzle2d(i, j, SIZE_I, SIZE_J, SIZE_G)
+    idx = tl.arange(0, SIZE_I)[:, None] * SIZE_J + tl.arange(0, SIZE_J)[None, :]
+    tl.store(out_ptr + idx, new_i * SIZE_J + new_j)
+
+
+def swizzle2d_reference(i, j, size_i, size_j, size_g):
+    """Groups of size_g rows numbered column by column (Triton's documented rule)."""
+    ij = i * size_j + j
+    group, within = ij // (size_g * size_j), ij % (size_g * size_j)
+    first = group * size_g
+    rows = np.minimum(size_i - first, size_g)
+    return first + within % rows, within // rows
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("sizes", [(4, 4, 2), (8, 4, 3), (16, 8, 4)])
+def test_swizzle2d(target, sizes):
+    size_i, size_j, size_g = sizes
+    out = np.zeros(size_i * size_j, np.int32)
+    swizzled_ids[(1,)](out, SIZE_I=size_i, SIZE_J=size_j, SIZE_G=size_g, target=target)
+    i, j = np.meshgrid(np.arange(size_i), np.arange(size_j), indexing="ij")
+    ni, nj = swizzle2d_reference(i, j, size_i, size_j, size_g)
+    np.testing.assert_array_equal(out, (ni * size_j + nj).ravel())
+    if sizes == (4, 4, 2):  # Triton's documented example: where each row-major index goes
+        placed = np.empty(16, np.int32)
+        placed[out] = np.arange(16)
+        assert placed.reshape(4, 4).tolist() == [[0, 2, 4, 6], [1, 3, 5, 7], [8, 10, 12, 14], [9, 11, 13, 15]]

@@ -3,28 +3,33 @@
     import rocktile.language as tl
 """
 from . import math
-from .debug import device_assert, device_print, max_constancy, max_contiguous, multiple_of
+from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint, randint4x, randn,
+                     randn4x, uint_to_uniform_float)
+from .debug import assume, device_assert, device_print, max_constancy, max_contiguous, multiple_of
 from .core import (
-    abs, arange, argmax, argmin, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,
-    atomic_or, atomic_xchg, atomic_xor, bfloat16, block_type, broadcast_to, cast, cdiv, ceil, clamp,
+    abs, add, arange, argmax, argmin, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or,
+    atomic_xchg, atomic_xor, bfloat16, block_type, broadcast, broadcast_to, cast, cat, cdiv, ceil, clamp,
     constexpr, cos, debug_barrier, div_rn, dot, dtype, erf, exp, exp2, expand_dims, fdiv, flip, float16,
-    float32, float64, float8e4nv, float8e5, floor, fma, full, full_like, int1, int16, int32, int64,
-    int8, interleave, join, load, log, log2, max, maximum, min, minimum, num_programs, permute,
-    pointer_type, program_id, range, ravel, reduce, reshape, rsqrt, sigmoid, sin, sort, split, sqrt,
-    static_assert, static_print, static_range, store, sum, tensor, trans, uint16, uint32, uint64,
-    uint8, umulhi, view, where, xor_sum, zeros, zeros_like,
+    float32, float64, float8e4nv, float8e5, floor, fma, full, full_like, int1, int16, int32, int64, int8,
+    interleave, join, load, log, log2, max, maximum, min, minimum, mul, num_programs, permute, pointer_type,
+    program_id, PropagateNan, range, ravel, reduce, reduce_or, reshape, rsqrt, sigmoid, sin, softmax, sort,
+    split, sqrt, sqrt_rn, squeeze, static_assert, static_print, static_range, store, sub, sum, swizzle2d,
+    tensor, to_tensor, trans, TRITON_MAX_TENSOR_NUMEL, uint16, uint32, uint64, uint8, umulhi, unsqueeze, view,
+    where, xor_sum, zeros, zeros_like,
 )
 
 __all__ = [
-    "abs", "arange", "argmax", "argmin", "atomic_add", "atomic_and", "atomic_cas", "atomic_max",
-    "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "block_type",
-    "broadcast_to", "cast", "cdiv", "ceil", "clamp", "constexpr", "cos", "debug_barrier",
+    "abs", "add", "arange", "argmax", "argmin", "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_max",
+    "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "block_type", "broadcast",
+    "broadcast_to", "cast", "cat", "cdiv", "ceil", "clamp", "constexpr", "cos", "debug_barrier",
     "device_assert", "device_print", "div_rn", "dot", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv",
-    "flip", "float16", "float32", "float64", "float8e4nv", "float8e5", "floor", "fma", "full",
-    "full_like", "int1", "int16", "int32", "int64", "int8", "interleave", "join", "load", "log",
-    "log2", "math", "max", "max_constancy", "max_contiguous", "maximum", "min", "minimum",
-    "multiple_of", "num_programs", "permute", "pointer_type", "program_id", "range", "ravel",
-    "reduce", "reshape", "rsqrt", "sigmoid", "sin", "sort", "split", "sqrt", "static_assert",
-    "static_print", "static_range", "store", "sum", "tensor", "trans", "uint16", "uint32", "uint64",
-    "uint8", "umulhi", "view", "where", "xor_sum", "zeros", "zeros_like",
+    "flip", "float16", "float32", "float64", "float8e4nv", "float8e5", "floor", "fma", "full", "full_like",
+    "int1", "int16", "int32", "int64", "int8", "interleave", "join", "load", "log", "log2", "math", "max",
+    "max_constancy", "max_contiguous", "maximum", "min", "minimum", "mul", "multiple_of", "num_programs",
+    "pair_uniform_to_normal", "permute", "philox", "philox_impl", "pointer_type", "program_id",
+    "PropagateNan", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x", "range", "ravel", "reduce",
+    "reduce_or", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn",
+    "squeeze", "static_assert", "static_print", "static_range", "store", "sub", "sum", "swizzle2d", "tensor",
+    "to_tensor", "trans", "TRITON_MAX_TENSOR_NUMEL", "uint16", "uint32", "uint64", "uint8",
+    "uint_to_uniform_float", "umulhi", "unsqueeze", "view", "where", "xor_sum", "zeros", "zeros_like",
 ]

@@ -5,6 +5,7 @@ tensor methods are made methods of `tensor` here (`@_tensor_method`)."""
 from __future__ import annotations
 
 import builtins
+import enum
 
 from . import semantic
 from .semantic import SemanticError, _is_constexpr_annotation, _unwrap, constexpr, tensor
@@ -154,20 +155,69 @@ def broadcast_to(input, *shape):
     return semantic.broadcast_to(semantic.to_tensor(_unwrap(input)), _shape_arg(list(shape)))
 
 
-def maximum(x, y):
-    """Elementwise maximum; with a NaN operand, the other operand."""
-    return semantic.maximum(_unwrap(x), _unwrap(y))
+class PropagateNan(enum.Enum):
+    """Whether maximum, minimum and clamp return NaN for a NaN operand
+    (ALL) or the other operand (NONE, the default), as in Triton."""
+    NONE = 0x0000
+    ALL = 0xFFFF
 
 
-def minimum(x, y):
-    """Elementwise minimum; with a NaN operand, the other operand."""
-    return semantic.minimum(_unwrap(x), _unwrap(y))
+# Triton's limit on the elements of one tile.
+TRITON_MAX_TENSOR_NUMEL = semantic.MAX_NUMEL
 
 
-def clamp(x, min, max, propagate_nan=None):
+def _propagates_nan(propagate_nan):
+    value = _unwrap(propagate_nan)
+    if value is None or value == PropagateNan.NONE:
+        return False
+    if value == PropagateNan.ALL:
+        return True
+    raise SemanticError(f"propagate_nan must be tl.PropagateNan.NONE or .ALL, got {value!r}")
+
+
+def maximum(x, y, propagate_nan=PropagateNan.NONE):
+    """Elementwise maximum; with a NaN operand, the other operand (or NaN
+    with propagate_nan=PropagateNan.ALL)."""
+    return semantic.maximum(_unwrap(x), _unwrap(y), _propagates_nan(propagate_nan))
+
+
+def minimum(x, y, propagate_nan=PropagateNan.NONE):
+    """Elementwise minimum; with a NaN operand, the other operand (or NaN
+    with propagate_nan=PropagateNan.ALL)."""
+    return semantic.minimum(_unwrap(x), _unwrap(y), _propagates_nan(propagate_nan))
+
+
+def clamp(x, min, max, propagate_nan=PropagateNan.NONE):
     """minimum(maximum(x, min), max): `x` limited to [min, max] (min > max
-    is undefined, as in Triton)."""
-    return minimum(maximum(x, min), max)
+    is undefined, as in Triton); a NaN `x` stays NaN with PropagateNan.ALL."""
+    return minimum(maximum(x, min, propagate_nan), max, propagate_nan)
+
+
+def add(x, y, sanitize_overflow=True):
+    """x + y (Triton's debug-mode overflow check is not made)."""
+    return semantic.add(_unwrap(x), _unwrap(y))
+
+
+def sub(x, y, sanitize_overflow=True):
+    """x - y (Triton's debug-mode overflow check is not made)."""
+    return semantic.sub(_unwrap(x), _unwrap(y))
+
+
+def mul(x, y, sanitize_overflow=True):
+    """x * y (Triton's debug-mode overflow check is not made)."""
+    return semantic.mul(_unwrap(x), _unwrap(y))
+
+
+def to_tensor(x):
+    """`x` as a tensor: a Python number becomes a scalar of its dtype."""
+    return semantic.to_tensor(_unwrap(x))
+
+
+def broadcast(input, other):
+    """Both operands broadcast to their common shape."""
+    x, y = semantic.to_tensor(_unwrap(input)), semantic.to_tensor(_unwrap(other))
+    shape = semantic.broadcast_shapes(x.shape, y.shape, "tl.broadcast")
+    return semantic.broadcast_to(x, shape), semantic.broadcast_to(y, shape)
 
 
 def umulhi(x, y):
@@ -452,3 +502,68 @@ def static_print(*args, **kwargs):
     """print() while compiling (once, even where a branch is traced twice)."""
     if semantic.current().dry_runs == 0:
         builtins.print(*(_unwrap(a) for a in args), **kwargs)
+
+
+@_tensor_method
+def sqrt_rn(x):
+    """sqrt rounded to nearest even: rocktile's sqrt is correctly rounded."""
+    return sqrt(x)
+
+
+def unsqueeze(input, dim):
+    """A size-1 dimension inserted at `dim` (expand_dims)."""
+    return expand_dims(input, dim)
+
+
+def squeeze(input, dim):
+    """Dimension `dim`, of size 1, removed."""
+    x = semantic.to_tensor(_unwrap(input))
+    d = _int_arg(dim, "dim")
+    if not -len(x.shape) <= d < len(x.shape) or x.shape[d] != 1:
+        raise SemanticError(f"tl.squeeze: dimension {d} of a tile of shape {list(x.shape)} is not of size 1")
+    d %= len(x.shape)
+    return semantic.reshape(x, list(x.shape[:d] + x.shape[d + 1:]), "tl.squeeze")
+
+
+@_tensor_method
+def reduce_or(input, axis, keep_dims=False):
+    """Bitwise or of the elements along `axis` (all axes if None); integers only."""
+    x = _unwrap(input)
+    if not (isinstance(x, tensor) and x.dtype.is_int()):
+        raise SemanticError(f"tl.reduce_or needs an integer tile, got {getattr(x, 'type', x)}")
+    return semantic.reduce([x], _axis_arg(axis), lambda a, b: [semantic.or_(a[0], b[0])],
+                           builtins.bool(_unwrap(keep_dims)), "tl.reduce_or")[0]
+
+
+@_tensor_method
+def softmax(input, dim=None, keep_dims=False, ieee_rounding=False):
+    """exp(x - max) / sum(exp(x - max)) along `dim` (0 if None), as Triton."""
+    x = semantic.to_tensor(_unwrap(input))
+    d = 0 if _unwrap(dim) is None else _int_arg(dim, "dim")
+    shifted = x - max(x, d, keep_dims=True)
+    num = exp(shifted)
+    return fdiv(num, sum(num, d, keep_dims=True), ieee_rounding)
+
+
+def cat(input, other, can_reorder=False):
+    """`input` then `other` along their first dimension (same shapes); the
+    order is kept (Triton may reorder, and asks for can_reorder=True)."""
+    a, b = semantic.to_tensor(_unwrap(input)), semantic.to_tensor(_unwrap(other))
+    if not a.shape or a.shape != b.shape:
+        raise SemanticError(f"tl.cat needs two tiles of one shape, got {list(a.shape)} and {list(b.shape)}")
+    joined = semantic.join(a, b)  # ..., 2
+    rank = len(a.shape)
+    first = semantic.permute(joined, [rank] + list(builtins.range(rank)), "tl.cat")  # 2, ...
+    return semantic.reshape(first, [2 * a.shape[0]] + list(a.shape[1:]), "tl.cat")
+
+
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Triton's grouped ordering: the (i, j) of a size_i x size_j grid,
+    row-major, renumbered so that groups of size_g rows go column by column
+    (program ids of a GEMM in L2-friendly order)."""
+    ij = i * size_j + j
+    size_gj = size_g * size_j
+    first_row = (ij // size_gj) * size_g
+    rows = minimum(size_i - first_row, size_g)
+    ij = ij % size_gj
+    return first_row + ij % rows, ij // rows

@@ -69,3 +69,15 @@ def max_contiguous(input, values):
 def max_constancy(input, values):
     """Promise that elements come in runs of `values` equal integers."""
     return _hint(input, values, "constancy", "tl.max_constancy")
+
+
+def assume(cond):
+    """A promise that `cond` holds (Triton lowers it to llvm.assume). rocktile
+    checks that it is a condition and does not use it yet: the promises it
+    uses are multiple_of, max_contiguous and max_constancy."""
+    cond = semantic._unwrap(cond)
+    if isinstance(cond, core.tensor):
+        if not (cond.dtype.is_bool() or cond.dtype.is_int()):
+            raise semantic.SemanticError(f"tl.assume takes a condition, got a tensor of {cond.dtype}")
+    elif not isinstance(cond, (bool, int)):
+        raise semantic.SemanticError(f"tl.assume takes a condition, got {cond!r}")

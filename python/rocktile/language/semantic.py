@@ -809,18 +809,19 @@ def equal(a, b): return _compare(a, b, "==")
 def not_equal(a, b): return _compare(a, b, "!=")
 
 
-def _minmax(a, b, which):
+def _minmax(a, b, which, propagate_nan=False):
     x, y, ty = _operands(a, b, f"tl.{which}imum")
     if ty.is_floating():
-        # Triton's default: a NaN operand yields the other operand.
-        name = f"arith.{which}numf"
+        # Triton's default: a NaN operand yields the other operand;
+        # PropagateNan.ALL: NaN.
+        name = f"arith.{which}imumf" if propagate_nan else f"arith.{which}numf"
     else:
         name = f"arith.{which}{'si' if ty.is_int_signed() else 'ui'}"
     return _emit(name, [x, y], x.type)
 
 
-def maximum(a, b): return _minmax(a, b, "max")
-def minimum(a, b): return _minmax(a, b, "min")
+def maximum(a, b, propagate_nan=False): return _minmax(a, b, "max", propagate_nan)
+def minimum(a, b, propagate_nan=False): return _minmax(a, b, "min", propagate_nan)
 
 
 def where(condition, x, y):
