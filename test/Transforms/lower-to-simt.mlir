@@ -361,3 +361,28 @@ func.func @transposed_operand(%v: bf16, %out: !tile.ptr<bf16>) attributes {tile.
   tile.store %p, %b : tensor<64x128x!tile.ptr<bf16>, #opB>, tensor<64x128xbf16, #opB>
   return
 }
+
+// -----
+
+// Math that LLVM would lower for AMDGPU as a device-library call is
+// arithmetic at the cut: tanh and atan as MLIR's polynomial approximations,
+// cosh and pow through exp and log; exp stays for LLVM (an AMDGPU sequence).
+// CHECK-LABEL: gpu.func @expanded_math
+// CHECK-NOT: math.tanh
+// CHECK-NOT: math.atan
+// CHECK-NOT: math.cosh
+// CHECK-NOT: math.powf
+// CHECK: math.fma
+// CHECK: math.exp
+// CHECK: gpu.return
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]>
+func.func @expanded_math(%x: f32, %out: !tile.ptr<f32>) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 1 : i32} {
+  %a = math.tanh %x : f32
+  %b = math.atan %a : f32
+  %c = math.cosh %b : f32
+  %d = math.powf %c, %x : f32
+  %v = tile.splat %d : f32 -> tensor<256xf32, #b>
+  %p = tile.splat %out : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>, #b>
+  tile.store %p, %v : tensor<256x!tile.ptr<f32>, #b>, tensor<256xf32, #b>
+  return
+}

@@ -18,6 +18,7 @@ import pytest
 import rocktile
 import rocktile.language as tl
 from rocktile.compiler import load_C
+from rocktile.language.extra import libdevice
 
 pytestmark = pytest.mark.skipif(platform.machine() != "x86_64",
                                 reason="the baseline CPU named here is x86-64's")
@@ -130,9 +131,13 @@ def float_math(x_ptr, y_ptr, out_ptr, N: tl.constexpr, TRANSCENDENTAL: tl.conste
     r = tl.sqrt(y) + tl.rsqrt(y) + tl.floor(x) + tl.ceil(x) + tl.fma(x, y, x) + tl.abs(x)
     r += x % y + x / y + tl.minimum(x, y) + tl.maximum(x, y)
     r += tl.max(x, axis=0) + tl.min(y, axis=0) + tl.sum(x, axis=0)
+    r += libdevice.trunc(x) + libdevice.round(x) + libdevice.rint(x * 2) + libdevice.nearbyint(x * 3)
+    r += libdevice.copysign(x, -y) + libdevice.fmin(x, y) + libdevice.signbit(x).to(x.dtype)
     if TRANSCENDENTAL:
         r += tl.exp(x) + tl.exp2(x) + tl.log(y) + tl.log2(y) + tl.sin(x) * tl.cos(x)
         r += tl.sigmoid(x) + tl.math.erf(x)
+        r += libdevice.log10(y) + libdevice.tanh(x) + libdevice.atan2(x, y) + libdevice.pow(y, x)
+        r += libdevice.asin(x * 0.4) + libdevice.log1p(y) + libdevice.expm1(x) + libdevice.cosh(x)
     tl.store(out_ptr + offs, r)
 
 
@@ -140,9 +145,13 @@ def float_math_reference(x, y, transcendental):
     import math
     r = (np.sqrt(y) + 1 / np.sqrt(y) + np.floor(x) + np.ceil(x) + (x * y + x) + np.abs(x)
          + np.fmod(x, y) + x / y + np.minimum(x, y) + np.maximum(x, y) + x.max() + y.min() + x.sum())
+    r += (np.trunc(x) + np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5)) + np.rint(x * 2) + np.rint(x * 3)
+          + np.copysign(x, -y) + np.fmin(x, y) + np.signbit(x))
     if transcendental:
         r += (np.exp(x) + np.exp2(x) + np.log(y) + np.log2(y) + np.sin(x) * np.cos(x)
               + 1 / (1 + np.exp(-x)) + np.vectorize(math.erf)(x))
+        r += (np.log10(y) + np.tanh(x) + np.arctan2(x, y) + np.power(y, x) + np.arcsin(x * 0.4) + np.log1p(y)
+              + np.expm1(x) + np.cosh(x))
     return r
 
 

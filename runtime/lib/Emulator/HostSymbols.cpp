@@ -74,13 +74,19 @@ llvm::ArrayRef<HostSymbol> hostSymbols() {
       {"memcpy", address(&memcpy)},
       {"memset", address(&memset)},
       {"memmove", address(&memmove)},
-      // libm: what the x86-64 backend calls for llvm.exp/log/sin/cos/exp2/
-      // log2, frem, minnum/maxnum of promoted halves, and, on CPUs without SSE4.1
-      // or FMA, floor/ceil/fma.
+      // libm: what the x86-64 backend calls for llvm.exp/log/log10/sin/cos/
+      // exp2/log2, llvm.round, frem, minnum/maxnum of promoted halves, and, on
+      // CPUs without SSE4.1 or FMA, floor/ceil/trunc/rint/roundeven/fma.
       {"expf", address(F1(::expf))},   {"exp", address(D1(::exp))},
       {"exp2f", address(F1(::exp2f))}, {"exp2", address(D1(::exp2))},
       {"logf", address(F1(::logf))},   {"log", address(D1(::log))},
       {"log2f", address(F1(::log2f))}, {"log2", address(D1(::log2))},
+      {"log10f", address(F1(::log10f))}, {"log10", address(D1(::log10))},
+      {"truncf", address(F1(::truncf))}, {"trunc", address(D1(::trunc))},
+      {"roundf", address(F1(::roundf))}, {"round", address(D1(::round))},
+      {"rintf", address(F1(::rintf))}, {"rint", address(D1(::rint))},
+      {"nearbyintf", address(F1(::nearbyintf))}, {"nearbyint", address(D1(::nearbyint))},
+      {"roundevenf", address(F1(::roundevenf))}, {"roundeven", address(D1(::roundeven))},
       {"sinf", address(F1(::sinf))},   {"sin", address(D1(::sin))},
       {"cosf", address(F1(::cosf))},   {"cos", address(D1(::cos))},
       {"sincosf", address(&::sincosf)}, {"sincos", address(&::sincos)},

@@ -279,8 +279,9 @@ LogicalResult KernelLowering::lower(Operation *op) {
         // The AMDGPU backend has no f64 transcendental functions (they live in
         // the ROCm device library); only exact f64 math is lowered.
         if (isa<math::MathDialect>(op->getDialect()) &&
-            !isa<math::SqrtOp, math::AbsFOp, math::FmaOp, math::FloorOp, math::CeilOp,
-                 math::CopySignOp, math::RsqrtOp>(op) &&
+            !isa<math::SqrtOp, math::AbsFOp, math::FmaOp, math::FloorOp, math::CeilOp, math::TruncOp,
+                 math::RoundOp, math::RoundEvenOp, math::CopySignOp, math::RsqrtOp, math::IsNaNOp,
+                 math::IsInfOp, math::IsFiniteOp>(op) &&
             llvm::any_of(op->getOperandTypes(), [](Type t) {
               return tile::getElementTypeOrSelf(t).isF64();
             }))
@@ -400,10 +401,17 @@ struct LowerToSimtPass : public rocktile::impl::LowerToSimtBase<LowerToSimtPass>
     // The greedy rewrite below folds ops, which assumes valid IR.
     if (failed(verify(gpuModule)))
       return signalPassFailure();
-    // Math without an LLVM intrinsic becomes arithmetic here, so that the GPU
-    // and the emulator run the same expansion.
+    // Math that LLVM lowers for AMDGPU only as a call into a device library
+    // becomes arithmetic here (MLIR's f32 polynomial approximations and
+    // expansions into exp, log, sin and cos), so that the GPU and the
+    // emulator run the same expansion.
     RewritePatternSet expansions(ctx);
-    populatePolynomialApproximateErfPattern(expansions);
+    static constexpr llvm::StringLiteral approximated[] = {"erf", "tanh", "atan", "atan2", "asin",
+                                                           "acos", "log1p", "expm1", "cbrt"};
+    populateMathPolynomialApproximationPatterns(expansions, [](StringRef op) {
+      return llvm::is_contained(approximated, op.starts_with("math.") ? op.drop_front(5) : op);
+    });
+    math::populateExpansionPatterns(expansions, {"sinh", "cosh", "tan", "powf"});
     if (failed(applyPatternsGreedily(gpuModule, std::move(expansions))))
       return signalPassFailure();
   }

@@ -1,0 +1,4 @@
+"""tl.extra.cuda.libdevice: the same functions as tl.extra.libdevice."""
+from .. import libdevice
+
+__all__ = ["libdevice"]
