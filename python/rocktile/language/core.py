@@ -305,14 +305,18 @@ def reduce(input, axis, combine_fn, keep_dims=False):
     return tuple(results) if isinstance(input, (tuple, list)) else results[0]
 
 
+def _bitwise_reduce(input, axis, keep_dims, combine, fname):
+    x = _unwrap(input)
+    if not (isinstance(x, tensor) and x.dtype.is_int()):
+        raise SemanticError(f"{fname} needs an integer tile, got {getattr(x, 'type', x)}")
+    return semantic.reduce([x], _axis_arg(axis), lambda a, b: [combine(a[0], b[0])],
+                           builtins.bool(_unwrap(keep_dims)), fname)[0]
+
+
 @_tensor_method
 def xor_sum(input, axis=None, keep_dims=False):
     """Bitwise xor of the elements along `axis` (all axes if None); integers only."""
-    x = _unwrap(input)
-    if not (isinstance(x, tensor) and x.dtype.is_int()):
-        raise SemanticError(f"tl.xor_sum needs an integer tile, got {getattr(x, 'type', x)}")
-    return semantic.reduce([x], _axis_arg(axis), lambda a, b: [semantic.xor(a[0], b[0])],
-                           builtins.bool(_unwrap(keep_dims)), "tl.xor_sum")[0]
+    return _bitwise_reduce(input, axis, keep_dims, semantic.xor, "tl.xor_sum")
 
 
 @_tensor_method
@@ -528,11 +532,7 @@ def squeeze(input, dim):
 @_tensor_method
 def reduce_or(input, axis, keep_dims=False):
     """Bitwise or of the elements along `axis` (all axes if None); integers only."""
-    x = _unwrap(input)
-    if not (isinstance(x, tensor) and x.dtype.is_int()):
-        raise SemanticError(f"tl.reduce_or needs an integer tile, got {getattr(x, 'type', x)}")
-    return semantic.reduce([x], _axis_arg(axis), lambda a, b: [semantic.or_(a[0], b[0])],
-                           builtins.bool(_unwrap(keep_dims)), "tl.reduce_or")[0]
+    return _bitwise_reduce(input, axis, keep_dims, semantic.or_, "tl.reduce_or")
 
 
 @_tensor_method

@@ -306,18 +306,12 @@ struct LaunchState {
       fault = llvm::formatv("{0}: device_assert failed: {1}\n  at {2}", where, s.message, s.location);
       return;
     }
-    if (s.kind == "divergent-loop") {
-      fault = llvm::formatv("{0}: threads disagree on the bounds of a loop that holds a barrier or a "
-                            "cross-lane op (thread 0 and thread {1}); every thread of the program must "
-                            "run the same iterations there\n  at {2}",
-                            where, thread, s.location);
-      return;
-    }
-    if (s.kind == "divergent") {
-      fault = llvm::formatv("{0}: threads disagree on a condition that guards a barrier or a "
-                            "cross-lane op (thread 0 and thread {1}); every thread of the program "
-                            "must take the same path there\n  at {2}",
-                            where, thread, s.location);
+    if (s.kind == "divergent" || s.kind == "divergent-loop") {
+      bool loop = s.kind == "divergent-loop";
+      fault = llvm::formatv("{0}: threads disagree on {1} a barrier or a cross-lane op (thread 0 and "
+                            "thread {2}); every thread of the program must {3} there\n  at {4}",
+                            where, loop ? "the bounds of a loop that holds" : "a condition that guards",
+                            thread, loop ? "run the same iterations" : "take the same path", s.location);
       return;
     }
     if (s.kind == "alignment") {
