@@ -149,9 +149,10 @@ print(json.dumps(out))
 """
 
 
-def triton_rows(jobs, example=EXAMPLE):
+def triton_rows(jobs, example=EXAMPLE, timeout=None):
     """Triton's compiles of `example` with the rocktile imports replaced:
-    one per job (target, wave, warps, stages, signature, constexprs, kernel)."""
+    one per job (target, wave, warps, stages, signature, constexprs, kernel);
+    past `timeout` seconds, an error row for each."""
     python = os.path.join(VENV, "bin", "python")
     if not os.path.exists(python):
         return None
@@ -166,8 +167,11 @@ def triton_rows(jobs, example=EXAMPLE):
         # A fresh cache, so that compile times are compile times.
         env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1", PYTHONWARNINGS="ignore",
                    TRITON_CACHE_DIR=os.path.join(tmp, "cache"))
-        done = subprocess.run([python, os.path.join(tmp, "driver.py"), path, json.dumps(jobs)],
-                              capture_output=True, text=True, env=env)
+        try:
+            done = subprocess.run([python, os.path.join(tmp, "driver.py"), path, json.dumps(jobs)],
+                                  capture_output=True, text=True, env=env, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return [{"error": f"not done after {timeout} s"} for _ in jobs]
     if done.returncode:
         sys.exit(f"Triton failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.splitlines()[-1])
