@@ -271,6 +271,24 @@ func.func @dot(%pa: !tile.ptr<bf16>, %pb: !tile.ptr<bf16>, %pc: !tile.ptr<f32>) 
 
 // -----
 
+// The kernel's tile.matrix_instr_nonkdim = 32 (Triton's option): gfx950 takes
+// its 32x32x16 MFMA; gfx1250 has no 32x32 WMMA and keeps 16x16x32.
+// GFX950-LABEL: func.func @dot_nonkdim_32
+// GFX950: tile.dot {{.*}} {instr = "mfma_f32_32x32x16_bf16"}
+// GFX1250-LABEL: func.func @dot_nonkdim_32
+// GFX1250: tile.dot {{.*}} {instr = "wmma_f32_16x16x32_bf16"}
+func.func @dot_nonkdim_32(%a: bf16, %b: bf16, %pc: !tile.ptr<f32>) attributes {tile.matrix_instr_nonkdim = 32 : i32} {
+  %ta = tile.splat %a : bf16 -> tensor<64x32xbf16>
+  %tb = tile.splat %b : bf16 -> tensor<32x64xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %ta, %tb, %z : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+  %sc = tile.splat %pc : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  tile.store %sc, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
 // K below every instruction's k (16 for WMMA 16x16x32; on gfx950 the 32x32x16
 // MFMA has k = 16 but 32 does not divide M = N = 16): A and B are padded with
 // zeros along K (element k goes to 2k, zeros between) before the dot.

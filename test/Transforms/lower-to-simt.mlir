@@ -386,3 +386,13 @@ func.func @expanded_math(%x: f32, %out: !tile.ptr<f32>) attributes {tile.lds_byt
   tile.store %p, %v : tensor<256x!tile.ptr<f32>, #b>, tensor<256xf32, #b>
   return
 }
+
+// -----
+
+// Code generation hints for LLVM on the kernel (Triton's waves_per_eu) go to
+// the gpu.func, which the ROCDL lowering turns into amdgpu-waves-per-eu.
+// CHECK-LABEL: gpu.func @occupancy_hint
+// CHECK-SAME: rocdl.waves_per_eu = 2 : i32
+func.func @occupancy_hint() attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32, rocdl.waves_per_eu = 2 : i32} {
+  return
+}

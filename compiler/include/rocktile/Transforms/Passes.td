@@ -13,7 +13,10 @@ def AssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     operand's layout; `tile.expand_dims` of a slice gives back its parent.
     Values built only from ranges, splats and constants are recomputed in the
     layout a consumer needs instead of being converted. A conflict that would
-    need a layout conversion is reported at the op.
+    need a layout conversion is reported at the op. A `tile.dot` gets the
+    target's first matrix instruction that fits its types and shape, or, when
+    the kernel carries `tile.matrix_instr_nonkdim = 16 | 32` (Triton's
+    option), the first one of that M and N if there is one.
 
     Before:
     ```mlir
@@ -68,7 +71,8 @@ def LowerToSimt : Pass<"tile-lower-to-simt", "mlir::ModuleOp"> {
     Layout conversions that move elements between lanes go through LDS in the
     arrangement `chooseLdsLayout` picks, read back with `vector.load`, or with
     `amdgpu.transpose_load` where the target's transpose reads are cheaper
-    (a dot operand contiguous along M or N on gfx950).
+    (a dot operand contiguous along M or N on gfx950). The kernel's `rocdl.*`
+    attributes (`rocdl.waves_per_eu`) go to the `gpu.func`.
 
     Before:
     ```mlir
