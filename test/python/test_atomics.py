@@ -507,3 +507,33 @@ def test_trans_in_a_runtime_branch(target):
     out = np.zeros_like(x)
     trans_in_branch[(1,)](x, out, 1, target=target)
     np.testing.assert_array_equal(out, x.T + np.arange(16, dtype=np.float32))
+
+
+# atomic_store and atomic_load (an exchange whose old values are dropped, an
+# add of zero), with masks, on ints and floats; -0.0 and NaN read back as they are.
+@rocktile.jit
+def load_store_atomics(f_ptr, i_ptr, out_f, out_i, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    keep = offs % 4 != 0
+    tl.atomic_store(f_ptr + offs, tl.load(f_ptr + offs) * 2, mask=keep)
+    (i_ptr + offs).atomic_store(offs * 3, sem="relaxed")
+    tl.debug_barrier()
+    tl.store(out_f + offs, tl.atomic_load(f_ptr + offs, sem="acquire"))
+    tl.store(out_i + offs, (i_ptr + offs).atomic_load(mask=keep), mask=keep)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_atomic_load_and_store(target):
+    n = 64
+    f = np.linspace(-3, 3, n).astype(np.float32)
+    f[1], f[2] = -0.0, np.nan
+    before = f.copy()
+    i = np.zeros(n, np.int32)
+    out_f, out_i = np.zeros(n, np.float32), np.full(n, -1, np.int32)
+    load_store_atomics[(1,)](f, i, out_f, out_i, N=n, target=target)
+    want = np.where(np.arange(n) % 4 != 0, before * 2, before)
+    np.testing.assert_array_equal(f, want)
+    np.testing.assert_array_equal(out_f, want)
+    assert np.signbit(out_f[1]) and np.isnan(out_f[2])
+    np.testing.assert_array_equal(i, np.arange(n) * 3)
+    np.testing.assert_array_equal(out_i, np.where(np.arange(n) % 4 != 0, np.arange(n) * 3, -1))

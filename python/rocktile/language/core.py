@@ -361,6 +361,21 @@ atomic_xor = _atomic_doc("xor", "XOR `val` into memory (integers)")(_atomic("xor
 
 
 @_tensor_method
+def atomic_load(pointer, mask=None, sem=None, scope=None):
+    """Atomically read the values at each pointer where `mask` is true
+    (undefined elsewhere). It is an atomic add of zero: the memory keeps its
+    values (a read-modify-write on the GPU, slower than a plain atomic read)."""
+    return semantic.atomic_load(_unwrap(pointer), _unwrap(mask), sem, scope)
+
+
+@_tensor_method
+def atomic_store(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically write `val` at each pointer where `mask` is true (an
+    atomic exchange whose old values are dropped)."""
+    semantic.atomic_store(_unwrap(pointer), _unwrap(val), _unwrap(mask), sem, scope)
+
+
+@_tensor_method
 def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     """Atomically, at each pointer: if memory holds `cmp`, write `val`.
     Returns the values memory held before.  32- and 64-bit integers.  A

@@ -1013,9 +1013,9 @@ def _atomic_value(value, ptr, elt, fname, what="val"):
     return broadcast_to(value, ptr.shape, f"{fname}'s {what}")
 
 
-def atomic_rmw(op, ptr, val, mask, sem, scope):
+def atomic_rmw(op, ptr, val, mask, sem, scope, fname=None):
     """tl.atomic_<op>: one tile.atomic_rmw; returns the old values."""
-    fname = f"tl.atomic_{op}"
+    fname = fname or f"tl.atomic_{op}"
     check_sem_scope(sem, scope, fname)
     ptr, elt = _atomic_pointer(ptr, fname)
     if op in ("and", "or", "xor") and not elt.is_int():
@@ -1031,6 +1031,18 @@ def atomic_rmw(op, ptr, val, mask, sem, scope):
                                 "scalar")
         operands.append(broadcast_to(mask, ptr.shape, f"the mask of {fname}"))
     return _emit("tile.atomic_rmw", operands, _typed(ptr.shape, elt), {"kind": f"#tile.atomic_kind<{kind}>"})
+
+
+def atomic_load(ptr, mask, sem, scope):
+    """tl.atomic_load: an atomic add of zero (-0.0 for floats, which leaves
+    every value as it is, -0.0 included); returns the values."""
+    _, elt = _atomic_pointer(ptr, "tl.atomic_load")
+    return atomic_rmw("add", ptr, -0.0 if elt.is_floating() else 0, mask, sem, scope, "tl.atomic_load")
+
+
+def atomic_store(ptr, val, mask, sem, scope):
+    """tl.atomic_store: an atomic exchange whose old values are dropped."""
+    atomic_rmw("xchg", ptr, val, mask, sem, scope, "tl.atomic_store")
 
 
 def atomic_cas(ptr, cmp, val, sem, scope):
