@@ -705,3 +705,34 @@ def test_swizzle2d(target, sizes):
         placed = np.empty(16, np.int32)
         placed[out] = np.arange(16)
         assert placed.reshape(4, 4).tolist() == [[0, 2, 4, 6], [1, 3, 5, 7], [8, 10, 12, 14], [9, 11, 13, 15]]
+
+
+@rocktile.jit
+def histograms(x_ptr, out_ptr, N: tl.constexpr, BINS: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + tl.arange(0, BINS), tl.histogram(x, BINS))
+    tl.store(out_ptr + BINS + tl.arange(0, BINS), x.histogram(BINS, mask=offs % 2 == 0))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_histogram(target):
+    n, bins = 512, 16
+    x = np.random.default_rng(4).integers(-2, 20, n).astype(np.int32)  # some outside the bins
+    out = np.zeros(2 * bins, np.int32)
+    histograms[(1,)](x, out, N=n, BINS=bins, target=target)
+    inside = lambda v: np.bincount(v[(v >= 0) & (v < bins)], minlength=bins)  # noqa: E731
+    np.testing.assert_array_equal(out[:bins], inside(x))
+    np.testing.assert_array_equal(out[bins:], inside(x[::2]))
+
+
+@rocktile.jit
+def too_large_histogram(x_ptr, out_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 65536))
+    tl.store(out_ptr + tl.arange(0, 64), tl.histogram(x, 64))  # ERR-histogram
+
+
+def test_histogram_too_large_is_a_clear_error():
+    with pytest.raises(rocktile.CompilationError, match="at most 1048576") as info:
+        rocktile.compile(too_large_histogram, {"x_ptr": "*i32", "out_ptr": "*i32"})
+    assert info.value.lineno == next(i for i, t in enumerate(open(__file__), 1) if "# ERR-histogram" in t)

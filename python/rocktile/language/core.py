@@ -582,3 +582,23 @@ def swizzle2d(i, j, size_i, size_j, size_g):
     rows = minimum(size_i - first_row, size_g)
     ij = ij % size_gj
     return first_row + ij % rows, ij // rows
+
+
+@_tensor_method
+def histogram(input, num_bins, mask=None):
+    """The counts of the values 0 .. num_bins-1 in a 1-D integer tile (int32;
+    values outside the bins, and those where `mask` is false, are not
+    counted). Each value is compared with every bin: values x bins must fit
+    in one tile (2^20 elements)."""
+    x = semantic.to_tensor(_unwrap(input))
+    bins = _int_arg(num_bins, "num_bins")
+    if len(x.shape) != 1 or not x.dtype.is_int():
+        raise SemanticError(f"tl.histogram needs a 1-D integer tile, got {_describe(x)}")
+    if x.numel * bins > semantic.MAX_NUMEL:
+        raise SemanticError(f"tl.histogram of {x.numel} values into {bins} bins compares {x.numel * bins} pairs; "
+                            f"rocktile takes at most {semantic.MAX_NUMEL} (split the input)")
+    hits = semantic.equal(semantic.expand_dims(x, 1), semantic.expand_dims(arange(0, bins), 0))
+    mask = _unwrap(mask)
+    if mask is not None:
+        hits = hits & semantic.expand_dims(semantic.to_tensor(mask), 1)
+    return sum(hits.to(int32), axis=0)
