@@ -85,8 +85,13 @@ class JITFunction(semantic.KernelFunction):
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self.__name__}.warmup: {e}") from None
+        return self.specialize_bound(bound.arguments, target, num_warps, options)
+
+    def specialize_bound(self, arguments, target, num_warps, options) -> Specialization:
+        """The specialization for bound `arguments` (parameter -> value) and
+        the options split_launch_kwargs gives."""
         types, constexprs = {}, {}
-        for name, value in bound.arguments.items():
+        for name, value in arguments.items():
             specialize = name not in self.do_not_specialize
             if name in self.constexpr_names:
                 constexprs[name] = value
@@ -115,9 +120,10 @@ class JITFunction(semantic.KernelFunction):
                     kwargs[name] = DEFAULT_NUM_STAGES
         return options, kwargs
 
-    def compile(self, signature, constexprs=None, target=compiler.DEFAULT_TARGET, num_warps=4) -> CompiledKernel:
+    def compile(self, signature, constexprs=None, target=compiler.DEFAULT_TARGET, num_warps=4,
+                **options) -> CompiledKernel:
         """Same as rocktile.compile(self, ...)."""
-        return compiler.compile(self, signature, constexprs, target, num_warps)
+        return compiler.compile(self, signature, constexprs, target, num_warps, **options)
 
     def compile_specialization(self, spec: Specialization, emulator_ok=False) -> CompiledKernel:
         """The compiled kernel for `spec`, memoized. A kernel that only the

@@ -84,8 +84,7 @@ class Launcher:
         options, kwargs = self.fn.split_launch_kwargs(args, kwargs, num_warps, num_stages)
         bound = self.fn.signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        spec = self.fn.specialize(*bound.args, target=target, num_warps=num_warps, num_stages=num_stages,
-                                  **bound.kwargs, **dict(options))
+        spec = self.fn.specialize_bound(bound.arguments, target, num_warps, options)
         kernel = self.fn.compile_specialization(spec, emulator_ok=True)
         grid = _grid(self.grid, dict(bound.arguments))
         launch_args = [_launch_arg(bound.arguments[a.name], a.name) for a in spec.args]

@@ -843,16 +843,31 @@ def where(condition, x, y):
 
 
 def float_math(op_name, x, fname):
-    """A math-dialect function of a float.  fp16/bf16/fp8 are computed in
-    fp32: the AMDGPU backend handles fp32 transcendentals best."""
+    """A math-dialect function of a float (fp16/bf16/fp8 computed in fp32)."""
     x = _numeric(x, f"tl.{fname}")
     if not x.dtype.is_floating():
         raise SemanticError(f"tl.{fname} expects a floating-point tensor, got {x.dtype}; "
                             "convert it first, e.g. x.to(tl.float32)")
-    if _narrow_float(x.dtype):
-        wide = cast(x, float32)
-        return cast(_emit(op_name, [wide], wide.type), x.dtype)
-    return _emit(op_name, [x], x.type)
+    return _in_float32(op_name, [x])
+
+
+def float_math2(op_name, a, b, fname):
+    """A math-dialect function of two floats, after promotion and
+    broadcasting; integer operands become float32."""
+    x, y, ty = _operands(a, b, fname)
+    if not ty.is_floating():
+        x, y = cast(x, float32), cast(y, float32)
+    return _in_float32(op_name, [x, y])
+
+
+def _in_float32(op_name, operands):
+    """`op_name` of operands of one float type; fp16/bf16/fp8 computed in
+    fp32 (the AMDGPU backend handles fp32 transcendentals best)."""
+    ty = operands[0].dtype
+    if _narrow_float(ty):
+        wide = [cast(o, float32) for o in operands]
+        return cast(_emit(op_name, wide, wide[0].type), ty)
+    return _emit(op_name, operands, operands[0].type)
 
 
 def sigmoid(x):

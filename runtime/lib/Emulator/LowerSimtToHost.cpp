@@ -123,7 +123,6 @@ private:
   /// thread must share (control flow around lockstep ops); a disagreement is
   /// a fault at `op` (of `kind`).
   Value sharedValue(Operation *op, Value v, StringRef kind = "divergent");
-  Value sharedCondition(Operation *op, Value cond);
   LogicalResult emitHostWhile(scf::WhileOp loop);
 
   gpu::GPUFuncOp kernel;
@@ -370,10 +369,6 @@ Value WorkgroupLowering::sharedValue(Operation *op, Value v, StringRef kind) {
   return type.isInteger(64) ? first : arith::TruncIOp::create(b, loc(), type, first).getResult();
 }
 
-Value WorkgroupLowering::sharedCondition(Operation *op, Value cond) {
-  return sharedValue(op, cond);
-}
-
 LogicalResult WorkgroupLowering::emitHostWhile(scf::WhileOp loop) {
   currentLoc = loop.getLoc();
   for (auto [arg, result] : llvm::zip(loop.getAfterArguments(), loop.getResults()))
@@ -390,7 +385,7 @@ LogicalResult WorkgroupLowering::emitHostWhile(scf::WhileOp loop) {
           status = failure();
         scf::ConditionOp condition = loop.getConditionOp();
         copyToArrays(condition.getArgs(), loop.getAfterArguments(), before);
-        scf::ConditionOp::create(b, l, sharedCondition(loop, condition.getCondition()), ValueRange{});
+        scf::ConditionOp::create(b, l, sharedValue(loop, condition.getCondition()), ValueRange{});
       },
       [&](OpBuilder &nb, Location l, ValueRange) {
         OpBuilder::InsertionGuard guard(b);
@@ -406,7 +401,7 @@ LogicalResult WorkgroupLowering::emitHostWhile(scf::WhileOp loop) {
 
 LogicalResult WorkgroupLowering::emitHostIf(scf::IfOp branch) {
   currentLoc = branch.getLoc();
-  auto host = scf::IfOp::create(b, loc(), sharedCondition(branch, branch.getCondition()),
+  auto host = scf::IfOp::create(b, loc(), sharedValue(branch, branch.getCondition()),
                                 /*withElseRegion=*/!branch.getElseRegion().empty());
   for (auto [from, to] : {std::pair{&branch.getThenRegion(), &host.getThenRegion()},
                           {&branch.getElseRegion(), &host.getElseRegion()}}) {

@@ -33,13 +33,7 @@ def _unary(op, fname):
 
 def _binary(op, fname):
     def fn(x, y):
-        x, y, ty = semantic._operands(_unwrap(x), _unwrap(y), f"libdevice.{fname}")
-        if not ty.is_floating():
-            x, y, ty = semantic.cast(x, core.float32), semantic.cast(y, core.float32), core.float32
-        if semantic._narrow_float(ty):
-            wide = [semantic.cast(v, core.float32) for v in (x, y)]
-            return semantic.cast(semantic._emit(op, wide, wide[0].type), ty)
-        return semantic._emit(op, [x, y], x.type)
+        return semantic.float_math2(op, _unwrap(x), _unwrap(y), f"libdevice.{fname}")
     fn.__name__ = fn.__qualname__ = fname
     fn.__doc__ = f"`{op}` elementwise, after promotion and broadcasting."
     return fn
