@@ -68,14 +68,18 @@ void splitTransposeReads(gpu::GPUFuncOp kernel) {
   }
 }
 
-/// Bytes per element of a buffer; index elements (exchanged pointer
+/// Bytes of a scalar (a byte for i1); index values (exchanged pointer
 /// offsets) are 64-bit, as the GPU lowering makes them.
+int64_t scalarBytes(Type type) {
+  return type.isIndex() ? 8 : std::max<int64_t>(type.getIntOrFloatBitWidth() / 8, 1);
+}
+
+/// Bytes per element of a buffer.
 int64_t elementBytes(MemRefType type) {
   Type elt = type.getElementType();
-  int64_t count = 1;
   if (auto vector = dyn_cast<VectorType>(elt)) // a memref of vectors: whole vectors per index
-    count = vector.getNumElements(), elt = vector.getElementType();
-  return count * (elt.isIndex() ? 8 : std::max<int64_t>(elt.getIntOrFloatBitWidth() / 8, 1));
+    return vector.getNumElements() * scalarBytes(vector.getElementType());
+  return scalarBytes(elt);
 }
 
 bool isSegmentBoundary(Operation *op) {
@@ -359,10 +363,9 @@ Value WorkgroupLowering::sharedValue(Operation *op, Value v, StringRef kind) {
   currentLoc = op->getLoc();
   int64_t site = addSite(op, kind, Value(), 1);
   Type type = v.getType();
-  int64_t bytes = type.isIndex() ? 8 : std::max<int64_t>(type.getIntOrFloatBitWidth() / 8, 1);
   Value first = func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_shared_value", 5, true),
                                      ValueRange{ctx, i64(site), addressOf(arrayFor(v)), i64(numThreads),
-                                                i64(bytes)})
+                                                i64(scalarBytes(type))})
                     .getResult(0);
   if (type.isIndex())
     return arith::IndexCastOp::create(b, loc(), type, first);
@@ -729,7 +732,7 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
       copyToArrays(src, src, *op->getBlock());
     func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_lds_transpose", 6),
                          ValueRange{addressOf(arrayFor(src)), addressOf(arrayFor(op->getResult(0))),
-                                    i64(numThreads), i64(type.getElementTypeBitWidth() / 8),
+                                    i64(numThreads), i64(scalarBytes(type.getElementType())),
                                     i64(type.getNumElements()), i64(waveSize / 4)});
     return success();
   }
