@@ -47,3 +47,18 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A transpose read at a pointer not formed from an LDS view (as the compiler
+// forms it) has no view to check the read against.
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @foreign_pointer(%a: i64) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %p = llvm.inttoptr %a : i64 to !llvm.ptr<3>
+      // expected-error @+1 {{the emulator reads rocdl transpose loads only at pointers into an LDS view}}
+      %v = rocdl.ds.load.tr16.b128 %p : !llvm.ptr<3> -> vector<8xbf16>
+      gpu.return
+    }
+  }
+}

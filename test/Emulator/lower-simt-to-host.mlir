@@ -1,4 +1,5 @@
 // RUN: rocktile-opt %s -split-input-file --tile-lower-simt-to-host="wave-size=64" | FileCheck %s
+// RUN: rocktile-opt %s -split-input-file --tile-lower-simt-to-host="wave-size=32" | FileCheck %s --check-prefix=WAVE32
 
 // A workgroup becomes a host function; segments between cross-lane ops and
 // barriers are loops over the 128 threads; the uniform row offset is
@@ -121,6 +122,50 @@ module attributes {gpu.container_module} {
       %i = arith.muli %t, %c2 : index
       %v = amdgpu.transpose_load %lds[%i] : memref<256xbf16, #gpu.address_space<workgroup>> -> vector<4xbf16>
       memref.store %v, %x[%t] : memref<?xvector<4xbf16>, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// gfx1250's transpose reads are rocdl ops on an LDS pointer formed from a
+// view: the emulator reads the view and the index back from the pointer's
+// chain, then does the same checked read and an exchange in groups of 8
+// lanes (a quarter of wave32), 8 elements each; the 8-bit form's dwords are
+// the bytes it read.
+// WAVE32-LABEL: func.func @rocdl_transpose_read_workgroup(
+// WAVE32: vector.load %{{.*}} : memref<256xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// WAVE32: call @rocktile_emu_lds_transpose(%{{.*}}, %{{.*}}, %c64_i64{{.*}}, %c2_i64{{.*}}, %c8_i64{{.*}}, %c8_i64{{.*}})
+// WAVE32: vector.load %{{.*}} : memref<512xi8, #gpu.address_space<workgroup>>, vector<8xi8>
+// WAVE32: call @rocktile_emu_lds_transpose(%{{.*}}, %{{.*}}, %c64_i64{{.*}}, %c1_i64{{.*}}, %c8_i64{{.*}}, %c8_i64{{.*}})
+// WAVE32: vector.bitcast %{{.*}} : vector<8xi8> to vector<2xi32>
+// WAVE32-NOT: rocdl.ds.load
+// WAVE32-NOT: llvm.inttoptr
+// WAVE32-NOT: llvm.getelementptr
+// WAVE32: return
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @rocdl_transpose_read(%x: memref<?xvector<8xbf16>, #gpu.address_space<global>>,
+                                   %y: memref<?xvector<2xi32>, #gpu.address_space<global>>)
+        workgroup(%lds: memref<256xbf16, #gpu.address_space<workgroup>>, %bytes: memref<512xi8, #gpu.address_space<workgroup>>)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %t = gpu.thread_id x
+      %c4 = arith.constant 4 : index
+      %i = arith.muli %t, %c4 : index
+      %first = memref.extract_aligned_pointer_as_index %lds : memref<256xbf16, #gpu.address_space<workgroup>> -> index
+      %address = arith.index_cast %first : index to i64
+      %base = llvm.inttoptr %address : i64 to !llvm.ptr<3>
+      %at = arith.index_cast %i : index to i64
+      %p = llvm.getelementptr %base[%at] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i16
+      %v = rocdl.ds.load.tr16.b128 %p : !llvm.ptr<3> -> vector<8xbf16>
+      memref.store %v, %x[%t] : memref<?xvector<8xbf16>, #gpu.address_space<global>>
+      %first8 = memref.extract_aligned_pointer_as_index %bytes : memref<512xi8, #gpu.address_space<workgroup>> -> index
+      %address8 = arith.index_cast %first8 : index to i64
+      %base8 = llvm.inttoptr %address8 : i64 to !llvm.ptr<3>
+      %q = llvm.getelementptr %base8[%at] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+      %w = rocdl.ds.load.tr8.b64 %q : !llvm.ptr<3> -> vector<2xi32>
+      memref.store %w, %y[%t] : memref<?xvector<2xi32>, #gpu.address_space<global>>
       gpu.return
     }
   }

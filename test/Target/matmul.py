@@ -46,8 +46,9 @@ loop = next(body for label, body in re.findall(r"^(\.LBB\d+_\d+):(.*?)s_cbranch_
 print("\n".join(sorted(set(re.findall(r"v_(?:mfma|wmma)\w+", loop)))))
 print(f"in the K loop: {len(re.findall(r'v_(?:mfma|wmma)', loop))} matrix instructions, "
       f"{len(re.findall(r'buffer_load', loop))} buffer loads, {len(re.findall(r's_cbranch_execz', loop))} branches")
-# Row-major B is N-contiguous: on gfx950 its 16- and 8-bit operands come
-# from LDS through transpose reads, written there as whole 128-bit rows.
+# Row-major B is N-contiguous: its 16- and 8-bit operands come from LDS
+# through transpose reads (gfx950's ds_read_b64_tr_*, gfx1250's
+# ds_load_tr16_b128 and ds_load_tr8_b64), written there as whole 128-bit rows.
 reads = re.findall(r"\b(ds_(?:read|load)\w*)", loop)
 print(f"LDS: {sum('_tr' in r for r in reads)} transpose reads, {sum('_tr' not in r for r in reads)} other reads, "
       f"{len(re.findall(r'ds_(?:write|store)', loop))} writes")
@@ -76,19 +77,19 @@ print(f"vgpr_spills={md['vgpr_spill_count']} sgpr_spills={md['sgpr_spill_count']
 # GFX950-F32-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250: v_wmma_f32_16x16x32_bf16
 # GFX1250-NEXT: in the K loop: 32 matrix instructions, 16 buffer loads, 0 branches
-# GFX1250-NEXT: LDS: 0 transpose reads, 32 other reads, 16 writes
+# GFX1250-NEXT: LDS: 16 transpose reads, 16 other reads, 16 writes
 # GFX1250-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250-F16: v_wmma_f32_16x16x32_f16
 # GFX1250-F16-NEXT: in the K loop: 32 matrix instructions, 16 buffer loads, 0 branches
-# GFX1250-F16-NEXT: LDS: 0 transpose reads, 32 other reads, 16 writes
+# GFX1250-F16-NEXT: LDS: 16 transpose reads, 16 other reads, 16 writes
 # GFX1250-F16-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250-FP8: v_wmma_f32_16x16x64_fp8_fp8
 # GFX1250-FP8-NEXT: in the K loop: 16 matrix instructions, 8 buffer loads, 0 branches
-# GFX1250-FP8-NEXT: LDS: 0 transpose reads, 29 other reads, 20 writes
+# GFX1250-FP8-NEXT: LDS: 16 transpose reads, 14 other reads, 8 writes
 # GFX1250-FP8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250-I8: v_wmma_i32_16x16x64_iu8
 # GFX1250-I8-NEXT: in the K loop: 16 matrix instructions, 8 buffer loads, 0 branches
-# GFX1250-I8-NEXT: LDS: 0 transpose reads, 29 other reads, 20 writes
+# GFX1250-I8-NEXT: LDS: 16 transpose reads, 14 other reads, 8 writes
 # GFX1250-I8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250-F32: v_wmma_f32_16x16x4_f32
 # GFX1250-F32-NEXT: in the K loop: 256 matrix instructions, 32 buffer loads, 0 branches

@@ -1,6 +1,5 @@
 // RUN: rocktile-opt %s -split-input-file --tile-lower-to-simt="target=gfx950" | FileCheck %s
-// The same kernels from unlaid-out tiles on gfx1250 (wave32) are checked in
-// test/Target/reduce_amdgcn.mlir.
+// What lowers differently on gfx1250 (wave32) is in lower-to-simt-gfx1250.mlir.
 
 #b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
 

@@ -2,6 +2,7 @@
 // tile's elements, accessed as wide as both sides allow, and free of bank
 // conflicts for the dot operands of the tutorial GEMM on both targets (the
 // emulator measures the same on the compiled kernel, test_emulator_lds.py).
+#include "IsaTables.h"
 #include "rocktile/Analysis/LdsLayout.h"
 #include "rocktile/Target/MatrixCore.h"
 #include "llvm/Support/raw_ostream.h"
@@ -44,6 +45,32 @@ TEST(LdsLayout, SwizzleIsABijectionAndLinear) {
 } // namespace
 
 namespace {
+// Each target's transpose reads are the instructions of
+// test/unit/isa/lds_transpose_reads.json (whose lane tables the emulator is
+// tested against, WaveOpsTest), and the chooser's cost of them is the
+// table's shape: `elements` per lane, groups of `group_lanes`.
+TEST(LdsLayout, TransposeReadsAreTheIsaTables) {
+  llvm::json::Value doc = rocktile::test::parseJsonFile(ROCKTILE_TRANSPOSE_READS_JSON);
+  for (const Target *t : allTargets()) {
+    const llvm::json::Object *instrs = doc.getAsObject()->getObject(t->chip);
+    ASSERT_TRUE(instrs) << t->chip.str();
+    EXPECT_EQ(instrs->size(), t->transposeReads.size()) << t->chip.str();
+    for (const LdsTransposeRead &read : t->transposeReads) {
+      int matches = 0;
+      for (auto &[name, value] : *instrs) {
+        const llvm::json::Object &e = *value.getAsObject();
+        if (*e.getInteger("element_bits") != 8 * read.elementBytes)
+          continue;
+        ++matches;
+        EXPECT_EQ(*e.getInteger("elements"), read.elements) << name.str();
+        EXPECT_EQ(*e.getInteger("group_lanes"), read.lanes) << name.str();
+        EXPECT_EQ(*e.getInteger("wave_size"), t->waveSize) << name.str();
+      }
+      EXPECT_EQ(matches, 1) << t->chip.str() << " " << read.elementBytes << "-byte";
+    }
+  }
+}
+
 const MatrixCoreInstr &bf16Instr(const Target &t) {
   for (const MatrixCoreInstr &m : t.matrixInstrs)
     if (m.ab == MatrixElem::BF16 && m.m == 16)
@@ -56,8 +83,8 @@ const MatrixCoreInstr &bf16Instr(const Target &t) {
 // have (B's lanes also hold 4 consecutive rows along K, as
 // tile-assign-layouts gives them) to the operand layouts, on both targets
 // and the bench's tile configurations. B is N-contiguous: gfx950 reads it
-// with transpose reads (64-bit, 4 k per lane) from rows written whole; gfx1250
-// (no transpose reads used yet) with 128-bit reads of a K-contiguous copy.
+// with transpose reads (gfx950 64-bit, 4 k per lane; gfx1250 128-bit, 8 k per
+// lane) from rows written whole.
 TEST(LdsLayout, GemmOperandsAreConflictFreeAndWide) {
   struct Config {
     int64_t m, n, k;
@@ -73,10 +100,10 @@ TEST(LdsLayout, GemmOperandsAreConflictFreeAndWide) {
         LdsLayout lds = chooseLdsLayout(from, to, /*eltBytes=*/2, t->ldsBanks, t->transposeRead(2));
         std::string what = t->chip.str() + " " + name + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
                            "x" + std::to_string(c.k) + ": " + lds.str();
-        bool transposed = name == std::string("B") && t->transposeRead(2).lanes;
+        bool transposed = name == std::string("B");
         EXPECT_EQ(lds.transposedRead, transposed) << what;
         LinearLayout reader = transposed ? *transposeReadLayout(to, t->transposeRead(2), 2) : to;
-        int64_t readBytes = transposed ? 8 : 16;
+        int64_t readBytes = transposed ? 2 * t->transposeRead(2).elements : 16;
         LdsCost write = ldsCost(from, lds, 2, t->ldsBanks, true),
                 read = ldsCost(reader, lds, 2, t->ldsBanks, false, readBytes);
         EXPECT_EQ(write.conflictCycles, 0) << what;

@@ -116,8 +116,8 @@ TEST(WaveOps, LdsTransposeReadsMatchTheIsaTable) {
         }
     }
   }
-  // gfx950's two (8 groups of 16 lanes, 64 and 128 entries), gfx1250's one (8 groups of 8 lanes, 64 entries)
-  EXPECT_EQ(checked, 8 * 64 + 8 * 128 + 8 * 64);
+  // gfx950's two (8 groups of 16 lanes, 64 and 128 entries), gfx1250's two (8 groups of 8 lanes, 64 entries)
+  EXPECT_EQ(checked, 8 * 64 + 8 * 128 + 2 * 8 * 64);
 }
 } // namespace
 

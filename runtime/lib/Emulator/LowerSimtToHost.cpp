@@ -5,6 +5,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -52,22 +53,6 @@ void hoistWorkgroupIds(gpu::GPUFuncOp kernel) {
     op->moveBefore(&entry, entry.begin());
 }
 
-/// An LDS transpose read is each lane's plain read of a vector at its own
-/// address (checked for bounds, races and banks as any LDS read), then an
-/// exchange of elements between lanes: this splits it so.
-void splitTransposeReads(gpu::GPUFuncOp kernel) {
-  SmallVector<amdgpu::TransposeLoadOp> reads;
-  kernel.walk([&](amdgpu::TransposeLoadOp op) { reads.push_back(op); });
-  for (amdgpu::TransposeLoadOp op : reads) {
-    OpBuilder b(op);
-    auto load = vector::LoadOp::create(b, op.getLoc(), op.getType(), op.getSrc(), op.getSrcIndices());
-    auto exchange = UnrealizedConversionCastOp::create(b, op.getLoc(), op.getType(), load.getResult());
-    exchange->setAttr(kLaneTranspose, b.getUnitAttr());
-    op.replaceAllUsesWith(exchange.getResult(0));
-    op.erase();
-  }
-}
-
 /// Bytes of a scalar (a byte for i1); index values (exchanged pointer
 /// offsets) are 64-bit, as the GPU lowering makes them.
 int64_t scalarBytes(Type type) {
@@ -80,6 +65,67 @@ int64_t elementBytes(MemRefType type) {
   if (auto vector = dyn_cast<VectorType>(elt)) // a memref of vectors: whole vectors per index
     return vector.getNumElements() * scalarBytes(vector.getElementType());
   return scalarBytes(elt);
+}
+
+/// The LDS view and element index that a rocdl transpose read's pointer
+/// addresses: the compiler forms it as
+/// gep(inttoptr(index_cast(extract_aligned_pointer_as_index view)), at).
+FailureOr<std::pair<Value, Value>> ldsElementOf(Value ptr, OpBuilder &b) {
+  auto gep = ptr.getDefiningOp<LLVM::GEPOp>();
+  auto base = gep ? gep.getBase().getDefiningOp<LLVM::IntToPtrOp>() : nullptr;
+  auto address = base ? base.getArg().getDefiningOp<arith::IndexCastOp>() : nullptr;
+  auto first = address ? address.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>() : nullptr;
+  if (!first || gep.getIndices().size() != 1)
+    return failure();
+  auto index = gep.getIndices()[0];
+  Value at = isa<Value>(index)
+                 ? arith::IndexCastOp::create(b, gep.getLoc(), b.getIndexType(), cast<Value>(index)).getResult()
+                 : arith::ConstantIndexOp::create(b, gep.getLoc(), cast<IntegerAttr>(index).getInt()).getResult();
+  return std::pair<Value, Value>{first.getSource(), at};
+}
+
+/// An LDS transpose read is each lane's plain read of a vector at its own
+/// address (checked for bounds, races and banks as any LDS read), then an
+/// exchange of elements between lanes: this splits it so.
+LogicalResult splitTransposeReads(gpu::GPUFuncOp kernel) {
+  SmallVector<Operation *> reads;
+  kernel.walk([&](Operation *op) {
+    if (isa<amdgpu::TransposeLoadOp, ROCDL::DsLoadTr16_B128, ROCDL::DsLoadTr8_B64>(op))
+      reads.push_back(op);
+  });
+  for (Operation *op : reads) {
+    OpBuilder b(op);
+    auto type = cast<VectorType>(op->getResult(0).getType());
+    Value view, at;
+    if (auto load = dyn_cast<amdgpu::TransposeLoadOp>(op)) {
+      view = load.getSrc();
+      at = load.getSrcIndices()[0];
+    } else {
+      FailureOr<std::pair<Value, Value>> element = ldsElementOf(op->getOperand(0), b);
+      if (failed(element))
+        return op->emitError("the emulator reads rocdl transpose loads only at pointers into an LDS view");
+      std::tie(view, at) = *element;
+    }
+    // Elements of the view's type, as many as the read's bytes hold.
+    Type elt = cast<MemRefType>(view.getType()).getElementType();
+    auto lanesType = VectorType::get({type.getNumElements() * scalarBytes(type.getElementType()) / scalarBytes(elt)}, elt);
+    auto load = vector::LoadOp::create(b, op->getLoc(), lanesType, view, ValueRange{at});
+    auto exchange = UnrealizedConversionCastOp::create(b, op->getLoc(), lanesType, load.getResult());
+    exchange->setAttr(kLaneTranspose, b.getUnitAttr());
+    Value result = exchange.getResult(0);
+    if (lanesType != type)
+      result = vector::BitCastOp::create(b, op->getLoc(), type, result);
+    Value ptr = isa<amdgpu::TransposeLoadOp>(op) ? Value() : op->getOperand(0);
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+    // The pointer chain has no other use, and no host lowering.
+    for (Operation *dead = ptr ? ptr.getDefiningOp() : nullptr; dead && dead->use_empty();) {
+      Operation *next = dead->getNumOperands() ? dead->getOperand(0).getDefiningOp() : nullptr;
+      dead->erase();
+      dead = next;
+    }
+  }
+  return success();
 }
 
 bool isSegmentBoundary(Operation *op) {
@@ -250,7 +296,8 @@ LogicalResult WorkgroupLowering::run() {
   numThreadsValue = idx(numThreads);
 
   hoistWorkgroupIds(kernel);
-  splitTransposeReads(kernel);
+  if (failed(splitTransposeReads(kernel)))
+    return failure();
   if (failed(processBlock(kernel.getBody().front())))
     return failure();
   b.setInsertionPointToEnd(entry);

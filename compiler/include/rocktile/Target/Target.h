@@ -12,12 +12,16 @@ namespace rocktile {
 struct MatrixCoreInstr;
 
 /// An LDS read that transposes elements between lanes (gfx950's
-/// ds_read_b64_tr_b16, ds_read_b64_tr_b8): within groups of `lanes` lanes,
-/// each reading `elements` consecutive elements at its own address, the
-/// group reads an elements x lanes tile row by row and lane i receives
-/// column i (test/unit/isa/lds_transpose_reads.json). `lanes` = 0: none.
+/// ds_read_b64_tr_b16, ds_read_b64_tr_b8; gfx1250's ds_load_tr16_b128,
+/// ds_load_tr8_b64): within groups of `lanes` lanes, each reading `elements`
+/// consecutive elements at its own address, the group reads an
+/// elements x lanes tile row by row and lane i receives column i
+/// (test/unit/isa/lds_transpose_reads.json). `lanes` = 0: none.
 struct LdsTransposeRead {
   unsigned elementBytes = 0, elements = 0, lanes = 0;
+  /// Lowered to rocdl.ds.load.tr* on an LDS pointer, for the forms that
+  /// amdgpu.transpose_load does not take (MLIR 22 takes only gfx950's).
+  bool rocdl = false;
 };
 
 struct Target {

@@ -70,8 +70,10 @@ def LowerToSimt : Pass<"tile-lower-to-simt", "mlir::ModuleOp"> {
     lane, across lanes with `gpu.shuffle xor` and across warps through LDS.
     Layout conversions that move elements between lanes go through LDS in the
     arrangement `chooseLdsLayout` picks, read back with `vector.load`, or with
-    `amdgpu.transpose_load` where the target's transpose reads are cheaper
-    (a dot operand contiguous along M or N on gfx950). The kernel's `rocdl.*`
+    the target's transpose reads where they are cheaper (a dot operand
+    contiguous along M or N): `amdgpu.transpose_load` on gfx950,
+    `rocdl.ds.load.tr16.b128`/`tr8.b64` on an LDS pointer on gfx1250.
+    The kernel's `rocdl.*`
     attributes (`rocdl.waves_per_eu`) go to the `gpu.func`.
 
     Before:

@@ -38,6 +38,11 @@ const MatrixCoreInstr matrixInstrs[] = {
     {"wmma_i32_16x16x64_iu8", "wmma", 16, 16, 64, MatrixElem::I8, MatrixElem::I32, aI8, bI8, d},
     {"wmma_f32_16x16x4_f32", "wmma", 16, 16, 4, MatrixElem::F32, MatrixElem::F32, aF32, bF32, d},
 };
+
+// ds_load_tr16_b128 (8 lanes of 8 bf16/f16) and ds_load_tr8_b64 (8 lanes of
+// 8 bytes): each group an 8x8 transpose, as Triton's AMD backend and LLVM's
+// gfx1250 intrinsics have them (the lane order is inferred, see the table).
+const LdsTransposeRead transposeReads[] = {{2, 8, 8, /*rocdl=*/true}, {1, 8, 8, /*rocdl=*/true}};
 } // namespace
 
 extern const Target gfx1250Target = {
@@ -46,9 +51,5 @@ extern const Target gfx1250Target = {
     /*hasPermlane32Swap=*/false,
     // 64 banks: an inference (RDNA2 and later GFX10+/GFX12 LDS have 64 banks,
     // ROCm's HIP hardware documentation; gfx1250 is not documented there)
-    /*ldsBanks=*/64, matrixInstrs,
-    // ds_load_tr16_b128 (8 lanes of 8 bf16/f16) is not used yet: MLIR 22's
-    // amdgpu.transpose_load takes only gfx950's forms, and the cut has no
-    // rocdl pointer op for it.
-    /*transposeReads=*/{}};
+    /*ldsBanks=*/64, matrixInstrs, transposeReads};
 } // namespace rocktile

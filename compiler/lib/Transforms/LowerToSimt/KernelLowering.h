@@ -123,6 +123,9 @@ private:
   }
   /// The registers `regs` of the lane vector `from`, as one vector.
   Value gatherBytes(Value from, ArrayRef<int64_t> regs);
+  /// A transpose read (`read`) of a `type` vector at element `at` of an LDS
+  /// view.
+  Value transposeLoad(VectorType type, Value view, Value at, const LdsTransposeRead &read);
   /// The vectors of `parts` (all of one length, a power of two of them)
   /// end to end.
   Value concatParts(ArrayRef<Value> parts) {

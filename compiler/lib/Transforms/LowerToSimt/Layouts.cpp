@@ -3,6 +3,7 @@
 #include "KernelLowering.h"
 #include "rocktile/Analysis/LdsScratch.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -234,7 +235,7 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
         source[insertBits(readLds.transposedRead ? reg + j : r, pieces.toBits, piece)] = {int64_t(parts.size()),
                                                                                           int64_t(j)};
       parts.push_back(readLds.transposedRead
-                          ? amdgpu::TransposeLoadOp::create(b, loc(), type, *view, ValueRange{at}).getResult()
+                          ? transposeLoad(type, *view, at, transposeRead)
                           : vector::LoadOp::create(b, loc(), type, *view, ValueRange{at}, /*nontemporal=*/false,
                                                    llvm::Align(read.width() * eltBytes))
                                 .getResult());
@@ -249,6 +250,25 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
     out = arith::TruncIOp::create(b, loc(), vtype, out);
   values[result] = {src.base, out};
   return success();
+}
+
+Value KernelLowering::transposeLoad(VectorType type, Value view, Value at, const LdsTransposeRead &read) {
+  if (!read.rocdl)
+    return amdgpu::TransposeLoadOp::create(b, loc(), type, view, ValueRange{at});
+  // rocdl's forms take an LDS pointer: the view's first element's, offset by
+  // `at` elements (the emulator finds the view and `at` in this chain).
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Type i64 = b.getI64Type();
+  Value first = memref::ExtractAlignedPointerAsIndexOp::create(b, loc(), view);
+  Value base = LLVM::IntToPtrOp::create(b, loc(), ptrType, arith::IndexCastOp::create(b, loc(), i64, first).getResult());
+  // (Elements as integers of their width: LLVM has no fp8 types.)
+  Value ptr = LLVM::GEPOp::create(b, loc(), ptrType, b.getIntegerType(8 * read.elementBytes), base,
+                                  ValueRange{arith::IndexCastOp::create(b, loc(), i64, at).getResult()});
+  if (read.elementBytes == 2)
+    return ROCDL::DsLoadTr16_B128::create(b, loc(), type, ptr);
+  // The backend selects the 8-bit form for dwords only.
+  Value words = ROCDL::DsLoadTr8_B64::create(b, loc(), VectorType::get({2}, b.getI32Type()), ptr);
+  return vector::BitCastOp::create(b, loc(), type, words);
 }
 
 FailureOr<Value> KernelLowering::scratchView(Operation *op, Type elt, int64_t count,

@@ -11,8 +11,9 @@ def LowerSimtToHost : Pass<"tile-lower-simt-to-host", "mlir::ModuleOp"> {
     The body is cut into segments at the points where lanes must be in
     lockstep: `gpu.barrier` and every cross-lane op (`amdgpu.dpp`,
     `amdgpu.swizzle_bitmode`, `amdgpu.permlane_swap`, `gpu.shuffle`, the
-    matrix instructions, and the lane exchange of `amdgpu.transpose_load`,
-    whose LDS read is each lane's own plain read). Each
+    matrix instructions, and the lane exchange of `amdgpu.transpose_load`
+    and `rocdl.ds.load.tr*`, whose LDS read is each lane's own plain read).
+    Each
     segment runs as a loop over the workgroup's threads; values that cross a
     segment live in per-thread arrays; cross-lane ops become calls into the
     emulation runtime (runtime/lib/Emulator/WaveOps.cpp), which applies the
