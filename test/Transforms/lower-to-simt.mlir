@@ -123,6 +123,42 @@ func.func @loop(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) attr
 
 #b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
 
+// Into a buffer under 2 GiB (`:range32`), a loop carries a lane's element
+// indices as i32 scalars, sign-extended in the body: 32-bit increments, and
+// LLVM drops the indices nothing reads (here the 3 after the vector load's
+// first).
+// CHECK-LABEL: gpu.func @loop_range32
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[O0:.*]] = %{{.*}}, %[[O1:.*]] = %{{.*}}, %[[O2:.*]] = %{{.*}}, %[[O3:.*]] = %{{.*}}) -> (vector<4xf32>, i32, i32, i32, i32) : i32 {
+// CHECK: %[[I0:.*]] = arith.index_cast %[[O0]] : i32 to index
+// CHECK: %[[I3:.*]] = arith.index_cast %[[O3]] : i32 to index
+// CHECK: %[[IDX:.*]] = vector.from_elements %[[I0]], %{{.*}}, %{{.*}}, %[[I3]] : vector<4xindex>
+// CHECK: vector.load %{{.*}}[%[[I0]]]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[IDX]]
+// CHECK: %[[N0:.*]] = vector.extract %[[NEXT]][0]
+// CHECK: arith.index_cast %[[N0]] : index to i32
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>, i32, i32, i32, i32
+func.func @loop_range32(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32}, %n: i32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %p0 = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  %zero = arith.constant dense<0.0> : tensor<1024xf32, #b>
+  %step = arith.constant dense<1024> : tensor<1024xi32, #b>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %res:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %p = %p0) -> (tensor<1024xf32, #b>, tensor<1024x!tile.ptr<f32>, #b>) : i32 {
+    %v = tile.load %p : tensor<1024x!tile.ptr<f32>, #b> -> tensor<1024xf32, #b>
+    %a = arith.addf %acc, %v : tensor<1024xf32, #b>
+    %q = tile.addptr %p, %step : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+    scf.yield %a, %q : tensor<1024xf32, #b>, tensor<1024x!tile.ptr<f32>, #b>
+  }
+  tile.store %p0, %res#0 : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xf32, #b>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
 // Atomics on a tile update each element once: lanes holding broadcast
 // copies (here: warps 1-3 and lanes 16-63 of a 64-element tile) skip it.
 // A scalar atomic runs in thread 0 and reaches the others through LDS.

@@ -73,7 +73,8 @@ def LowerToSimt : Pass<"tile-lower-to-simt", "mlir::ModuleOp"> {
     the target's transpose reads where they are cheaper (a dot operand
     contiguous along M or N): `amdgpu.transpose_load` on gfx950,
     `rocdl.ds.load.tr16.b128`/`tr8.b64` on an LDS pointer on gfx1250.
-    The kernel's `rocdl.*`
+    `scf.for` carries the element indices of pointers into buffers under
+    2 GiB as i32 scalars. The kernel's `rocdl.*`
     attributes (`rocdl.waves_per_eu`) go to the `gpu.func`.
 
     Before:

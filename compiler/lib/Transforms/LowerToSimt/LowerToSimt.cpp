@@ -118,23 +118,66 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     inits.push_back(lookup(init));
     bases.push_back(values.lookup(init).base);
   }
+  // Offsets into a buffer under 2 GiB go around the loop as i32 scalars:
+  // they add up modulo 2^32 to the same low bits, and every offset the
+  // kernel dereferences fits in 32 bits, so sign-extending them in the body
+  // is exact where it matters. The backend then increments 32-bit registers
+  // instead of pairs, and only the offsets the body reads (scalars, not
+  // vectors, so that LLVM drops the others).
+  SmallVector<int64_t> widths; // per carried value: its number of i32 scalars, or 0
+  for (auto [init, base] : llvm::zip(inits, bases)) {
+    auto vector = dyn_cast<VectorType>(init.getType());
+    widths.push_back(base && bufferViews.contains(base) ? (vector ? vector.getNumElements() : 1) : 0);
+  }
+  auto toScalars = [&](ValueRange wide) {
+    SmallVector<Value> out;
+    for (auto [v, width] : llvm::zip(wide, widths)) {
+      if (!width) {
+        out.push_back(v);
+        continue;
+      }
+      for (int64_t i = 0; i < width; ++i) {
+        Value offset = isa<VectorType>(v.getType()) ? vector::ExtractOp::create(b, loc(), v, i).getResult() : v;
+        out.push_back(arith::IndexCastOp::create(b, loc(), b.getI32Type(), offset));
+      }
+    }
+    return out;
+  };
+  auto fromScalars = [&](ValueRange narrow, ValueRange like) {
+    SmallVector<Value> out;
+    for (auto [v, width] : llvm::zip(like, widths)) {
+      if (!width) {
+        out.push_back(narrow.front());
+        narrow = narrow.drop_front();
+        continue;
+      }
+      SmallVector<Value> offsets;
+      for (Value offset : narrow.take_front(width))
+        offsets.push_back(arith::IndexCastOp::create(b, loc(), b.getIndexType(), offset));
+      narrow = narrow.drop_front(width);
+      out.push_back(isa<VectorType>(v.getType())
+                        ? vector::FromElementsOp::create(b, loc(), cast<VectorType>(v.getType()), offsets).getResult()
+                        : offsets.front());
+    }
+    return out;
+  };
   LogicalResult status = success();
   auto lowered = scf::ForOp::create(
       b, loc(), lookup(loop.getLowerBound()), lookup(loop.getUpperBound()), lookup(loop.getStep()),
-      inits, [&](OpBuilder &nb, Location l, Value iv, ValueRange args) {
+      toScalars(inits), [&](OpBuilder &nb, Location l, Value iv, ValueRange args) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
         values[loop.getInductionVar()] = {Value(), iv};
-        bind(loop.getRegionIterArgs(), args, bases);
+        bind(loop.getRegionIterArgs(), fromScalars(args, inits), bases);
         status = lowerBlock(*loop.getBody());
         FailureOr<SmallVector<Value>> next = failure();
         if (succeeded(status))
           next = carried(loop, loop.getYieldedValues(), bases);
         if (failed(next))
           status = failure();
-        scf::YieldOp::create(b, l, succeeded(next) ? *next : SmallVector<Value>(args));
+        scf::YieldOp::create(b, l, succeeded(next) ? toScalars(*next) : SmallVector<Value>(args));
       });
-  bind(loop.getResults(), lowered.getResults(), bases);
+  bind(loop.getResults(), fromScalars(lowered.getResults(), inits), bases);
   return status;
 }
 
