@@ -173,6 +173,37 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A store through a buffer resource at 2^31 bytes or beyond is a masked-off
+// lane's, which the hardware drops: no fault. Out of range below that, it
+// is a fault (the same rule as for loads, which read zeros there).
+// CHECK-LABEL: func.func @buffer_store_workgroup(
+// CHECK: %[[AT:.*]] = arith.select
+// CHECK: %[[BYTE:.*]] = arith.muli %[[AT]], %c4
+// CHECK: %[[NEAR:.*]] = arith.cmpi slt, %[[BYTE]], %c2147483648
+// CHECK: %[[OK:.*]] = arith.andi %{{.*}}, %[[NEAR]] : i1
+// CHECK: scf.if %[[OK]] {
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.if %[[NEAR]] {
+// CHECK: func.call @rocktile_emu_fault
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @buffer_store(%x: memref<?xf32, #gpu.address_space<global>>, %v: f32)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %t = gpu.thread_id x
+      %buf = amdgpu.fat_raw_buffer_cast %x : memref<?xf32, #gpu.address_space<global>> to memref<?xf32, #amdgpu.address_space<fat_raw_buffer>>
+      %c32 = arith.constant 32 : index
+      %far = arith.constant 536870912 : index
+      %in = arith.cmpi ult, %t, %c32 : index
+      %at = arith.select %in, %t, %far : index
+      memref.store %v, %buf[%at] : memref<?xf32, #amdgpu.address_space<fat_raw_buffer>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // A workgroup id read under a per-thread `if` moves to the entry, where it
 // is the host function's argument: the thread loop's `if` uses that.
 // CHECK-LABEL: func.func @nested_id_workgroup(

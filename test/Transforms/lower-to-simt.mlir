@@ -159,6 +159,36 @@ func.func @loop_range32(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.p
 
 #b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
 
+// Masked accesses into a buffer under 2 GiB need no branch (here with a
+// mask uniform over each lane's 4 elements, one vector each): through the
+// argument's buffer resource, a masked-off lane reads or writes at 2^31
+// bytes (element 2^29 of f32), where loads give zeros and stores are dropped.
+// CHECK-LABEL: gpu.func @masked_buffer_access
+// CHECK: %[[FAR:.*]] = arith.constant 536870912 : index
+// CHECK: %[[BUF:.*]] = amdgpu.fat_raw_buffer_cast
+// CHECK-NOT: scf.if
+// CHECK: %[[AT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[FAR]] : index
+// CHECK: %[[V:.*]] = vector.load %[[BUF]][%[[AT]]]
+// CHECK: %[[TO:.*]] = arith.select %{{.*}}, %{{.*}}, %[[FAR]] : index
+// CHECK: vector.store %[[V]], %[[BUF]][%[[TO]]]
+// CHECK-NOT: scf.if
+// CHECK: gpu.return
+func.func @masked_buffer_access(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32}, %n: i32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32, #b>
+  %c0 = arith.constant 0 : i32
+  %any = arith.cmpi sgt, %n, %c0 : i32
+  %m = tile.splat %any : i1 -> tensor<1024xi1, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %p = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  %v = tile.load %p, mask = %m : tensor<1024xi1, #b> : tensor<1024x!tile.ptr<f32>, #b> -> tensor<1024xf32, #b>
+  tile.store %p, %v, mask = %m : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xf32, #b>, tensor<1024xi1, #b>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
 // Atomics on a tile update each element once: lanes holding broadcast
 // copies (here: warps 1-3 and lanes 16-63 of a 64-element tile) skip it.
 // A scalar atomic runs in thread 0 and reaches the others through LDS.

@@ -680,6 +680,25 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
     clone->removeAttr("alignment");
     return clone;
   };
+  // An access through a buffer resource past its last byte reads zeros or
+  // writes nothing. Only a lane whose access was masked off goes to 2^31
+  // bytes or beyond (rocktile buffers are < 2 GiB): anything else out of
+  // range is still a fault.
+  Value checked; // null: every out-of-range access is a fault
+  auto space = dyn_cast_or_null<amdgpu::AddressSpaceAttr>(cast<MemRefType>(memref.getType()).getMemorySpace());
+  if (space && space.getValue() == amdgpu::AddressSpace::FatRawBuffer) {
+    Value byte = arith::MulIOp::create(builder, loc(), hostIndex, idx(eltBytes));
+    checked = arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::slt, byte, idx(int64_t(1) << 31));
+    inBounds = arith::AndIOp::create(builder, loc(), inBounds, checked);
+  }
+  auto faultUnlessMasked = [&](OpBuilder &bb, Location l) {
+    if (!checked)
+      return reportFault(bb, l);
+    scf::IfOp::create(bb, l, checked, [&](OpBuilder &fb, Location fl) {
+      reportFault(fb, fl);
+      scf::YieldOp::create(fb, fl);
+    });
+  };
   if (stored) {
     scf::IfOp::create(builder, loc(), inBounds,
                       [&](OpBuilder &bb, Location l) {
@@ -687,33 +706,16 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
                         scf::YieldOp::create(bb, l);
                       },
                       [&](OpBuilder &bb, Location l) {
-                        reportFault(bb, l);
+                        faultUnlessMasked(bb, l);
                         scf::YieldOp::create(bb, l);
                       });
     return success();
-  }
-  // A load through a buffer resource past its last byte reads zeros. Only a
-  // lane whose load was masked off reads at 2^31 bytes or beyond (rocktile
-  // buffers are < 2 GiB): anything else out of range is still a fault.
-  Value checked; // null: every out-of-range load is a fault
-  auto space = dyn_cast_or_null<amdgpu::AddressSpaceAttr>(cast<MemRefType>(memref.getType()).getMemorySpace());
-  if (space && space.getValue() == amdgpu::AddressSpace::FatRawBuffer) {
-    Value byte = arith::MulIOp::create(builder, loc(), hostIndex, idx(eltBytes));
-    checked = arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::slt, byte, idx(int64_t(1) << 31));
-    inBounds = arith::AndIOp::create(builder, loc(), inBounds, checked);
   }
   auto ifOp = scf::IfOp::create(
       builder, loc(), inBounds,
       [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, access(bb, l)->getResult(0)); },
       [&](OpBuilder &bb, Location l) {
-        if (checked) {
-          scf::IfOp::create(bb, l, checked, [&](OpBuilder &fb, Location fl) {
-            reportFault(fb, fl);
-            scf::YieldOp::create(fb, fl);
-          });
-        } else {
-          reportFault(bb, l);
-        }
+        faultUnlessMasked(bb, l);
         Value zero = arith::ConstantOp::create(bb, l, bb.getZeroAttr(resultType));
         scf::YieldOp::create(bb, l, zero);
       });

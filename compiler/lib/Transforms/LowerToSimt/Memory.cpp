@@ -122,9 +122,13 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
   auto tensorType = dyn_cast<RankedTensorType>(op.getValue().getType());
   Value owns = tensorType ? ownsElements(layoutOf(op.getValue()))
                           : firstThread();
-  auto guarded = [&](Value pred, function_ref<void(OpBuilder &, Location)> store) {
+  // The condition of writing a chunk whose mask is `pred` (or null).
+  auto writes = [&](Value pred) -> Value {
     if (owns)
-      pred = pred ? arith::AndIOp::create(b, loc(), owns, pred).getResult() : owns;
+      return pred ? arith::AndIOp::create(b, loc(), owns, pred).getResult() : owns;
+    return pred;
+  };
+  auto guarded = [&](Value pred, function_ref<void(OpBuilder &, Location)> store) {
     if (!pred)
       return store(b, loc());
     scf::IfOp::create(b, loc(), pred, [&](OpBuilder &bb, Location l) {
@@ -133,24 +137,34 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
     });
   };
   if (!tensorType) {
-    guarded(mask, [&](OpBuilder &bb, Location l) {
+    guarded(writes(mask), [&](OpBuilder &bb, Location l) {
       memref::StoreOp::create(bb, l, value, ptr.base, ValueRange{ptr.value});
     });
     return success();
   }
   auto [width, align] = accessWidth(op.getPtr(), op.getMask());
-  int64_t n = cast<VectorType>(value.getType()).getNumElements();
-  for (int64_t g = 0; g < n; g += width) {
+  auto vtype = cast<VectorType>(value.getType());
+  int64_t eltBytes = std::max<int64_t>(vtype.getElementTypeBitWidth() / 8, 1);
+  Value buffer = bufferViews.lookup(ptr.base);
+  auto store = [&](OpBuilder &bb, Location l, Value chunk, Value base, Value index) {
+    if (width == 1)
+      memref::StoreOp::create(bb, l, chunk, base, ValueRange{index});
+    else
+      vector::StoreOp::create(bb, l, chunk, base, ValueRange{index}, /*nontemporal=*/false,
+                              llvm::MaybeAlign(align));
+  };
+  for (int64_t g = 0; g < vtype.getNumElements(); g += width) {
     Value index = vector::ExtractOp::create(b, loc(), ptr.value, g);
     Value chunk = slice(value, g, width);
-    Value pred = mask ? vector::ExtractOp::create(b, loc(), mask, g).getResult() : Value();
-    guarded(pred, [&](OpBuilder &bb, Location l) {
-      if (width == 1)
-        memref::StoreOp::create(bb, l, chunk, ptr.base, ValueRange{index});
-      else
-        vector::StoreOp::create(bb, l, chunk, ptr.base, ValueRange{index},
-                                /*nontemporal=*/false, llvm::MaybeAlign(align));
-    });
+    Value pred = writes(mask ? vector::ExtractOp::create(b, loc(), mask, g).getResult() : Value());
+    if (buffer && pred) {
+      // As for loads: a masked-off lane writes at 2^31 bytes, past the end
+      // of any buffer under 2 GiB, where the hardware drops the write.
+      Value at = arith::SelectOp::create(b, loc(), pred, index, idx((int64_t(1) << 31) / eltBytes));
+      store(b, loc(), chunk, buffer, at);
+      continue;
+    }
+    guarded(pred, [&](OpBuilder &bb, Location l) { store(bb, l, chunk, ptr.base, index); });
   }
   return success();
 }
