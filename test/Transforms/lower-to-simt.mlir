@@ -187,6 +187,33 @@ func.func @masked_buffer_access(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32
 
 // -----
 
+#b4 = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+#b1 = #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// Pure ops ahead of an LDS exchange whose results only later ops use (the
+// store's mask here) are computed after it: their values do not stay live
+// across the exchange's barriers.
+// CHECK-LABEL: gpu.func @sink_past_exchange
+// CHECK-NOT: arith.cmpi
+// CHECK: gpu.barrier
+// CHECK-NOT: arith.cmpi
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi slt
+// CHECK: gpu.return
+func.func @sink_past_exchange(%x: !tile.ptr<f32>, %v: f32, %n: i32) attributes {tile.lds_bytes = 4096 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32, #b1>
+  %ns = tile.splat %n : i32 -> tensor<1024xi32, #b1>
+  %m = arith.cmpi slt, %r, %ns : tensor<1024xi32, #b1>
+  %a = tile.splat %v : f32 -> tensor<1024xf32, #b4>
+  %c = tile.convert_layout %a {tile.lds_offset = 0 : i64} : tensor<1024xf32, #b4> -> tensor<1024xf32, #b1>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b1>
+  %p = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>, #b1>, tensor<1024xi32, #b1>
+  tile.store %p, %c, mask = %m : tensor<1024x!tile.ptr<f32>, #b1>, tensor<1024xf32, #b1>, tensor<1024xi1, #b1>
+  return
+}
+
+// -----
+
 #b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
 
 // Atomics on a tile update each element once: lanes holding broadcast

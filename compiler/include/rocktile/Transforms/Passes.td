@@ -74,7 +74,8 @@ def LowerToSimt : Pass<"tile-lower-to-simt", "mlir::ModuleOp"> {
     contiguous along M or N): `amdgpu.transpose_load` on gfx950,
     `rocdl.ds.load.tr16.b128`/`tr8.b64` on an LDS pointer on gfx1250.
     `scf.for` carries the element indices of pointers into buffers under
-    2 GiB as i32 scalars. The kernel's `rocdl.*`
+    2 GiB as i32 scalars. Pure ops ahead of an LDS exchange whose results
+    are only used after it are lowered after it. The kernel's `rocdl.*`
     attributes (`rocdl.waves_per_eu`) go to the `gpu.func`.
 
     Before:

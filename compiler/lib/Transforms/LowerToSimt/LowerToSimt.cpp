@@ -24,7 +24,38 @@ namespace rocktile {
 #include "rocktile/Transforms/Passes.h.inc"
 } // namespace rocktile
 
+/// Pure ops ahead of an LDS exchange whose results are only used after it
+/// move past it, so that values such as a store's pointers and mask (a
+/// 64-bit lane mask each, in SGPRs) do not stay live across the exchange's
+/// barriers. Exchanges in program order, each over the ops since the last.
+static void sinkPastExchanges(func::FuncOp func) {
+  SmallVector<tile::ConvertLayoutOp> exchanges;
+  func.walk([&](tile::ConvertLayoutOp op) {
+    if (op->hasAttr("tile.lds_offset"))
+      exchanges.push_back(op);
+  });
+  for (tile::ConvertLayoutOp exchange : exchanges) {
+    Block *block = exchange->getBlock();
+    SmallVector<Operation *> earlier;
+    for (Operation *op = exchange->getPrevNode(); op; op = op->getPrevNode()) {
+      auto previous = dyn_cast<tile::ConvertLayoutOp>(op);
+      if (previous && previous->hasAttr("tile.lds_offset"))
+        break;
+      earlier.push_back(op);
+    }
+    for (Operation *op : earlier) { // last first, so that chains move whole
+      bool usedAfter = !op->use_empty() && llvm::all_of(op->getUsers(), [&](Operation *user) {
+        Operation *inBlock = block->findAncestorOpInBlock(*user);
+        return inBlock && exchange->isBeforeInBlock(inBlock);
+      });
+      if (usedAfter && isMemoryEffectFree(op) && !op->getNumRegions())
+        op->moveAfter(exchange);
+    }
+  }
+}
+
 LogicalResult KernelLowering::run() {
+  sinkPastExchanges(func);
   Block &entry = kernel.getBody().front();
   b.setInsertionPointToStart(&entry);
   currentLoc = func.getLoc();
