@@ -118,6 +118,23 @@ TEST(MatrixCore, DotLayoutsSplitWarpsAndCoverTheTile) {
     }
 }
 
+// The warp split by LDS reads: with B read 4 elements at a time (gfx950's
+// transpose read of bf16) and A 8, a 256x256 tile on 8 warps gives B the
+// smaller share (2 x 4 warps: 16 + 16 reads per warp and k-step of 64,
+// where dotLayouts' 4 x 2 makes 8 + 32); at 128x128 and 256x128 both splits
+// cost the same and dotLayouts' stays; equal reads change nothing.
+TEST(MatrixCore, WarpSplitByOperandReads) {
+  const MatrixCoreInstr &bf16 = *chooseMatrixInstr(*lookupTarget("gfx950"), MatrixElem::BF16, MatrixElem::F32,
+                                                   256, 256, 64);
+  EXPECT_EQ(chooseWarpsN(bf16, 256, 256, 64, 8, /*readA=*/8, /*readB=*/4), 4u);
+  EXPECT_EQ(chooseWarpsN(bf16, 256, 256, 64, 8, /*readA=*/4, /*readB=*/8), 0u); // 4 x 2 is dotLayouts'
+  EXPECT_EQ(chooseWarpsN(bf16, 256, 256, 64, 8, 8, 8), 0u);
+  EXPECT_EQ(chooseWarpsN(bf16, 128, 128, 64, 4, 8, 4), 0u);
+  EXPECT_EQ(chooseWarpsN(bf16, 256, 128, 64, 8, 8, 4), 0u);
+  // Never more warps along a dimension than its instruction tiles.
+  EXPECT_EQ(chooseWarpsN(bf16, 256, 16, 64, 8, 8, 1), 0u);
+}
+
 // A batched dot: the batch over the warps first, then registers; each
 // product is laid out as a 2-D dot with the warps left, and every element
 // of every product has a lane.

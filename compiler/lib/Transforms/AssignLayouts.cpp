@@ -132,6 +132,27 @@ Value padK(Value x, unsigned kDim, int64_t factor, Operation *before) {
 
 /// The matrix instruction for `dot`, with K taken `kFactor` times longer;
 /// null when the types or shapes have none.
+/// The tile a dot operand is loaded as (through a tl.trans) and its K
+/// dimension there.
+std::pair<Value, unsigned> loadedOperand(Value operand, unsigned kDim) {
+  if (auto trans = operand.getDefiningOp<TransOp>())
+    return {trans.getSrc(), unsigned(trans.getOrder()[kDim])};
+  return {operand, kDim};
+}
+
+/// The elements a lane reads from LDS at a time of a 2-D dot operand: a
+/// 128-bit read along K, or where the operand is loaded contiguous along M
+/// or N, the target's transpose read (gfx950's carry half as many).
+int64_t operandReadElements(Value operand, unsigned kDim, const Target &target) {
+  auto [v, loadedKDim] = loadedOperand(operand, kDim);
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t eltBytes = std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1);
+  LdsTransposeRead transposed = target.transposeRead(eltBytes);
+  if (v.getDefiningOp<LoadOp>() && loadedKDim != type.getRank() - 1 && transposed.lanes)
+    return transposed.elements;
+  return 16 / eltBytes;
+}
+
 const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, int64_t kFactor = 1) {
   auto a = dot.getA().getType(), d = dot.getType();
   std::optional<MatrixElem> ab = matrixElem(a.getElementType()), acc = matrixElem(d.getElementType());
@@ -305,7 +326,11 @@ private:
                         << " (M, N and K must be multiples of the instruction's)";
         return WalkResult::interrupt();
       }
-      const DotOptions &o = options[dot];
+      DotOptions &o = options[dot];
+      // Otherwise the warps split as the operands' LDS reads are fewest.
+      if (!o.warpsN && !o.transposed && !batch)
+        o.warpsN = chooseWarpsN(*instr, M, N, K, numWarps, operandReadElements(dot.getA(), 1, target),
+                                operandReadElements(dot.getB(), 0, target));
       DotLayouts l = dotLayouts(*instr, M, N, K, numWarps, batch, o);
       MLIRContext *ctx = dot.getContext();
       dot.setInstr(instr->name);
@@ -797,13 +822,11 @@ struct AssignLayoutsPass
     func.walk([&](DotOp dot) {
       unsigned rank = dot.getType().getRank();
       for (auto [operand, kDim] : {std::pair{dot.getA(), rank - 1}, std::pair{dot.getB(), rank - 2}}) {
-        Value v = operand;
-        if (auto trans = v.getDefiningOp<TransOp>())
-          v = trans.getSrc(), kDim = trans.getOrder()[kDim];
-        auto load = v.getDefiningOp<LoadOp>();
+        auto [v, loadedKDim] = loadedOperand(operand, kDim);
         auto type = cast<RankedTensorType>(v.getType());
-        if (!load || kDim == type.getRank() - 1)
+        if (!v.getDefiningOp<LoadOp>() || loadedKDim == type.getRank() - 1)
           continue;
+        kDim = loadedKDim;
         SmallVector<int64_t, 4> shape(type.getShape());
         int64_t vec = std::max<int64_t>(shapeVector[shape], 1);
         int64_t perLane = type.getNumElements() / (t.waveSize * numWarps);

@@ -72,6 +72,14 @@ int64_t renameK(llvm::ArrayRef<int64_t> order, int64_t k);
 DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
                       unsigned numWarps, int64_t batch = 0, const DotOptions &options = {});
 
+/// The warps along N for an M x N x K dot with `instr` on `numWarps` warps
+/// that needs the fewest LDS reads of operands per warp, when a read of A
+/// gives a lane `readA` elements and one of B `readB` (a transpose read
+/// gives fewer than a 128-bit one): a warp's share of A is (M / warpsM) x K,
+/// of B K x (N / warpsN). 0 where dotLayouts' own split is as good.
+unsigned chooseWarpsN(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K, unsigned numWarps,
+                      int64_t readA, int64_t readB);
+
 /// The K order under which `a` (an M x K operand layout with K in its own
 /// order) holds the elements `d` (an M x K accumulator layout) holds, up to
 /// which register holds which: `d` then is an A operand as it stands. None
