@@ -368,3 +368,30 @@ func.func @row_max_of_dot(%q: bf16, %k: bf16, %po: !tile.ptr<f32>) {
   tile.store %so, %d : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xf32>
   return
 }
+
+// -----
+
+// A reshape to a shape nothing loads gets a blocked layout shaped for it:
+// the rank's default, shaped for the 64x64 tile, would put 4 warps along a
+// dimension of 2 and hold every element twice (tl.sort and the scans reshape
+// into many such shapes).
+// GFX950: #[[OWN:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 64], warpsPerCTA = [2, 2], order = [1, 0]>
+// GFX950-LABEL: func.func @reshape_own_shape
+// GFX950: tile.reshape {{.*}} -> tensor<2x128xf32, #[[OWN]]>
+func.func @reshape_own_shape(%p: !tile.ptr<f32>, %f: f32) {
+  %big = tile.splat %f : f32 -> tensor<64x64xf32>
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>>
+  %q = tile.addptr %ps, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %v = tile.load %q : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  %x = tile.reshape %v : tensor<256xf32> -> tensor<2x128xf32>
+  %y = arith.addf %x, %x : tensor<2x128xf32>
+  %flat = tile.reshape %y : tensor<2x128xf32> -> tensor<256xf32>
+  tile.store %q, %flat : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  %b = tile.reduce(%big) axis = 0 : (tensor<64x64xf32>) -> tensor<64xf32> {
+  ^bb0(%l: f32, %m: f32):
+    %t = arith.addf %l, %m : f32
+    tile.reduce.return %t : f32
+  }
+  return
+}

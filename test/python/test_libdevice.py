@@ -14,6 +14,23 @@ from rocktile.language.extra import libdevice
 
 TARGETS = ["gfx950", "gfx1250"]
 
+
+def erfinv64(x):
+    """erfinv in float64: Newton on math.erf from a first guess (erf's
+    derivative is 2/sqrt(pi) exp(-y^2))."""
+    def one(v):
+        if abs(v) >= 1:
+            return math.copysign(math.inf, v) if abs(v) == 1 else math.nan
+        y = math.copysign(math.sqrt(-math.log((1 - v) * (1 + v))), v) * 0.8
+        for _ in range(60):
+            step = (math.erf(y) - v) / (2 / math.sqrt(math.pi) * math.exp(-y * y))
+            y -= step
+            if abs(step) <= 1e-17 * max(abs(y), 1e-300):
+                break
+        return y
+    return np.vectorize(one)(x)
+
+
 # name -> (float64 reference, domain, bound in ulps). Where an expansion ends
 # in exp, log, sin or cos, the emulator runs the host's libm for those (the
 # GPU runs LLVM's AMDGPU sequences, within 1-2 ulp of them).
@@ -26,10 +43,14 @@ ACCURACY = {
     "tanh": (np.tanh, (-10, 10), 4), "sinh": (np.sinh, (-10, 10), 2), "cosh": (np.cosh, (-10, 10), 1),
     "asin": (np.arcsin, (-1, 1), 4), "acos": (np.arccos, (-1, 1), 1.5), "atan": (np.arctan, (-100, 100), 27),
     "cbrt": (np.cbrt, (-1000, 1000), 11), "erf": (np.vectorize(math.erf), (-5, 5), 4),
+    "erfc": (np.vectorize(math.erfc), (-5, 9), 2), "erfinv": (erfinv64, (-0.9999, 0.9999), 3),
+    "asinh": (np.arcsinh, (-1e4, 1e4), 2), "acosh": (np.arccosh, (1, 1e4), 2),
+    "atanh": (np.arctanh, (-0.999, 0.999), 3),
 }
 BINARY_ACCURACY = {
     "atan2": (np.arctan2, (-100, 100), (-100, 100), 40),
     "pow": (np.power, (0.01, 100), (-10, 10), 64),  # exp(y log x): log's rounding grows with |y log x|
+    "hypot": (np.hypot, (-1e30, 1e30), (-1e30, 1e30), 2),
 }
 N = 4096
 
@@ -128,6 +149,41 @@ def test_exact_functions(target, dtype):
         if i == 16 and dtype == np.float64:  # a fused float64 multiply-add, exactly (numpy has none)
             want = np.array([fused(a, b, a) for a, b in zip(x.tolist(), y.tolist())])
         np.testing.assert_array_equal(got, np.asarray(want).astype(dtype), err_msg=f"result {i}")
+
+
+@rocktile.jit
+def edge_functions(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    ld = tl.extra.libdevice
+    for i, r in enumerate((ld.asinh(x), ld.acosh(x), ld.atanh(x), ld.erfinv(x), ld.erfc(x), ld.hypot(x, y))):
+        tl.store(out_ptr + i * N + offs, r)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_special_values_of_approximations(target):
+    """Zeros keep their sign, poles and infinities come out infinite, points
+    outside a domain NaN; hypot neither overflows nor underflows early, and
+    an infinity wins over a NaN."""
+    x = np.array([0.0, -0.0, 1.0, -1.0, 2.0, 0.5, np.inf, -np.inf, np.nan, 3e38, 1e-40, 1e20, 1e-30, -2.0, 0.25,
+                  -1e-5], np.float32)
+    y = np.array([0.0, 5.0, -0.0, np.nan, 2.0, np.inf, np.nan, 1.0, 1.0, 3e38, 1e-40, 1e20, 1e-30, 3.0, -4.0, 0.0],
+                 np.float32)
+    out = np.zeros(6 * x.size, np.float32)
+    edge_functions[(1,)](x, y, out, N=x.size, target=target)
+    got = out.reshape(6, x.size)
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    with np.errstate(all="ignore"):  # hypot(3e38, 3e38) overflows float32, as it should
+        want = [np.arcsinh(x64), np.arccosh(x64), np.arctanh(x64), erfinv64(x64),
+                np.vectorize(math.erfc)(x64), np.hypot(x64, y64).astype(np.float32)]
+    for name, g, w in zip(["asinh", "acosh", "atanh", "erfinv", "erfc", "hypot"], got, want):
+        w = w.astype(np.float32)
+        assert np.array_equal(np.isnan(g), np.isnan(w)), (name, g, w)
+        special = np.isinf(w) | (w == 0)
+        np.testing.assert_array_equal(g[special], w[special], err_msg=name)  # infinities and zeros
+        np.testing.assert_array_equal(np.signbit(g[special]), np.signbit(w[special]), err_msg=name)
+        np.testing.assert_allclose(g[~special & ~np.isnan(w)], w[~special & ~np.isnan(w)], rtol=1e-6, err_msg=name)
 
 
 def test_namespaces():

@@ -196,10 +196,19 @@ std::string describeInstrs(const Target &target) {
 struct DefaultLayouts {
   DenseMap<unsigned, Attribute> byRank;
   std::map<SmallVector<int64_t, 4>, Attribute> byShape;
+  std::function<Attribute(ArrayRef<int64_t>)> shapedFor; // a blocked layout for exactly this shape
 
   Attribute get(ArrayRef<int64_t> shape) const {
     auto it = byShape.find(SmallVector<int64_t, 4>(shape));
     return it != byShape.end() ? it->second : byRank.lookup(shape.size());
+  }
+  /// A reshape's result: its shape's loads' layout, else one shaped for it.
+  /// The rank's, shaped for the rank's largest tile, would replicate the
+  /// elements of a smaller one over lanes and warps (tl.sort's and the
+  /// scans' reshapes make such tiles, each of another shape).
+  Attribute forReshape(ArrayRef<int64_t> shape) const {
+    auto it = byShape.find(SmallVector<int64_t, 4>(shape));
+    return it != byShape.end() ? it->second : shapedFor(shape);
   }
 };
 
@@ -563,7 +572,7 @@ private:
     if (auto reshape = dyn_cast<ReshapeOp>(op)) {
       Attribute preferred = preferences.lookup(reshape.getResult());
       setEncoding(reshape.getResult(),
-                  preferred ? preferred : defaults.get(reshape.getType().getShape()));
+                  preferred ? preferred : defaults.forReshape(reshape.getType().getShape()));
       return success();
     }
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
@@ -837,6 +846,9 @@ struct AssignLayoutsPass
       }
     });
     DefaultLayouts defaults;
+    defaults.shapedFor = [ctx = &getContext(), wave = t.waveSize, warps = unsigned(numWarps)](ArrayRef<int64_t> shape) {
+      return Attribute(chooseBlocked(ctx, shape, 1, wave, warps));
+    };
     for (auto &[rank, shape] : largest)
       defaults.byRank[rank] = chooseBlocked(&getContext(), shape,
                                             std::max<int64_t>(vector.lookup(rank), 1),

@@ -7,9 +7,9 @@ from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, 
                      randn4x, uint_to_uniform_float)
 from .debug import assume, device_assert, device_print, max_constancy, max_contiguous, multiple_of
 from .core import (
-    abs, add, arange, argmax, argmin, atomic_add, atomic_and, atomic_cas, atomic_load, atomic_max, atomic_min, atomic_or,
+    abs, add, arange, argmax, argmin, associative_scan, atomic_add, atomic_and, atomic_cas, atomic_load, atomic_max, atomic_min, atomic_or,
     atomic_store, atomic_xchg, atomic_xor, bfloat16, block_type, broadcast, broadcast_to, cast, cat, cdiv, ceil, clamp,
-    constexpr, cos, debug_barrier, div_rn, dot, dtype, erf, exp, exp2, expand_dims, fdiv, flip, float16,
+    constexpr, cos, cumprod, cumsum, debug_barrier, div_rn, dot, dtype, erf, exp, exp2, expand_dims, fdiv, flip, float16,
     float32, float64, float8e4nv, float8e5, floor, fma, full, full_like, histogram, int1, int16, int32, int64, int8,
     interleave, join, load, log, log2, max, maximum, min, minimum, mul, num_programs, permute, pointer_type,
     program_id, PropagateNan, range, ravel, reduce, reduce_or, reshape, rsqrt, sigmoid, sin, softmax, sort,
@@ -19,9 +19,9 @@ from .core import (
 )
 
 __all__ = [
-    "abs", "add", "arange", "argmax", "argmin", "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_load", "atomic_max",
+    "abs", "add", "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_load", "atomic_max",
     "atomic_min", "atomic_or", "atomic_store", "atomic_xchg", "atomic_xor", "bfloat16", "block_type", "broadcast",
-    "broadcast_to", "cast", "cat", "cdiv", "ceil", "clamp", "constexpr", "cos", "debug_barrier",
+    "broadcast_to", "cast", "cat", "cdiv", "ceil", "clamp", "constexpr", "cos", "cumprod", "cumsum", "debug_barrier",
     "device_assert", "device_print", "div_rn", "dot", "dtype", "erf", "exp", "exp2", "expand_dims", "extra", "fdiv",
     "flip", "float16", "float32", "float64", "float8e4nv", "float8e5", "floor", "fma", "full", "full_like", "histogram",
     "int1", "int16", "int32", "int64", "int8", "interleave", "join", "load", "log", "log2", "math", "max",

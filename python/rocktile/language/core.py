@@ -437,6 +437,35 @@ def view(input, *shape):
 
 
 @_tensor_method
+def associative_scan(input, axis, combine_fn, reverse=False):
+    """Inclusive scan along `axis` with `combine_fn`, a @jit function of two
+    values returning one (for a tuple of n tiles, 2n values, the earlier
+    ones first, returning n); it must be associative, need not commute.
+    `reverse` scans from the last element. As in Triton."""
+    input = _unwrap(input)
+    inputs = list(input) if isinstance(input, (tuple, list)) else [input]
+    results = semantic.user_scan([_unwrap(x) for x in inputs], _int_arg(_unwrap(axis), "axis"),
+                                 _unwrap(combine_fn), builtins.bool(_unwrap(reverse)))
+    return tuple(results) if isinstance(input, (tuple, list)) else results[0]
+
+
+@_tensor_method
+def cumsum(input, axis=0, reverse=False, dtype=None):
+    """Inclusive sums along `axis` (integers narrower than 32 bits summed in
+    32, as tl.sum; `dtype` casts first)."""
+    dtype = None if _unwrap(dtype) is None else _dtype_arg(dtype)
+    return semantic.cumulative(_unwrap(input), _int_arg(_unwrap(axis), "axis"), builtins.bool(_unwrap(reverse)),
+                               dtype, semantic.add, "tl.cumsum")
+
+
+@_tensor_method
+def cumprod(input, axis=0, reverse=False):
+    """Inclusive products along `axis` (integers narrower than 32 bits in 32)."""
+    return semantic.cumulative(_unwrap(input), _int_arg(_unwrap(axis), "axis"), builtins.bool(_unwrap(reverse)),
+                               None, semantic.mul, "tl.cumprod")
+
+
+@_tensor_method
 def flip(x, dim=None):
     """`x` reversed along `dim` (the last dimension if None)."""
     x = _unwrap(x)

@@ -1405,6 +1405,77 @@ def sum_(x, axis, keep_dims, dtype):
     return reduce([x], axis, lambda a, b: [add(a[0], b[0])], keep_dims, "tl.sum")[0]
 
 
+def scan(inputs, axis, combine, reverse, fname):
+    """Inclusive scans of `inputs` (tiles of one shape) along `axis` with
+    `combine(lhs, rhs)` (lists of tiles, lhs first in scan order): a
+    butterfly over the bits of the axis index, low to high. After the level
+    of bit k each element holds the combination of its aligned block of
+    2^(k+1) up to itself (`prefix`) and of the whole block (`total`); the
+    later half of a block puts the earlier half's total in front. Each
+    level exchanges totals with the partner element across that bit (as
+    tl.sort does), so combine is called in scan order and need not commute;
+    `reverse` scans from the last element."""
+    shape = list(inputs[0].shape)
+    if not shape:
+        raise SemanticError(f"{fname} needs a tile, got a scalar")
+    if not -len(shape) <= axis < len(shape):
+        raise SemanticError(f"{fname}: axis {axis} is out of range for a tile of rank {len(shape)}")
+    axis %= len(shape)
+    length = shape[axis]
+    index = arange(0, length)
+    for d in range(len(shape)):
+        if d != axis:
+            index = expand_dims(index, d)
+    prefix, total = list(inputs), list(inputs)
+    for k in range(length.bit_length() - 1):
+        split = shape[:axis] + [length >> (k + 1), 2, 1 << k] + shape[axis + 1:]
+        partner = [reshape(_pair_partner(reshape(t, split, fname), axis + 1), shape, fname) for t in total]
+        bit = and_(shr(index, k), 1)
+        later = broadcast_to(equal(bit, 0 if reverse else 1), shape)
+        ahead = combine(partner, prefix)
+        prefix = [where(later, a, p) for a, p in zip(ahead, prefix)]
+        total = [where(later, hi, lo) for hi, lo in zip(combine(partner, total), combine(total, partner))]
+    return prefix
+
+
+def cumulative(x, axis, reverse, dtype, op, fname):
+    """tl.cumsum (op add) and tl.cumprod (op mul): narrow integers and
+    booleans accumulate in 32 bits, as tl.sum does, unless `dtype` is given."""
+    x = _numeric(x, fname)
+    if dtype is None and x.dtype.is_int() and x.dtype.primitive_bitwidth < 32:
+        dtype = uint32 if x.dtype.is_int_unsigned() else int32
+    if dtype is not None:
+        x = cast(x, dtype)
+    return scan([x], axis, lambda a, b: [op(a[0], b[0])], reverse, fname)[0]
+
+
+def user_scan(inputs, axis, combine_fn, reverse):
+    """tl.associative_scan: `combine_fn` (a @jit function) combines two sets
+    of values, one per input, into one (called on whole tiles here)."""
+    if not isinstance(combine_fn, KernelFunction):
+        raise SemanticError(f"tl.associative_scan needs a @rocktile.jit combine function, got {combine_fn!r}")
+    inputs = [_numeric(x, "tl.associative_scan") for x in inputs]
+    if not inputs or any(x.shape != inputs[0].shape for x in inputs):
+        raise SemanticError("tl.associative_scan needs one tile or a tuple of tiles of the same shape, got shapes "
+                            f"{[list(x.shape) for x in inputs]}")
+
+    def combine(lhs, rhs):
+        out = combine_fn(*lhs, *rhs)
+        out = list(out) if isinstance(out, (tuple, list)) else [out]
+        if len(out) != len(lhs):
+            raise SemanticError(f"the combine function of tl.associative_scan returned {len(out)} value(s) for "
+                                f"{len(lhs)} input(s)")
+        results = []
+        for value, like in zip(out, lhs):
+            value = broadcast_to(to_tensor(_value(value), like.dtype), like.shape)
+            if value.dtype != like.dtype:
+                raise SemanticError(f"the combine function of tl.associative_scan must keep each input's type "
+                                    f"({like.dtype}), got {value.dtype}")
+            results.append(value)
+        return results
+    return scan(inputs, axis, combine, reverse, "tl.associative_scan")
+
+
 def _index_combine(which, tie_break_left):
     """The combiner of argmax/argmin over (value, index) pairs: the larger
     (smaller) value; on a tie the smaller index, as Triton's tie_break_left."""

@@ -480,7 +480,7 @@ struct LowerToSimtPass : public rocktile::impl::LowerToSimtBase<LowerToSimtPass>
     // expansions into exp, log, sin and cos), so that the GPU and the
     // emulator run the same expansion.
     RewritePatternSet expansions(ctx);
-    static constexpr llvm::StringLiteral approximated[] = {"erf", "tanh", "atan", "atan2", "asin",
+    static constexpr llvm::StringLiteral approximated[] = {"erf", "erfc", "tanh", "atan", "atan2", "asin",
                                                            "acos", "log1p", "expm1", "cbrt"};
     populateMathPolynomialApproximationPatterns(expansions, [](StringRef op) {
       return llvm::is_contained(approximated, op.starts_with("math.") ? op.drop_front(5) : op);

@@ -3,8 +3,9 @@ libdevice names, in float32 (float16 and bfloat16 are computed in float32).
 
 None of them calls a vendor library: each is the math dialect op the name
 stands for, and the compiler expands those LLVM has no AMDGPU lowering for
-(tanh, atan, asin, pow, ...) into arithmetic above the emulator's cut
-(MLIR's polynomial approximations and expansions), so the emulator runs
+(tanh, atan, asin, pow, erfc, ...) into arithmetic above the emulator's cut
+(MLIR's polynomial approximations and expansions; asinh, acosh, atanh,
+erfinv and hypot are composed here), so the emulator runs
 the arithmetic the GPU runs. docs/language.md gives each function's
 measured accuracy. float64 works for the exact functions (abs, floor, ceil,
 trunc, round, rint, sqrt, fma, fmin, fmax, copysign, fmod, the
@@ -47,7 +48,7 @@ _UNARY = {
     "math.log1p": ["log1p"], "math.expm1": ["expm1"], "math.sin": ["sin", "fast_sinf"],
     "math.cos": ["cos", "fast_cosf"], "math.tan": ["tan", "fast_tanf"], "math.tanh": ["tanh"],
     "math.cosh": ["cosh"], "math.asin": ["asin"], "math.acos": ["acos"],
-    "math.atan": ["atan"], "math.erf": ["erf"], "math.cbrt": ["cbrt"],
+    "math.atan": ["atan"], "math.erf": ["erf"], "math.erfc": ["erfc"], "math.cbrt": ["cbrt"],
 }
 _BINARY = {
     "math.atan2": ["atan2"], "math.powf": ["pow", "powf", "fast_powf"], "math.copysign": ["copysign"],
@@ -67,6 +68,91 @@ def sinh(x):
     (exp(x) - exp(-x)) / 2 loses all its digits."""
     x = _float(x, "sinh")
     return (expm1(x) - expm1(-x)) * 0.5  # noqa: F821 (defined above)
+
+
+def _wide(x, fname):
+    """x as a float tensor, in float32 if it is narrower."""
+    x = _float(x, fname)
+    return semantic.cast(x, core.float32) if semantic._narrow_float(x.dtype) else x
+
+
+_LN2 = 0.6931471805599453
+_HUGE = 2.0 ** 28  # beyond it x * x would lose x's low bits (and overflow later)
+
+
+def asinh(x):
+    """sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), which keeps its digits
+    near 0; log(|x|) + ln 2 beyond 2^28."""
+    w = _wide(x, "asinh")
+    a = core.abs(w)
+    near = log1p(a + a * a / (1.0 + sqrt(1.0 + a * a)))  # noqa: F821 (defined above)
+    far = log(a) + _LN2  # noqa: F821
+    return semantic.cast(copysign(core.where(a > _HUGE, far, near), w), x.dtype)  # noqa: F821
+
+
+def acosh(x):
+    """log1p(t + sqrt(2t + t^2)) for t = x - 1 (exact), which keeps its
+    digits near 1; log(x) + ln 2 beyond 2^28; NaN below 1."""
+    w = _wide(x, "acosh")
+    t = w - 1.0
+    near = log1p(t + sqrt(2.0 * t + t * t))  # noqa: F821
+    far = log(w) + _LN2  # noqa: F821
+    return semantic.cast(core.where(w < 1.0, float("nan"), core.where(w > _HUGE, far, near)), x.dtype)
+
+
+def atanh(x):
+    """sign(x) log1p(2|x| / (1 - |x|)) / 2: no cancellation near 0 (and
+    log1p's argument is never near -1, where its rounding would grow);
+    +-inf at +-1, NaN beyond."""
+    w = _wide(x, "atanh")
+    a = core.abs(w)
+    return semantic.cast(copysign(log1p(2.0 * a / (1.0 - a)) * 0.5, w), x.dtype)  # noqa: F821
+
+
+# Giles, "Approximating the erfinv function" (GPU Computing Gems Jade, 2011):
+# polynomials in w = -log(1 - x^2), the central one in w - 2.5 for w < 5,
+# the tail one in sqrt(w) - 3, highest degree first.
+_ERFINV_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                   -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERFINV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _horner(coefficients, w):
+    p = coefficients[0]
+    for c in coefficients[1:]:
+        p = core.fma(p, w, c) if isinstance(p, semantic.tensor) else p * w + c
+    return p
+
+
+def erfinv(x):
+    """The inverse of erf on (-1, 1): Giles' float32 polynomials; +-inf at
+    +-1, NaN beyond."""
+    v = _wide(x, "erfinv")
+    w = -log((1.0 - v) * (1.0 + v))  # noqa: F821
+    central = _horner(_ERFINV_CENTRAL, w - 2.5)
+    tail = _horner(_ERFINV_TAIL, sqrt(w) - 3.0)  # noqa: F821
+    p = core.where(w < 5.0, central, tail) * v
+    return semantic.cast(core.where(core.abs(v) == 1.0, v * float("inf"), p), x.dtype)
+
+
+def hypot(x, y):
+    """sqrt(x^2 + y^2) without overflow or underflow, as m sqrt(1 + (n/m)^2)
+    for m = max(|x|, |y|), n = min; infinite where either is (even beside a
+    NaN), NaN where either is otherwise."""
+    a, b, ty = semantic._operands(_unwrap(x), _unwrap(y), "libdevice.hypot")
+    if not ty.is_floating():
+        a, b = semantic.cast(a, core.float32), semantic.cast(b, core.float32)
+    narrow = semantic._narrow_float(a.dtype)
+    if narrow:
+        a, b = semantic.cast(a, core.float32), semantic.cast(b, core.float32)
+    a, b = core.abs(a), core.abs(b)
+    m = core.maximum(a, b, propagate_nan=core.PropagateNan.ALL)
+    n = core.minimum(a, b, propagate_nan=core.PropagateNan.ALL)
+    r = n / m
+    h = core.where(m == 0.0, 0.0, m * sqrt(1.0 + r * r))  # noqa: F821
+    h = core.where((a == float("inf")) | (b == float("inf")), float("inf"), h)
+    return semantic.cast(h, ty) if narrow else h
 
 
 def exp10(x):
@@ -124,5 +210,5 @@ def fma(x, y, z):
 
 
 __all__ = sorted([n for names in (*_UNARY.values(), *_BINARY.values()) for n in names] +
-                 ["sinh", "exp10", "fast_exp10f", "fast_dividef", "div_rn", "isnan", "isinf", "isfinited", "signbit",
-                  "fma"])
+                 ["sinh", "asinh", "acosh", "atanh", "erfinv", "hypot", "exp10", "fast_exp10f", "fast_dividef",
+                  "div_rn", "isnan", "isinf", "isfinited", "signbit", "fma"])
