@@ -1368,31 +1368,49 @@ class KernelFunction:
     the only functions tl.reduce takes as combiners, as in Triton."""
 
 
-def user_reduce(inputs, axis, combine_fn, keep_dims):
-    """tl.reduce: `combine_fn` (a @jit function) combines two sets of
-    scalars, one per input, into one."""
+def _user_combiner(inputs, combine_fn, fname, scalars):
+    """The inputs of tl.reduce or tl.associative_scan (tiles of one shape)
+    and their combine function (a @jit one) as combine(lhs, rhs) on lists
+    of values, one per input: scalars for a reduction, whole tiles for a
+    scan."""
     if not isinstance(combine_fn, KernelFunction):
-        raise SemanticError(f"tl.reduce needs a @rocktile.jit combine function, got {combine_fn!r}")
-    inputs = [_numeric(x, "tl.reduce") for x in inputs]
+        raise SemanticError(f"{fname} needs a @rocktile.jit combine function, got {combine_fn!r}")
+    inputs = [_numeric(x, fname) for x in inputs]
     if not inputs or any(x.shape != inputs[0].shape for x in inputs) or not inputs[0].shape:
-        raise SemanticError("tl.reduce needs one tile or a tuple of tiles of the same shape, got shapes "
+        raise SemanticError(f"{fname} needs one tile or a tuple of tiles of the same shape, got shapes "
                             f"{[list(x.shape) for x in inputs]}")
 
     def combine(lhs, rhs):
         out = combine_fn(*lhs, *rhs)
         out = list(out) if isinstance(out, (tuple, list)) else [out]
         if len(out) != len(lhs):
-            raise SemanticError(f"the combine function of tl.reduce returned {len(out)} value(s) for "
+            raise SemanticError(f"the combine function of {fname} returned {len(out)} value(s) for "
                                 f"{len(lhs)} input(s)")
         results = []
         for value, like in zip(out, lhs):
             value = to_tensor(_value(value), like.dtype)
-            if value.shape or value.dtype != like.dtype:
-                raise SemanticError(f"the combine function of tl.reduce must return {like.dtype} scalars, one per "
-                                    f"input, got {value.type}")
+            if not scalars:
+                value = broadcast_to(value, like.shape)
+            if value.dtype != like.dtype or (scalars and value.shape):
+                raise SemanticError(f"the combine function of {fname} must return {like.dtype} "
+                                    f"{'scalars' if scalars else 'tiles'}, one per input, got {value.type}")
             results.append(value)
         return results
+    return inputs, combine
+
+
+def user_reduce(inputs, axis, combine_fn, keep_dims):
+    """tl.reduce: `combine_fn` combines two sets of scalars, one per input,
+    into one."""
+    inputs, combine = _user_combiner(inputs, combine_fn, "tl.reduce", scalars=True)
     return reduce(inputs, axis, combine, keep_dims, "tl.reduce")
+
+
+def user_scan(inputs, axis, combine_fn, reverse):
+    """tl.associative_scan: `combine_fn` combines two sets of values, one per
+    input, into one (called on whole tiles here)."""
+    inputs, combine = _user_combiner(inputs, combine_fn, "tl.associative_scan", scalars=False)
+    return scan(inputs, axis, combine, reverse, "tl.associative_scan")
 
 
 def sum_(x, axis, keep_dims, dtype):
@@ -1447,33 +1465,6 @@ def cumulative(x, axis, reverse, dtype, op, fname):
     if dtype is not None:
         x = cast(x, dtype)
     return scan([x], axis, lambda a, b: [op(a[0], b[0])], reverse, fname)[0]
-
-
-def user_scan(inputs, axis, combine_fn, reverse):
-    """tl.associative_scan: `combine_fn` (a @jit function) combines two sets
-    of values, one per input, into one (called on whole tiles here)."""
-    if not isinstance(combine_fn, KernelFunction):
-        raise SemanticError(f"tl.associative_scan needs a @rocktile.jit combine function, got {combine_fn!r}")
-    inputs = [_numeric(x, "tl.associative_scan") for x in inputs]
-    if not inputs or any(x.shape != inputs[0].shape for x in inputs):
-        raise SemanticError("tl.associative_scan needs one tile or a tuple of tiles of the same shape, got shapes "
-                            f"{[list(x.shape) for x in inputs]}")
-
-    def combine(lhs, rhs):
-        out = combine_fn(*lhs, *rhs)
-        out = list(out) if isinstance(out, (tuple, list)) else [out]
-        if len(out) != len(lhs):
-            raise SemanticError(f"the combine function of tl.associative_scan returned {len(out)} value(s) for "
-                                f"{len(lhs)} input(s)")
-        results = []
-        for value, like in zip(out, lhs):
-            value = broadcast_to(to_tensor(_value(value), like.dtype), like.shape)
-            if value.dtype != like.dtype:
-                raise SemanticError(f"the combine function of tl.associative_scan must keep each input's type "
-                                    f"({like.dtype}), got {value.dtype}")
-            results.append(value)
-        return results
-    return scan(inputs, axis, combine, reverse, "tl.associative_scan")
 
 
 def _index_combine(which, tie_break_left):
