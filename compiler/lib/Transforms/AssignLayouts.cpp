@@ -202,13 +202,16 @@ struct DefaultLayouts {
     auto it = byShape.find(SmallVector<int64_t, 4>(shape));
     return it != byShape.end() ? it->second : byRank.lookup(shape.size());
   }
-  /// A reshape's result: its shape's loads' layout, else one shaped for it.
-  /// The rank's, shaped for the rank's largest tile, would replicate the
-  /// elements of a smaller one over lanes and warps (tl.sort's and the
-  /// scans' reshapes make such tiles, each of another shape).
-  Attribute forReshape(ArrayRef<int64_t> shape) const {
-    auto it = byShape.find(SmallVector<int64_t, 4>(shape));
-    return it != byShape.end() ? it->second : shapedFor(shape);
+  /// A reshape's result: its shape's loads' layout, else its rank's, unless
+  /// that (shaped for the rank's largest tile) would hold elements of this
+  /// smaller one in several lanes or warps, as it would for many of the
+  /// reshapes tl.sort and the scans make: then one shaped for it.
+  Attribute forReshape(RankedTensorType type) const {
+    Attribute rank = get(type.getShape());
+    std::optional<LinearLayout> layout =
+        getLinearLayout(RankedTensorType::get(type.getShape(), type.getElementType(), rank));
+    bool copies = !layout || layout->getCopyBits(LinearLayout::Lane) || layout->getCopyBits(LinearLayout::Warp);
+    return copies ? shapedFor(type.getShape()) : rank;
   }
 };
 
@@ -572,7 +575,7 @@ private:
     if (auto reshape = dyn_cast<ReshapeOp>(op)) {
       Attribute preferred = preferences.lookup(reshape.getResult());
       setEncoding(reshape.getResult(),
-                  preferred ? preferred : defaults.forReshape(reshape.getType().getShape()));
+                  preferred ? preferred : defaults.forReshape(reshape.getType()));
       return success();
     }
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
