@@ -130,29 +130,30 @@ Value padK(Value x, unsigned kDim, int64_t factor, Operation *before) {
   return ReshapeOp::create(b, loc, tensor(result, type.getElementType()), padded);
 }
 
-/// The matrix instruction for `dot`, with K taken `kFactor` times longer;
-/// null when the types or shapes have none.
-/// The tile a dot operand is loaded as (through a tl.trans) and its K
-/// dimension there.
-std::pair<Value, unsigned> loadedOperand(Value operand, unsigned kDim) {
+/// A dot operand loaded (directly or through a tl.trans) with K not its
+/// contiguous (last) dimension, as a row-major B is: the loaded tile and
+/// its K dimension; none for any other operand.
+std::optional<std::pair<Value, unsigned>> loadedAcrossK(Value operand, unsigned kDim) {
   if (auto trans = operand.getDefiningOp<TransOp>())
-    return {trans.getSrc(), unsigned(trans.getOrder()[kDim])};
-  return {operand, kDim};
+    operand = trans.getSrc(), kDim = trans.getOrder()[kDim];
+  if (!operand.getDefiningOp<LoadOp>() || kDim == cast<RankedTensorType>(operand.getType()).getRank() - 1)
+    return std::nullopt;
+  return std::pair{operand, kDim};
 }
 
 /// The elements a lane reads from LDS at a time of a 2-D dot operand: a
 /// 128-bit read along K, or where the operand is loaded contiguous along M
 /// or N, the target's transpose read (gfx950's carry half as many).
 int64_t operandReadElements(Value operand, unsigned kDim, const Target &target) {
-  auto [v, loadedKDim] = loadedOperand(operand, kDim);
-  auto type = cast<RankedTensorType>(v.getType());
-  int64_t eltBytes = std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1);
+  int64_t eltBytes = std::max<int64_t>(cast<RankedTensorType>(operand.getType()).getElementTypeBitWidth() / 8, 1);
   LdsTransposeRead transposed = target.transposeRead(eltBytes);
-  if (v.getDefiningOp<LoadOp>() && loadedKDim != type.getRank() - 1 && transposed.lanes)
+  if (loadedAcrossK(operand, kDim) && transposed.lanes)
     return transposed.elements;
   return 16 / eltBytes;
 }
 
+/// The matrix instruction for `dot`, with K taken `kFactor` times longer;
+/// null when the types or shapes have none.
 const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, int64_t kFactor = 1) {
   auto a = dot.getA().getType(), d = dot.getType();
   std::optional<MatrixElem> ab = matrixElem(a.getElementType()), acc = matrixElem(d.getElementType());
@@ -196,7 +197,8 @@ std::string describeInstrs(const Target &target) {
 struct DefaultLayouts {
   DenseMap<unsigned, Attribute> byRank;
   std::map<SmallVector<int64_t, 4>, Attribute> byShape;
-  std::function<Attribute(ArrayRef<int64_t>)> shapedFor; // a blocked layout for exactly this shape
+  MLIRContext *ctx;
+  unsigned waveSize, numWarps; // for a blocked layout shaped for one tile
 
   Attribute get(ArrayRef<int64_t> shape) const {
     auto it = byShape.find(SmallVector<int64_t, 4>(shape));
@@ -211,7 +213,7 @@ struct DefaultLayouts {
     std::optional<LinearLayout> layout =
         getLinearLayout(RankedTensorType::get(type.getShape(), type.getElementType(), rank));
     bool copies = !layout || layout->getCopyBits(LinearLayout::Lane) || layout->getCopyBits(LinearLayout::Warp);
-    return copies ? shapedFor(type.getShape()) : rank;
+    return copies ? chooseBlocked(ctx, type.getShape(), 1, waveSize, numWarps) : rank;
   }
 };
 
@@ -834,11 +836,11 @@ struct AssignLayoutsPass
     func.walk([&](DotOp dot) {
       unsigned rank = dot.getType().getRank();
       for (auto [operand, kDim] : {std::pair{dot.getA(), rank - 1}, std::pair{dot.getB(), rank - 2}}) {
-        auto [v, loadedKDim] = loadedOperand(operand, kDim);
-        auto type = cast<RankedTensorType>(v.getType());
-        if (!v.getDefiningOp<LoadOp>() || loadedKDim == type.getRank() - 1)
+        std::optional<std::pair<Value, unsigned>> loaded = loadedAcrossK(operand, kDim);
+        if (!loaded)
           continue;
-        kDim = loadedKDim;
+        kDim = loaded->second;
+        auto type = cast<RankedTensorType>(loaded->first.getType());
         SmallVector<int64_t, 4> shape(type.getShape());
         int64_t vec = std::max<int64_t>(shapeVector[shape], 1);
         int64_t perLane = type.getNumElements() / (t.waveSize * numWarps);
@@ -849,9 +851,7 @@ struct AssignLayoutsPass
       }
     });
     DefaultLayouts defaults;
-    defaults.shapedFor = [ctx = &getContext(), wave = t.waveSize, warps = unsigned(numWarps)](ArrayRef<int64_t> shape) {
-      return Attribute(chooseBlocked(ctx, shape, 1, wave, warps));
-    };
+    defaults.ctx = &getContext(), defaults.waveSize = t.waveSize, defaults.numWarps = numWarps;
     for (auto &[rank, shape] : largest)
       defaults.byRank[rank] = chooseBlocked(&getContext(), shape,
                                             std::max<int64_t>(vector.lookup(rank), 1),

@@ -96,12 +96,13 @@ LogicalResult splitTransposeReads(gpu::GPUFuncOp kernel) {
   for (Operation *op : reads) {
     OpBuilder b(op);
     auto type = cast<VectorType>(op->getResult(0).getType());
-    Value view, at;
+    Value view, at, ptr; // ptr: a rocdl read's pointer chain
     if (auto load = dyn_cast<amdgpu::TransposeLoadOp>(op)) {
       view = load.getSrc();
       at = load.getSrcIndices()[0];
     } else {
-      FailureOr<std::pair<Value, Value>> element = ldsElementOf(op->getOperand(0), b);
+      ptr = op->getOperand(0);
+      FailureOr<std::pair<Value, Value>> element = ldsElementOf(ptr, b);
       if (failed(element))
         return op->emitError("the emulator reads rocdl transpose loads only at pointers into an LDS view");
       std::tie(view, at) = *element;
@@ -115,7 +116,6 @@ LogicalResult splitTransposeReads(gpu::GPUFuncOp kernel) {
     Value result = exchange.getResult(0);
     if (lanesType != type)
       result = vector::BitCastOp::create(b, op->getLoc(), type, result);
-    Value ptr = isa<amdgpu::TransposeLoadOp>(op) ? Value() : op->getOperand(0);
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
     // The pointer chain has no other use, and no host lowering.

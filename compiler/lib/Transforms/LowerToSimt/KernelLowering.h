@@ -155,6 +155,13 @@ private:
   /// True in the one lane and warp that own each element of `layout` (the
   /// others hold broadcast copies); null when every lane owns its elements.
   Value ownsElements(const LinearLayout &layout);
+  /// The index a chunk of `eltBytes`-byte elements is accessed at through a
+  /// buffer resource: `index` where `pred` holds, else 2^31 bytes, past the
+  /// end of any buffer under 2 GiB, where loads read zeros and stores are
+  /// dropped (a masked access without a branch).
+  Value bufferIndex(Value pred, Value index, int64_t eltBytes) {
+    return arith::SelectOp::create(b, loc(), pred, index, idx((int64_t(1) << 31) / eltBytes));
+  }
   /// Emits `emit`'s ops so that only the owners of `layout`'s elements run
   /// them (LDS writes that copies in other waves would race with).
   void byOwners(const LinearLayout &layout, function_ref<void()> emit);

@@ -29,20 +29,17 @@ namespace rocktile {
 /// 64-bit lane mask each, in SGPRs) do not stay live across the exchange's
 /// barriers. Exchanges in program order, each over the ops since the last.
 static void sinkPastExchanges(func::FuncOp func) {
-  SmallVector<tile::ConvertLayoutOp> exchanges;
-  func.walk([&](tile::ConvertLayoutOp op) {
-    if (op->hasAttr("tile.lds_offset"))
+  auto isExchange = [](Operation *op) { return isa<tile::ConvertLayoutOp>(op) && op->hasAttr("tile.lds_offset"); };
+  SmallVector<Operation *> exchanges;
+  func.walk([&](Operation *op) {
+    if (isExchange(op))
       exchanges.push_back(op);
   });
-  for (tile::ConvertLayoutOp exchange : exchanges) {
+  for (Operation *exchange : exchanges) {
     Block *block = exchange->getBlock();
     SmallVector<Operation *> earlier;
-    for (Operation *op = exchange->getPrevNode(); op; op = op->getPrevNode()) {
-      auto previous = dyn_cast<tile::ConvertLayoutOp>(op);
-      if (previous && previous->hasAttr("tile.lds_offset"))
-        break;
+    for (Operation *op = exchange->getPrevNode(); op && !isExchange(op); op = op->getPrevNode())
       earlier.push_back(op);
-    }
     for (Operation *op : earlier) { // last first, so that chains move whole
       bool usedAfter = !op->use_empty() && llvm::all_of(op->getUsers(), [&](Operation *user) {
         Operation *inBlock = block->findAncestorOpInBlock(*user);

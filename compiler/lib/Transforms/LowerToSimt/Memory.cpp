@@ -91,10 +91,7 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
     if (!mask) {
       chunk = load(b, loc(), ptr.base, index);
     } else if (buffer) {
-      // A masked-off lane reads at 2^31 bytes, past the last byte of any
-      // buffer under 2 GiB: the hardware returns zeros, without a branch.
-      Value at = arith::SelectOp::create(b, loc(), pred, index, idx((int64_t(1) << 31) / eltBytes));
-      chunk = load(b, loc(), buffer, at);
+      chunk = load(b, loc(), buffer, bufferIndex(pred, index, eltBytes));
       if (other && !otherIsZero)
         chunk = arith::SelectOp::create(b, loc(), pred, chunk, slice(other, g, width));
     } else {
@@ -158,10 +155,7 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
     Value chunk = slice(value, g, width);
     Value pred = writes(mask ? vector::ExtractOp::create(b, loc(), mask, g).getResult() : Value());
     if (buffer && pred) {
-      // As for loads: a masked-off lane writes at 2^31 bytes, past the end
-      // of any buffer under 2 GiB, where the hardware drops the write.
-      Value at = arith::SelectOp::create(b, loc(), pred, index, idx((int64_t(1) << 31) / eltBytes));
-      store(b, loc(), chunk, buffer, at);
+      store(b, loc(), chunk, buffer, bufferIndex(pred, index, eltBytes));
       continue;
     }
     guarded(pred, [&](OpBuilder &bb, Location l) { store(bb, l, chunk, ptr.base, index); });

@@ -71,9 +71,9 @@ def sinh(x):
 
 
 def _wide(x, fname):
-    """x as a float tensor, in float32 if it is narrower."""
+    """x as a float tensor, in float32 if it is narrower, and its own type."""
     x = _float(x, fname)
-    return semantic.cast(x, core.float32) if semantic._narrow_float(x.dtype) else x
+    return (semantic.cast(x, core.float32) if semantic._narrow_float(x.dtype) else x), x.dtype
 
 
 _LN2 = 0.6931471805599453
@@ -83,30 +83,30 @@ _HUGE = 2.0 ** 28  # beyond it x * x would lose x's low bits (and overflow later
 def asinh(x):
     """sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), which keeps its digits
     near 0; log(|x|) + ln 2 beyond 2^28."""
-    w = _wide(x, "asinh")
+    w, dtype = _wide(x, "asinh")
     a = core.abs(w)
     near = log1p(a + a * a / (1.0 + sqrt(1.0 + a * a)))  # noqa: F821 (defined above)
     far = log(a) + _LN2  # noqa: F821
-    return semantic.cast(copysign(core.where(a > _HUGE, far, near), w), x.dtype)  # noqa: F821
+    return semantic.cast(copysign(core.where(a > _HUGE, far, near), w), dtype)  # noqa: F821
 
 
 def acosh(x):
     """log1p(t + sqrt(2t + t^2)) for t = x - 1 (exact), which keeps its
     digits near 1; log(x) + ln 2 beyond 2^28; NaN below 1."""
-    w = _wide(x, "acosh")
+    w, dtype = _wide(x, "acosh")
     t = w - 1.0
     near = log1p(t + sqrt(2.0 * t + t * t))  # noqa: F821
     far = log(w) + _LN2  # noqa: F821
-    return semantic.cast(core.where(w < 1.0, float("nan"), core.where(w > _HUGE, far, near)), x.dtype)
+    return semantic.cast(core.where(w < 1.0, float("nan"), core.where(w > _HUGE, far, near)), dtype)
 
 
 def atanh(x):
     """sign(x) log1p(2|x| / (1 - |x|)) / 2: no cancellation near 0 (and
     log1p's argument is never near -1, where its rounding would grow);
     +-inf at +-1, NaN beyond."""
-    w = _wide(x, "atanh")
+    w, dtype = _wide(x, "atanh")
     a = core.abs(w)
-    return semantic.cast(copysign(log1p(2.0 * a / (1.0 - a)) * 0.5, w), x.dtype)  # noqa: F821
+    return semantic.cast(copysign(log1p(2.0 * a / (1.0 - a)) * 0.5, w), dtype)  # noqa: F821
 
 
 # Giles, "Approximating the erfinv function" (GPU Computing Gems Jade, 2011):
@@ -119,21 +119,21 @@ _ERFINV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 
 
 
 def _horner(coefficients, w):
-    p = coefficients[0]
-    for c in coefficients[1:]:
-        p = core.fma(p, w, c) if isinstance(p, semantic.tensor) else p * w + c
+    p = w * coefficients[0] + coefficients[1]
+    for c in coefficients[2:]:
+        p = core.fma(p, w, c)
     return p
 
 
 def erfinv(x):
     """The inverse of erf on (-1, 1): Giles' float32 polynomials; +-inf at
     +-1, NaN beyond."""
-    v = _wide(x, "erfinv")
+    v, dtype = _wide(x, "erfinv")
     w = -log((1.0 - v) * (1.0 + v))  # noqa: F821
     central = _horner(_ERFINV_CENTRAL, w - 2.5)
     tail = _horner(_ERFINV_TAIL, sqrt(w) - 3.0)  # noqa: F821
     p = core.where(w < 5.0, central, tail) * v
-    return semantic.cast(core.where(core.abs(v) == 1.0, v * float("inf"), p), x.dtype)
+    return semantic.cast(core.where(core.abs(v) == 1.0, v * float("inf"), p), dtype)
 
 
 def hypot(x, y):
@@ -141,10 +141,7 @@ def hypot(x, y):
     for m = max(|x|, |y|), n = min; infinite where either is (even beside a
     NaN), NaN where either is otherwise."""
     a, b, ty = semantic._operands(_unwrap(x), _unwrap(y), "libdevice.hypot")
-    if not ty.is_floating():
-        a, b = semantic.cast(a, core.float32), semantic.cast(b, core.float32)
-    narrow = semantic._narrow_float(a.dtype)
-    if narrow:
+    if not ty.is_floating() or semantic._narrow_float(ty):  # integers become float32, as in float_math2
         a, b = semantic.cast(a, core.float32), semantic.cast(b, core.float32)
     a, b = core.abs(a), core.abs(b)
     m = core.maximum(a, b, propagate_nan=core.PropagateNan.ALL)
@@ -152,18 +149,17 @@ def hypot(x, y):
     r = n / m
     h = core.where(m == 0.0, 0.0, m * sqrt(1.0 + r * r))  # noqa: F821
     h = core.where((a == float("inf")) | (b == float("inf")), float("inf"), h)
-    return semantic.cast(h, ty) if narrow else h
+    return semantic.cast(h, ty) if ty.is_floating() else h
 
 
 def exp10(x):
     """10^x, as exp2(t) * (1 + e ln 2), where t + e = x log2(10) to twice
     float32's precision (an fma recovers the product's rounding error)."""
-    x = _float(x, "exp10")
-    wide = semantic.cast(x, core.float32) if semantic._narrow_float(x.dtype) else x
+    wide, dtype = _wide(x, "exp10")
     hi, lo = 3.321928024291992, 7.0595369e-08  # log2(10) = hi + lo, hi a float32
     t = wide * hi
     e = core.fma(wide, hi, -t) + wide * lo
-    return semantic.cast(exp2(t) * (1.0 + e * 0.6931471805599453), x.dtype)  # noqa: F821
+    return semantic.cast(exp2(t) * (1.0 + e * _LN2), dtype)  # noqa: F821
 
 
 def fast_exp10f(x):
