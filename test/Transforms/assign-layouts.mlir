@@ -234,18 +234,22 @@ func.func @reshape_round_trip(%p: !tile.ptr<f32>) {
 // tile.dot: the instruction is chosen (16x16x32 on both targets) and the
 // 32x32 tile split 2x2 over 4 warps; A and B are converted from their loads'
 // blocked layout to the instruction's A and B layouts (warps along N hold
-// copies of A, along M of B), the zero accumulator is built in the D layout,
-// and the result is converted to blocked for the store (not its pointers).
+// copies of A, along M of B), and the product is computed transposed
+// (Dᵀ = Bᵀ Aᵀ), so that each lane holds runs of D along N: the zero
+// accumulator is built in that D layout, and the store takes the result as
+// it is (its pointers recomputed in the D layout), with no conversion.
 // GFX950-LABEL: func.func @dot
-// GFX950: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #tile.linear<register = {{\[\[}}1, 0], [2, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8], [4, 0], [8, 0]], warp = {{\[\[}}16, 0], [0, 16]]>>
-// GFX950: %[[A:.*]] = tile.convert_layout %{{.*}} -> tensor<32x32xbf16, #tile.linear<register = {{\[\[}}0, 1], [0, 2], [0, 4]], lane = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [0, 16]], warp = {{\[\[}}16, 0], [0, 0]]>>
-// GFX950: %[[B:.*]] = tile.convert_layout %{{.*}} -> tensor<32x32xbf16, #tile.linear<register = {{\[\[}}1, 0], [2, 0], [4, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8], [8, 0], [16, 0]], warp = {{\[\[}}0, 0], [0, 16]]>>
-// GFX950: %[[D:.*]] = tile.dot %[[A]], %[[B]], %[[Z]] {instr = "mfma_f32_16x16x32_bf16"}
-// GFX950: %[[C:.*]] = tile.convert_layout %[[D]] {{.*}} -> tensor<32x32xf32, #blocked>
-// GFX950: tile.store %{{.*}}, %[[C]] : tensor<32x32x!tile.ptr<f32>, #blocked>, tensor<32x32xf32, #blocked>
+// GFX950: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #tile.linear<register = {{\[\[}}0, 1], [0, 2]], lane = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 4], [0, 8]], warp = {{\[\[}}0, 16], [16, 0]]>>
+// GFX950: %[[A:.*]] = tile.convert_layout %{{.*}} -> tensor<32x32xbf16, #tile.linear<register = {{\[\[}}0, 1], [0, 2], [0, 4]], lane = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [0, 16]], warp = {{\[\[}}0, 0], [16, 0]]>>
+// GFX950: %[[B:.*]] = tile.convert_layout %{{.*}} -> tensor<32x32xbf16, #tile.linear<register = {{\[\[}}1, 0], [2, 0], [4, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8], [8, 0], [16, 0]], warp = {{\[\[}}0, 16], [0, 0]]>>
+// GFX950: %[[D:.*]] = tile.dot %[[A]], %[[B]], %[[Z]] {instr = "mfma_f32_16x16x32_bf16", transposed}
+// GFX950-NOT: tile.convert_layout
+// GFX950: tile.store %{{.*}}, %[[D]] : tensor<32x32x!tile.ptr<f32>, #tile.linear<register = {{\[\[}}0, 1], [0, 2]], {{.*}}>>, tensor<32x32xf32, #tile.linear<
 // GFX1250-LABEL: func.func @dot
-// GFX1250: arith.constant dense<0.000000e+00> : tensor<32x32xf32, #tile.linear<register = {{\[\[}}1, 0], [2, 0], [4, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8], [8, 0]], warp = {{\[\[}}16, 0], [0, 16]]>>
-// GFX1250: tile.dot {{.*}} {instr = "wmma_f32_16x16x32_bf16"}
+// GFX1250: arith.constant dense<0.000000e+00> : tensor<32x32xf32, #tile.linear<register = {{\[\[}}0, 1], [0, 2], [0, 4]], lane = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 8]], warp = {{\[\[}}0, 16], [16, 0]]>>
+// GFX1250: tile.dot {{.*}} {instr = "wmma_f32_16x16x32_bf16", transposed}
+// GFX1250-NOT: tile.convert_layout
+// GFX1250: tile.store
 func.func @dot(%pa: !tile.ptr<bf16>, %pb: !tile.ptr<bf16>, %pc: !tile.ptr<f32>) {
   %r = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
   %re = tile.expand_dims %r {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
@@ -274,9 +278,9 @@ func.func @dot(%pa: !tile.ptr<bf16>, %pb: !tile.ptr<bf16>, %pc: !tile.ptr<f32>) 
 // The kernel's tile.matrix_instr_nonkdim = 32 (Triton's option): gfx950 takes
 // its 32x32x16 MFMA; gfx1250 has no 32x32 WMMA and keeps 16x16x32.
 // GFX950-LABEL: func.func @dot_nonkdim_32
-// GFX950: tile.dot {{.*}} {instr = "mfma_f32_32x32x16_bf16"}
+// GFX950: tile.dot {{.*}} {instr = "mfma_f32_32x32x16_bf16", transposed}
 // GFX1250-LABEL: func.func @dot_nonkdim_32
-// GFX1250: tile.dot {{.*}} {instr = "wmma_f32_16x16x32_bf16"}
+// GFX1250: tile.dot {{.*}} {instr = "wmma_f32_16x16x32_bf16", transposed}
 func.func @dot_nonkdim_32(%a: bf16, %b: bf16, %pc: !tile.ptr<f32>) attributes {tile.matrix_instr_nonkdim = 32 : i32} {
   %ta = tile.splat %a : bf16 -> tensor<64x32xbf16>
   %tb = tile.splat %b : bf16 -> tensor<32x64xbf16>
@@ -295,9 +299,9 @@ func.func @dot_nonkdim_32(%a: bf16, %b: bf16, %pc: !tile.ptr<f32>) attributes {t
 // GFX950-LABEL: func.func @short_k
 // GFX950: tile.reshape {{.*}} -> tensor<16x32xbf16
 // GFX950: tile.reshape {{.*}} -> tensor<32x16xbf16
-// GFX950: tile.dot {{.*}} {instr = "mfma_f32_16x16x32_bf16"} : tensor<16x32xbf16, {{.*}}>, tensor<32x16xbf16, {{.*}}>
+// GFX950: tile.dot {{.*}} {instr = "mfma_f32_16x16x32_bf16", transposed} : tensor<16x32xbf16, {{.*}}>, tensor<32x16xbf16, {{.*}}>
 // GFX1250-LABEL: func.func @short_k
-// GFX1250: tile.dot {{.*}} {instr = "wmma_f32_16x16x32_bf16"} : tensor<16x32xbf16, {{.*}}>, tensor<32x16xbf16, {{.*}}>
+// GFX1250: tile.dot {{.*}} {instr = "wmma_f32_16x16x32_bf16", transposed} : tensor<16x32xbf16, {{.*}}>, tensor<32x16xbf16, {{.*}}>
 func.func @short_k(%a: bf16, %b: bf16, %pc: !tile.ptr<f32>) {
   %ta = tile.splat %a : bf16 -> tensor<16x16xbf16>
   %tb = tile.splat %b : bf16 -> tensor<16x16xbf16>
@@ -342,15 +346,16 @@ func.func @chained_dots(%q: bf16, %k: bf16, %v: bf16, %po: !tile.ptr<f32>) {
 
 // A row maximum of a dot's result stays in the D layout: the reduction's
 // result is a slice of D collapsed along N, and broadcasting it back for the
-// subtraction only renames registers (no conversion before the store's).
-// GFX950: #slice = #tile.slice<dim = 1, parent = #tile.linear<register = {{\[\[}}1, 0], [2, 0]], lane = {{\[\[}}0, 0], [0, 0], [0, 0], [0, 0], [4, 0], [8, 0]], warp = {{\[\[}}16, 0], [32, 0]]>>
+// subtraction only renames registers; the store takes the difference as it
+// is (D's lanes hold runs along N).
+// GFX950: #slice = #tile.slice<dim = 1, parent = #tile.linear<register = {{\[\[}}32, 0]], lane = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 0], [0, 0]], warp = {{\[\[}}0, 0], [16, 0]]>>
 // GFX950-LABEL: func.func @row_max_of_dot
 // GFX950-NOT: tile.convert_layout
 // GFX950: tile.reduce({{.*}}) axis = 1 : (tensor<64x32xf32, #tile.linear<{{.*}}>>) -> tensor<64xf32, #slice>
-// GFX950: tile.broadcast {{.*}} : tensor<64x1xf32, #tile.linear<register = {{\[\[}}1, 0], [2, 0]], lane = {{\[\[}}0, 0], [0, 0], [0, 0], [0, 0], [4, 0], [8, 0]], warp = {{\[\[}}16, 0], [32, 0]]>> -> tensor<64x32xf32, #tile.linear<{{.*}}>>
+// GFX950: tile.broadcast {{.*}} : tensor<64x1xf32, #tile.linear<register = {{\[\[}}32, 0]], lane = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 0], [0, 0]], warp = {{\[\[}}0, 0], [16, 0]]>> -> tensor<64x32xf32, #tile.linear<{{.*}}>>
 // GFX950: arith.subf
-// GFX950: tile.convert_layout {{.*}} -> tensor<64x32xf32, #blocked>
-// GFX950-NEXT: tile.store
+// GFX950-NOT: tile.convert_layout
+// GFX950: tile.store
 func.func @row_max_of_dot(%q: bf16, %k: bf16, %po: !tile.ptr<f32>) {
   %tq = tile.splat %q : bf16 -> tensor<64x32xbf16>
   %tk = tile.splat %k : bf16 -> tensor<32x32xbf16>

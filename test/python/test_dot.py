@@ -84,8 +84,9 @@ FP8 = {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}
 @pytest.mark.parametrize("M,N,K,num_warps", [(16, 16, 128, 1), (64, 64, 128, 4), (32, 32, 64, 4),
                                              (128, 128, 256, 8)])
 def test_dot_fp8_gfx950(a_type, b_type, M, N, K, num_warps):
-    """fp8 x fp8 (either format on each side) on the f8f6f4 MFMA: the
-    format of B reaches the instruction as blgp, of A as cbsz."""
+    """fp8 x fp8 (either format on each side) on the f8f6f4 MFMA. The dot is
+    computed transposed (Dᵀ = Bᵀ Aᵀ), so B is the instruction's A: its format
+    reaches the instruction as cbsz, A's as blgp."""
     a, _, c = operands(M, N, K, FP8[a_type])
     b = operands(M, N, K, FP8[b_type], seed=1)[1]
     d = np.zeros((M, N), np.float32)
@@ -93,8 +94,8 @@ def test_dot_fp8_gfx950(a_type, b_type, M, N, K, num_warps):
     check(d, a, b, c)
     mfma = [line for line in kernel.asm["amdgcn"].splitlines() if "v_mfma" in line]
     assert mfma and all("f8f6f4" in line for line in mfma)
-    assert all(("blgp:1" in line) == (b_type == "e5m2") for line in mfma)
-    assert all(("cbsz:1" in line) == (a_type == "e5m2") for line in mfma)
+    assert all(("cbsz:1" in line) == (b_type == "e5m2") for line in mfma)
+    assert all(("blgp:1" in line) == (a_type == "e5m2") for line in mfma)
 
 
 @pytest.mark.parametrize("a_type,b_type", [("e4m3", "e4m3"), ("e4m3", "e5m2"), ("e5m2", "e4m3"), ("e5m2", "e5m2")])
@@ -102,7 +103,8 @@ def test_dot_fp8_gfx950(a_type, b_type, M, N, K, num_warps):
                                              (128, 128, 256, 8)])
 def test_dot_fp8_gfx1250(a_type, b_type, M, N, K, num_warps):
     """fp8 x fp8 (either format on each side) on WMMA 16x16x128 where 128
-    divides K, else 16x16x64; each pair of formats is its own instruction."""
+    divides K, else 16x16x64; each pair of formats is its own instruction,
+    named B's format first (the dot is computed as Bᵀ Aᵀ)."""
     a, _, c = operands(M, N, K, FP8[a_type])
     b = operands(M, N, K, FP8[b_type], seed=1)[1]
     d = np.zeros((M, N), np.float32)
@@ -111,14 +113,14 @@ def test_dot_fp8_gfx1250(a_type, b_type, M, N, K, num_warps):
     names = {"e4m3": "fp8", "e5m2": "bf8"}
     wmma = [line.split()[0] for line in kernel.asm["amdgcn"].splitlines() if "v_wmma" in line]
     k = 128 if K % 128 == 0 else 64
-    assert wmma and set(wmma) == {f"v_wmma_f32_16x16x{k}_{names[a_type]}_{names[b_type]}"}
+    assert wmma and set(wmma) == {f"v_wmma_f32_16x16x{k}_{names[b_type]}_{names[a_type]}"}
 
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("M,N,K,blocks,num_warps", [
     (300, 200, 170, (64, 64, 32), 4), (1, 33, 7, (64, 64, 32), 4), (129, 257, 96, (32, 128, 64), 2),
     (64, 64, 64, (32, 128, 64), 2), (300, 200, 170, (128, 128, 64), 8),
-    # a 256x256 fp32 accumulator goes to the store layout in 4 pieces of 64 KiB
+    # a 256x256 fp32 accumulator, stored from its registers
     (270, 300, 80, (256, 256, 64), 8)])
 def test_tutorial_gemm_ragged_shapes(target, M, N, K, blocks, num_warps):
     a, b, _ = operands(M, N, K, ml_dtypes.bfloat16, seed=M + N + K)
@@ -207,13 +209,13 @@ def test_attention_inner_step(target, dtype, M, N, D, num_warps):
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_attention_step_keeps_p_in_registers(target):
-    """The second dot takes the first's result without LDS: only Q, K, V and
-    the result (to the store's layout) pass through LDS, and both dots are
-    transposed."""
+    """The second dot takes the first's result without LDS: only Q, K and V
+    pass through LDS (the result is stored from its registers), and both
+    dots are transposed."""
     sig = {"q_ptr": "*bf16:16", "k_ptr": "*bf16:16", "v_ptr": "*bf16:16", "o_ptr": "*fp32:16"}
     kernel = rocktile.compile(attention_step, sig, dict(M=64, N=64, D=64), target=target)
     tile_ir = kernel.asm["tile"]
-    assert tile_ir.count("tile.lds_offset") == 4
+    assert tile_ir.count("tile.lds_offset") == 3
     assert tile_ir.count("transposed") == 2
 
 

@@ -8,16 +8,25 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCAsmBackend.h"
+#include "llvm/MC/MCCodeEmitter.h"
+#include "llvm/MC/MCContext.h"
+#include "llvm/MC/MCObjectFileInfo.h"
+#include "llvm/MC/MCObjectWriter.h"
+#include "llvm/MC/MCParser/MCAsmParser.h"
+#include "llvm/MC/MCParser/MCTargetAsmParser.h"
+#include "llvm/MC/MCStreamer.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Scalar/Scalarizer.h"
-#include "llvm/Transforms/Utils/Cloning.h"
 #include <mutex>
 
 LLD_HAS_DRIVER(elf)
@@ -94,6 +103,43 @@ struct BackendDiagnostics : public DiagnosticHandler {
     return true;
   }
 };
+
+/// Assembles the backend's assembly text into a relocatable object with the
+/// target's MC layer, as llvm-mc does: a second run of code generation for
+/// the object would double the backend's time, which dominates compiling.
+Expected<std::string> assemble(const TargetMachine &tm, StringRef assembly) {
+  const Triple &triple = tm.getTargetTriple();
+  const Target &target = tm.getTarget();
+  const MCSubtargetInfo &sti = *tm.getMCSubtargetInfo();
+  const MCRegisterInfo &mri = *tm.getMCRegisterInfo();
+  const MCTargetOptions &options = tm.Options.MCOptions;
+  std::string errors;
+  SourceMgr sources;
+  sources.AddNewSourceBuffer(MemoryBuffer::getMemBuffer(assembly, "amdgcn", false), SMLoc());
+  sources.setDiagHandler(
+      [](const SMDiagnostic &d, void *out) {
+        raw_string_ostream os(*static_cast<std::string *>(out));
+        d.print(nullptr, os, false);
+      },
+      &errors);
+  MCContext context(triple, tm.getMCAsmInfo(), &mri, &sti, &sources, &options);
+  std::unique_ptr<MCObjectFileInfo> files(target.createMCObjectFileInfo(context, /*PIC=*/true));
+  context.setObjectFileInfo(files.get());
+  SmallString<0> object;
+  raw_svector_ostream os(object);
+  std::unique_ptr<MCAsmBackend> backend(target.createMCAsmBackend(sti, mri, options));
+  std::unique_ptr<MCObjectWriter> writer = backend->createObjectWriter(os);
+  std::unique_ptr<MCStreamer> streamer(target.createMCObjectStreamer(
+      triple, context, std::move(backend), std::move(writer),
+      std::unique_ptr<MCCodeEmitter>(target.createMCCodeEmitter(*tm.getMCInstrInfo(), context)), sti));
+  std::unique_ptr<MCAsmParser> parser(createMCAsmParser(sources, context, *streamer, *tm.getMCAsmInfo()));
+  std::unique_ptr<MCTargetAsmParser> targetParser(
+      target.createMCAsmParser(sti, *parser, *tm.getMCInstrInfo(), options));
+  parser->setTargetParser(*targetParser);
+  if (parser->Run(/*NoInitialTextSection=*/false) || !errors.empty())
+    return createStringError("the AMDGPU assembler rejected the backend's output: " + errors);
+  return std::string(object.str());
+}
 } // namespace
 
 Error rocktile::emitCode(Module &module, StringRef chip, std::string &assembly,
@@ -135,24 +181,21 @@ Error rocktile::emitCode(Module &module, StringRef chip, std::string &assembly,
   passes.run(module, mam);
   widenBf16Frem(module);
 
-  auto emit = [&](Module &m, CodeGenFileType kind, std::string &out) -> Error {
-    raw_string_ostream os(out);
+  {
+    raw_string_ostream os(assembly);
     buffer_ostream bos(os);
     legacy::PassManager pm;
-    if ((*tm)->addPassesToEmitFile(pm, bos, nullptr, kind))
-      return createStringError("the AMDGPU backend cannot emit this file type");
-    pm.run(m);
-    return Error::success();
-  };
-  // Code generation mutates the module, so each output gets its own copy.
-  std::unique_ptr<Module> copy = CloneModule(module);
-  if (Error e = emit(*copy, CodeGenFileType::AssemblyFile, assembly))
-    return e;
+    if ((*tm)->addPassesToEmitFile(pm, bos, nullptr, CodeGenFileType::AssemblyFile))
+      return createStringError("the AMDGPU backend cannot emit assembly");
+    pm.run(module);
+  }
   if (Error e = checkBackend())
     return e;
-  if (Error e = emit(module, CodeGenFileType::ObjectFile, object))
-    return e;
-  return checkBackend();
+  auto assembled = assemble(**tm, assembly);
+  if (!assembled)
+    return assembled.takeError();
+  object = std::move(*assembled);
+  return Error::success();
 }
 
 Expected<std::string> rocktile::linkCodeObject(StringRef object) {

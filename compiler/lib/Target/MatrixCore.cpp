@@ -100,10 +100,16 @@ unsigned chooseWarpsN(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_
 
 DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
                       unsigned numWarps, int64_t batch, const DotOptions &options) {
+  if (batch > 0) {
+    unsigned warpsBatch = std::min<int64_t>(numWarps, batch);
+    DotLayouts l = dotLayouts(instr, M, N, K, numWarps / warpsBatch, 0, options);
+    return {&instr, l.warpsM, l.warpsN, warpsBatch, withBatch(l.a, batch, warpsBatch),
+            withBatch(l.b, batch, warpsBatch), withBatch(l.d, batch, warpsBatch)};
+  }
   if (!options.kOrder.empty()) {
     DotOptions inOrder = options;
     inOrder.kOrder.clear();
-    DotLayouts l = dotLayouts(instr, M, N, K, numWarps, batch, inOrder);
+    DotLayouts l = dotLayouts(instr, M, N, K, numWarps, 0, inOrder);
     l.a = withKOrder(l.a, 1, options.kOrder);
     l.b = withKOrder(l.b, 0, options.kOrder);
     return l;
@@ -114,12 +120,6 @@ DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_
     swapped.warpsN = options.warpsN ? numWarps / options.warpsN : 0;
     DotLayouts l = dotLayouts(instr, N, M, K, numWarps, 0, swapped);
     return {&instr, l.warpsN, l.warpsM, 1, transpose(l.b), transpose(l.a), transpose(l.d)};
-  }
-  if (batch > 0) {
-    unsigned warpsBatch = std::min<int64_t>(numWarps, batch);
-    DotLayouts l = dotLayouts(instr, M, N, K, numWarps / warpsBatch);
-    return {&instr, l.warpsM, l.warpsN, warpsBatch, withBatch(l.a, batch, warpsBatch),
-            withBatch(l.b, batch, warpsBatch), withBatch(l.d, batch, warpsBatch)};
   }
   unsigned warpsM = 1, warpsN = 1;
   if (options.warpsN)

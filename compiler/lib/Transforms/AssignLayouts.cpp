@@ -340,9 +340,9 @@ private:
                         << " (M, N and K must be multiples of the instruction's)";
         return WalkResult::interrupt();
       }
-      DotOptions &o = options[dot];
+      DotOptions &o = options.try_emplace(dot, DotOptions{0, /*transposed=*/true, {}}).first->second;
       // Otherwise the warps split as the operands' LDS reads are fewest.
-      if (!o.warpsN && !o.transposed && !batch)
+      if (!o.warpsN && !batch)
         o.warpsN = chooseWarpsN(*instr, M, N, K, numWarps, operandReadElements(dot.getA(), 1, target),
                                 operandReadElements(dot.getB(), 0, target));
       DotLayouts l = dotLayouts(*instr, M, N, K, numWarps, batch, o);
@@ -425,7 +425,9 @@ private:
     auto linear = dyn_cast_or_null<LinearLayoutAttr>(layout);
     if (!linear)
       return layout;
-    auto shape = cast<RankedTensorType>(def->getResult(0).getType()).getShape();
+    // A store's shape is its value's.
+    Value shaped = def->getNumResults() ? def->getResult(0) : def->getOperand(0);
+    auto shape = cast<RankedTensorType>(shaped.getType()).getShape();
     // A broadcast's operand: the lanes' elements along the broadcast dims
     // collapse onto the one the operand has.
     if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
@@ -599,13 +601,24 @@ private:
     Attribute layout = resultLayout(op);
     if (!layout)
       return op->emitError("rocktile found no layout for this op's result (a compiler bug)");
-    // A matrix-instruction layout spreads rows over registers: a store goes
-    // in the (vectorized) blocked layout, its value converted to it, rather
-    // than its pointers converted to the value's layout.
+    // A matrix-instruction layout may spread rows over registers: then a
+    // store goes in the (vectorized) blocked layout, its value converted to
+    // it, rather than its pointers converted to the value's layout. A
+    // layout whose lanes hold runs along the last dimension as long as the
+    // blocked one's (a transposed dot's D) keeps its value where it is.
     if (auto store = dyn_cast<StoreOp>(op); store && isa<LinearLayoutAttr>(layout)) {
-      layout = encodingOf(store.getPtr());
-      if (!layout || isRematerializable(store.getPtr()))
-        layout = defaults.get(cast<RankedTensorType>(store.getValue().getType()).getShape());
+      auto type = cast<RankedTensorType>(store.getValue().getType());
+      Attribute blocked = encodingOf(store.getPtr());
+      bool recomputable = !blocked || isRematerializable(store.getPtr());
+      if (recomputable)
+        blocked = defaults.get(type.getShape());
+      auto run = [&](Attribute l) {
+        int64_t maxRun = std::max<int64_t>(128 / std::max<unsigned>(type.getElementTypeBitWidth(), 8), 1);
+        return std::min(getLinearLayout(type.cloneWithEncoding(l))->getContiguousRegisters(type.getRank() - 1),
+                        maxRun);
+      };
+      if (!recomputable || run(layout) < run(blocked))
+        layout = blocked;
     }
     if (failed(unify(op, operandLayout(op, layout))))
       return failure();

@@ -338,14 +338,6 @@ func.func @dot_warps_n(%a: tensor<16x32xbf16>, %b: tensor<32x16xbf16>, %c: tenso
 
 // -----
 
-func.func @dot_transposed_batch(%a: tensor<2x16x32xbf16>, %b: tensor<2x32x16xbf16>, %c: tensor<2x16x16xf32>) {
-  // expected-error @+1 {{only 2-D dots can be transposed}}
-  %d = tile.dot %a, %b, %c {transposed} : tensor<2x16x32xbf16>, tensor<2x32x16xbf16> -> tensor<2x16x16xf32>
-  return
-}
-
-// -----
-
 // expected-error @+1 {{slice layout: the parent must be a blocked or linear layout, got}}
 func.func @slice_parent(%x: tensor<16xf32, #tile.slice<dim = 0, parent = #tile.slice<dim = 0, parent = #tile.blocked<sizePerThread = [1, 1, 1], threadsPerWarp = [4, 2, 8], warpsPerCTA = [4, 1, 1], order = [2, 1, 0]>>>>) {
   return

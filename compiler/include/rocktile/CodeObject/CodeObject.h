@@ -1,5 +1,6 @@
 // From LLVM IR to an HSA code object, in process: the AMDGPU backend emits
-// an object, lld links it into a .hsaco, and the metadata note is read back.
+// assembly, the MC layer assembles it into an object, lld links that into a
+// .hsaco, and the metadata note is read back.
 #ifndef ROCKTILE_CODEOBJECT_CODEOBJECT_H
 #define ROCKTILE_CODEOBJECT_CODEOBJECT_H
 

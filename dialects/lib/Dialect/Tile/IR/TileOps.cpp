@@ -134,8 +134,6 @@ LogicalResult DotOp::verify() {
   }
   if (getWarpsN() && !llvm::isPowerOf2_32(*getWarpsN()))
     return emitOpError() << "warps_n must be a power of two, got " << *getWarpsN();
-  if (getTransposed() && rank != 2)
-    return emitOpError() << "only 2-D dots can be transposed";
   return success();
 }
 

@@ -345,7 +345,9 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
     Three more attributes, also set by layout assignment, say how the
     product maps onto the instruction. `warps_n` fixes how many warps split
     N (else the split is chosen from the shape). `transposed` computes
-    Dᵀ = Bᵀ Aᵀ: the instruction's A operand is Bᵀ, so D's lanes run along M.
+    Dᵀ = Bᵀ Aᵀ: the instruction's A operand is Bᵀ, so D's lanes run along M
+    and its registers along N (layout assignment computes every dot so, as
+    rows of a row-major D are then stored from registers as vectors).
     `k_order` renames K: bit i of the instruction's k index stands for K
     index `k_order[i]`, for A and B alike, which leaves the product
     unchanged. A dot whose A is the previous dot's result uses both to take
