@@ -12,6 +12,8 @@ config.test_exec_root = config.rocktile_build_dir
 config.excludes = ["python", "unit", "fuzz", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt"]
 
 config.environment["PYTHONPATH"] = os.path.join(config.rocktile_src_root, "python")
+# The tests check what the compiler emits: never a cached kernel.
+config.environment["ROCKTILE_CACHE"] = "0"
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%examples", os.path.join(config.rocktile_src_root, "examples")))
 for tool_dir in (*config.rocktile_tools_dirs, config.llvm_tools_dir):

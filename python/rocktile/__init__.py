@@ -17,6 +17,7 @@ from .compiler import CompiledKernel, TensorWrapper, compile, reinterpret
 from .errors import CompilationError, EmulatorError
 from .jit import JITFunction, jit
 from .launcher import get_target, set_target
+from .version import __version__
 from .language.core import cdiv, constexpr
 
 

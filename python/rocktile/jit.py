@@ -3,9 +3,11 @@ specialization and an in-process cache of compiled variants."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
+import types
 
-from . import compiler, rewrite
+from . import cache, compiler, rewrite
 from .compiler import CompiledKernel, Specialization
 from .errors import (CompilationError, definition_position, error_from_compile_error,
                      error_from_exception)
@@ -20,6 +22,17 @@ DEFAULT_NUM_STAGES = 2
 # The code objects of all @jit functions: ops get the location of the
 # innermost frame running one of them, and errors are reported there.
 _KERNEL_CODES: set = set()
+
+
+class _UnstableText(Exception):
+    """A value whose text differs between processes (it holds an address)."""
+
+
+def _stable_repr(value) -> str:
+    text = repr(value)
+    if " at 0x" in text:
+        raise _UnstableText(text)
+    return text
 
 
 class JITFunction(semantic.KernelFunction):
@@ -126,15 +139,62 @@ class JITFunction(semantic.KernelFunction):
         return compiler.compile(self, signature, constexprs, target, num_warps, **options)
 
     def compile_specialization(self, spec: Specialization, emulator_ok=False) -> CompiledKernel:
-        """The compiled kernel for `spec`, memoized. A kernel that only the
-        emulator can run (device_print, device_assert) is an error unless
-        `emulator_ok` (launches in the emulator)."""
+        """The compiled kernel for `spec`, memoized in `self.cache` and on
+        disk (rocktile.cache). A kernel that only the emulator can run
+        (device_print, device_assert) is an error unless `emulator_ok`
+        (launches in the emulator)."""
         kernel = self.cache.get(spec)
         if kernel is None:
-            kernel = self.cache[spec] = self._compile(spec, allow_emulator_only=True)
+            key = self.cache_key(spec) if cache.enabled() else None
+            kernel = cache.load(key, spec) if key else None
+            if kernel is None:
+                kernel = self._compile(spec, allow_emulator_only=True)
+                if key:
+                    cache.store(key, kernel)
+            self.cache[spec] = kernel
         if kernel.emulator_only and not emulator_ok:
             self._compile(spec, allow_emulator_only=False)  # raises the located error
         return kernel
+
+    def cache_key(self, spec: Specialization) -> str | None:
+        """The compile cache's key for `spec` (see rocktile.cache), or None
+        when the kernel cannot be keyed: a source that inspect cannot find,
+        or a value whose text differs between processes."""
+        h = hashlib.sha256(cache.compiler_key().encode())
+        try:
+            seen = set()
+            self._hash_sources(h, seen)
+            for _, value in spec.constexprs:
+                if isinstance(value, JITFunction):  # a @jit function passed as a constexpr
+                    value._hash_sources(h, seen)
+            h.update(_stable_repr(spec).encode())
+        except (OSError, TypeError, _UnstableText):
+            return None
+        return h.hexdigest()
+
+    def _hash_sources(self, h, seen):
+        """Hashes this function's source, those of the @jit functions it
+        names (directly, or as attributes of a module it names), and the
+        values of the other globals it reads."""
+        if self in seen:
+            return
+        seen.add(self)
+        h.update(f"{self.fn.__module__}.{self.fn.__qualname__}\n{inspect.getsource(self.fn)}".encode())
+        names, codes = set(), [self.fn.__code__]
+        while codes:
+            code = codes.pop()
+            names.update(code.co_names)
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        for name in sorted(names):
+            value = self.fn.__globals__.get(name)
+            if isinstance(value, JITFunction):
+                value._hash_sources(h, seen)
+            elif isinstance(value, types.ModuleType):
+                for attr in sorted(names):
+                    if isinstance(member := getattr(value, attr, None), JITFunction):
+                        member._hash_sources(h, seen)
+            elif isinstance(value, (bool, int, float, str)) or type(value).__module__.startswith(core.__package__):
+                h.update(f"{name}={_stable_repr(value)}\n".encode())
 
     def _compile(self, spec: Specialization, allow_emulator_only) -> CompiledKernel:
         module, ir = self.trace(spec)

@@ -1,0 +1,222 @@
+"""The on-disk compile cache (rocktile.cache): hits across processes, keys
+that change with what the kernel depends on, damaged entries recompiled
+with one warning, processes racing on one key, and directories that cannot
+be written."""
+import glob
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import rocktile
+import rocktile.language as tl
+from rocktile import cache, compiler
+
+SIG = {"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "n": "i32"}
+
+
+@rocktile.jit
+def scale_by(x):
+    return x * 3.0
+
+
+@rocktile.jit
+def triple(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, scale_by(x), mask=offs < n)
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROCKTILE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "_warned", set())
+    triple.cache.clear()
+    return tmp_path / "cache"
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+    """The number of times the C++ compiler ran."""
+    C = compiler.load_C()
+    real, count = C.compile, [0]
+
+    def counting(*args):
+        count[0] += 1
+        return real(*args)
+    monkeypatch.setattr(C, "compile", counting)
+    return count
+
+
+def entries(directory):
+    return sorted(glob.glob(os.path.join(directory, "*", "*.json")))
+
+
+def compile_triple(block=64, target="gfx950"):
+    triple.cache.clear()  # the in-process memo: each call reaches the disk cache
+    return rocktile.compile(triple, SIG, {"BLOCK": block}, target=target)
+
+
+def run_python(cwd, env, code):
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_hit_gives_the_same_kernel(cache_dir, compiles):
+    first = compile_triple()
+    assert compiles[0] == 1 and len(entries(cache_dir)) == 1
+    second = compile_triple()
+    assert compiles[0] == 1, "the second compile should be read from the cache"
+    assert second.hsaco == first.hsaco and second.asm == first.asm and second.metadata == first.metadata
+    x = np.arange(50, dtype=np.float32)
+    y = np.zeros_like(x)
+    triple[(1,)](x, y, 50, BLOCK=64)
+    np.testing.assert_array_equal(y, 3 * x)
+
+
+def test_key_follows_specialization(cache_dir, compiles):
+    compile_triple(64)
+    compile_triple(128)
+    compile_triple(64, target="gfx1250")
+    assert compiles[0] == 3 and len(entries(cache_dir)) == 3
+
+
+def test_key_follows_called_jit_function_sources(cache_dir):
+    """Changing a @jit function the kernel calls changes the key, as
+    changing the kernel's own source does."""
+    spec = compiler.make_specialization(triple, SIG, {"BLOCK": 64}, "gfx950", 4)
+    key = triple.cache_key(spec)
+    assert key == triple.cache_key(spec)
+    original = scale_by.fn
+
+    def scale_by_changed(x):
+        return x * 4.0
+    try:
+        scale_by.fn = scale_by_changed
+        assert triple.cache_key(spec) != key
+    finally:
+        scale_by.fn = original
+
+
+def test_disabled(cache_dir, compiles, monkeypatch):
+    monkeypatch.setenv("ROCKTILE_CACHE", "0")
+    compile_triple()
+    compile_triple()
+    assert compiles[0] == 2 and not os.path.exists(cache_dir)
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "empty", "format", "other_build"])
+def test_damaged_entry_is_recompiled_with_one_warning(cache_dir, compiles, damage):
+    good = compile_triple()
+    [path] = entries(cache_dir)
+    data = open(path, "rb").read()
+    header, body = data.split(b"\n", 1)
+    if damage == "flip":
+        i = len(body) // 2
+        data = header + b"\n" + body[:i] + bytes([body[i] ^ 0x20]) + body[i + 1:]
+    elif damage == "truncate":
+        data = data[:len(data) // 3]
+    elif damage == "empty":
+        data = b""
+    elif damage == "format":
+        data = data.replace(b"rocktile-cache 1 ", b"rocktile-cache 99 ", 1)
+    else:  # a whole, well-formed entry written by another build of rocktile
+        import hashlib
+        import json
+        entry = json.loads(body)
+        entry["compiler"] = "0" * 64
+        body = json.dumps(entry).encode()
+        data = b"rocktile-cache 1 " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    for expected_warnings in (1, 0):  # a second damaged read gives no second warning
+        open(path, "wb").write(data)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            again = compile_triple()
+        assert again.hsaco == good.hsaco
+        assert [str(w.message) for w in caught if "ignoring the cache entry" in str(w.message)] == \
+            [str(w.message) for w in caught][:expected_warnings] and len(caught) == expected_warnings
+    assert compiles[0] == 3
+    # The recompile rewrote the entry: it is read again.
+    compile_triple()
+    assert compiles[0] == 3
+
+
+def test_unwritable_directory_compiles_with_one_warning(tmp_path, monkeypatch, compiles):
+    # A regular file where the cache's parent directory should be: nothing
+    # can be created under it, even by root (for whom permission bits do not
+    # make a directory read-only).
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    monkeypatch.setenv("ROCKTILE_CACHE_DIR", str(blocker / "cache"))
+    monkeypatch.setattr(cache, "_warned", set())
+    with pytest.warns(RuntimeWarning, match="cannot be written") as caught:
+        compile_triple(64)
+        compile_triple(128)
+    assert len([w for w in caught if "cannot be written" in str(w.message)]) == 1
+    assert compiles[0] == 2
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_read_only_directory(cache_dir, compiles):
+    os.makedirs(cache_dir)
+    os.chmod(cache_dir, 0o500)
+    try:
+        with pytest.warns(RuntimeWarning, match="cannot be written"):
+            compile_triple()
+    finally:
+        os.chmod(cache_dir, 0o700)
+    assert compiles[0] == 1 and not entries(cache_dir)
+
+
+def test_full_disk_leaves_no_temporary_file(cache_dir, monkeypatch, compiles):
+    def full(fd, mode):
+        os.close(fd)
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(cache.os, "fdopen", full)
+    with pytest.warns(RuntimeWarning, match="No space left"):
+        compile_triple()
+    assert not [f for f in glob.glob(os.path.join(cache_dir, "*", "*"))]
+
+
+RACER = textwrap.dedent("""
+    import os, sys, time
+    sys.path.insert(0, {python!r})
+    import numpy as np
+    import rocktile
+    import test_cache
+    while not os.path.exists({start!r}):
+        time.sleep(0.005)
+    k = rocktile.compile(test_cache.triple, test_cache.SIG, {{"BLOCK": 256}}, target="gfx1250")
+    x = np.arange(200, dtype=np.float32); y = np.zeros_like(x)
+    test_cache.triple[(1,)](x, y, 200, BLOCK=256, target="gfx1250")
+    assert (y == 3 * x).all()
+    print(len(k.hsaco), k.metadata["vgpr_count"])
+""")
+
+
+def test_eight_processes_racing_on_one_key(tmp_path):
+    start = tmp_path / "start"
+    env = dict(os.environ, ROCKTILE_CACHE_DIR=str(tmp_path / "cache"), PYTHONWARNINGS="error::RuntimeWarning")
+    code = RACER.format(python=os.path.join(os.path.dirname(os.path.abspath(rocktile.__file__)), ".."),
+                        start=str(start))
+    here = os.path.dirname(os.path.abspath(__file__))
+    procs = [subprocess.Popen([sys.executable, "-c", code], cwd=here, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(8)]
+    start.write_text("")
+    outs = [p.communicate(timeout=600) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err[-2000:]
+    assert len({out for out, _ in outs}) == 1
+    assert len(entries(tmp_path / "cache")) == 2  # the compile's and the launch's specializations
+    assert not glob.glob(str(tmp_path / "cache" / "*" / ".tmp-*"))
+    # The entry the race left is whole: a new process reads it without compiling.
+    check = run_python(here, env, "import rocktile, test_cache\n"
+                           "from rocktile import compiler\n"
+                           "C = compiler.load_C()\n"
+                           "C.compile = None\n"
+                           "rocktile.compile(test_cache.triple, test_cache.SIG, {'BLOCK': 256}, target='gfx1250')\n")
+    assert check.returncode == 0, check.stderr[-2000:]
