@@ -532,11 +532,70 @@ def bad_sort(x_ptr, N: tl.constexpr, DIM: tl.constexpr):
 
 @pytest.mark.parametrize("n,dim,message", [
     (512, 1, "tl.sort sorts at most 256 elements along a dimension for now, got 512"),
-    (4, 0, "sorts along the last dimension only \\(1\\), got dim=0"),
+    (4, 0, "works along the last dimension only \\(1\\), got dim=0"),
 ])
 def test_sort_errors(n, dim, message):
     with pytest.raises(rocktile.CompilationError, match=message):
         rocktile.compile(bad_sort, {"x_ptr": "*fp32"}, {"N": n, "DIM": dim})
+
+
+@rocktile.jit
+def top_k(x_ptr, y_ptr, i_ptr, j_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """The style of a sampling kernel's top-k over logits, and of a MoE
+    router's over expert scores (integers)."""
+    rows = tl.arange(0, M)
+    x = tl.load(x_ptr + rows[:, None] * N + tl.arange(0, N)[None, :])
+    out = rows[:, None] * K + tl.arange(0, K)[None, :]
+    tl.store(y_ptr + out, tl.topk(x, K))
+    tl.store(y_ptr + M * K + out, x.topk(K, descending=False))
+    v = tl.load(i_ptr + tl.arange(0, N))
+    tl.store(j_ptr + tl.arange(0, K), tl.topk(v, K, dim=0))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n,k", [(32, 4), (32, 32), (16, 1), (64, 8)])
+def test_topk(target, n, k):
+    m = 4
+    rng = np.random.default_rng(n + k)
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    x[1, 3] = x[1, 5]  # a tie
+    i = rng.integers(-50, 50, n).astype(np.int32)
+    y, j = np.zeros(2 * m * k, np.float32), np.zeros(k, np.int32)
+    top_k[(1,)](x, y, i, j, M=m, N=n, K=k, target=target)
+    np.testing.assert_array_equal(y[:m * k].reshape(m, k), np.sort(x, axis=1)[:, ::-1][:, :k])
+    np.testing.assert_array_equal(y[m * k:].reshape(m, k), np.sort(x, axis=1)[:, :k])
+    np.testing.assert_array_equal(j, np.sort(i)[::-1][:k])
+
+
+@rocktile.jit
+def bitonic_merges(x_ptr, y_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(y_ptr + tl.arange(0, N), tl.bitonic_merge(x))
+    tl.store(y_ptr + N + tl.arange(0, N), tl.bitonic_merge(x, descending=True))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_bitonic_merge(target):
+    n = 64
+    rng = np.random.default_rng(3)
+    rising, falling = np.sort(rng.standard_normal(40)), np.sort(rng.standard_normal(n - 40))[::-1]
+    x = np.concatenate([rising, falling]).astype(np.float32)  # bitonic: rises, then falls
+    y = np.zeros(2 * n, np.float32)
+    bitonic_merges[(1,)](x, y, N=n, target=target)
+    np.testing.assert_array_equal(y[:n], np.sort(x))
+    np.testing.assert_array_equal(y[n:], np.sort(x)[::-1])
+
+
+@rocktile.jit
+def bad_topk(x_ptr, K: tl.constexpr):
+    tl.topk(tl.load(x_ptr + tl.arange(0, 16)), K)
+
+
+@pytest.mark.parametrize("k", [3, 32, 0])
+def test_topk_errors(k):
+    with pytest.raises(rocktile.CompilationError, match=f"k must be a power of two between 1 and the "
+                                                        f"dimension's 16, got {k}"):
+        rocktile.compile(bad_topk, {"x_ptr": "*fp32"}, {"K": k})
 
 
 # --------------------------------------------------------------------------

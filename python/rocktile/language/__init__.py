@@ -8,19 +8,19 @@ from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, 
 from .debug import assume, device_assert, device_print, max_constancy, max_contiguous, multiple_of
 from .core import (
     abs, add, arange, argmax, argmin, associative_scan, atomic_add, atomic_and, atomic_cas, atomic_load, atomic_max, atomic_min, atomic_or,
-    atomic_store, atomic_xchg, atomic_xor, bfloat16, block_type, broadcast, broadcast_to, cast, cat, cdiv, ceil, clamp,
+    atomic_store, atomic_xchg, atomic_xor, bfloat16, bitonic_merge, block_type, broadcast, broadcast_to, cast, cat, cdiv, ceil, clamp,
     constexpr, cos, cumprod, cumsum, debug_barrier, div_rn, dot, dtype, erf, exp, exp2, expand_dims, fdiv, flip, float16,
     float32, float64, float8e4nv, float8e5, floor, fma, full, full_like, histogram, int1, int16, int32, int64, int8,
     interleave, join, load, log, log2, max, maximum, min, minimum, mul, num_programs, permute, pointer_type,
     program_id, PropagateNan, range, ravel, reduce, reduce_or, reshape, rsqrt, sigmoid, sin, softmax, sort,
     split, sqrt, sqrt_rn, squeeze, static_assert, static_print, static_range, store, sub, sum, swizzle2d,
-    tensor, to_tensor, trans, TRITON_MAX_TENSOR_NUMEL, uint16, uint32, uint64, uint8, umulhi, unsqueeze, view,
+    tensor, to_tensor, topk, trans, TRITON_MAX_TENSOR_NUMEL, uint16, uint32, uint64, uint8, umulhi, unsqueeze, view,
     where, xor_sum, zeros, zeros_like,
 )
 
 __all__ = [
     "abs", "add", "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_load", "atomic_max",
-    "atomic_min", "atomic_or", "atomic_store", "atomic_xchg", "atomic_xor", "bfloat16", "block_type", "broadcast",
+    "atomic_min", "atomic_or", "atomic_store", "atomic_xchg", "atomic_xor", "bfloat16", "bitonic_merge", "block_type", "broadcast",
     "broadcast_to", "cast", "cat", "cdiv", "ceil", "clamp", "constexpr", "cos", "cumprod", "cumsum", "debug_barrier",
     "device_assert", "device_print", "div_rn", "dot", "dtype", "erf", "exp", "exp2", "expand_dims", "extra", "fdiv",
     "flip", "float16", "float32", "float64", "float8e4nv", "float8e5", "floor", "fma", "full", "full_like", "histogram",
@@ -30,6 +30,6 @@ __all__ = [
     "PropagateNan", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x", "range", "ravel", "reduce",
     "reduce_or", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn",
     "squeeze", "static_assert", "static_print", "static_range", "store", "sub", "sum", "swizzle2d", "tensor",
-    "to_tensor", "trans", "TRITON_MAX_TENSOR_NUMEL", "uint16", "uint32", "uint64", "uint8",
+    "to_tensor", "topk", "trans", "TRITON_MAX_TENSOR_NUMEL", "uint16", "uint32", "uint64", "uint8",
     "uint_to_uniform_float", "umulhi", "unsqueeze", "view", "where", "xor_sum", "zeros", "zeros_like",
 ]

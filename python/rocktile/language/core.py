@@ -485,6 +485,27 @@ def sort(x, dim=None, descending=False):
 
 
 @_tensor_method
+def topk(x, k, dim=None, descending=True):
+    """The k largest elements along the last dimension (`descending=False`:
+    the k smallest), largest (smallest) first; k is a power of two."""
+    x = _unwrap(x)
+    dim = _unwrap(dim)
+    rank = len(getattr(x, "shape", ()))
+    return semantic.topk(x, _unwrap(k), rank - 1 if dim is None else _int_arg(dim, "dim"),
+                         builtins.bool(_unwrap(descending)))
+
+
+def bitonic_merge(x, dim=None, descending=False):
+    """`x`, a bitonic sequence along its last dimension (rising then falling,
+    or falling then rising), sorted ascending (or `descending`)."""
+    x = _unwrap(x)
+    dim = _unwrap(dim)
+    rank = len(getattr(x, "shape", ()))
+    return semantic.bitonic_merge(x, rank - 1 if dim is None else _int_arg(dim, "dim"),
+                                  builtins.bool(_unwrap(descending)))
+
+
+@_tensor_method
 def ravel(input, can_reorder=False):
     """The elements as a 1-D tile, in row-major order."""
     x = semantic.to_tensor(_unwrap(input))

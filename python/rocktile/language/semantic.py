@@ -1326,40 +1326,88 @@ def flip(x, dim):
 MAX_SORT = 256
 
 
-def sort(x, dim, descending):
-    """A bitonic sorting network along the last dimension: each
-    compare-exchange splits the dimension into (blocks, 2, distance) and
-    swaps an element with its partner across the size-2 dimension."""
-    x = _numeric(x, "tl.sort")
+def _sorting_dim(x, dim, fname):
+    """`x` checked for a sort along `dim`, which must be its last one of at
+    most MAX_SORT elements: (x, its shape)."""
+    x = _numeric(x, fname)
     shape = list(x.shape)
     if not shape:
-        raise SemanticError("tl.sort needs a tile, got a scalar")
+        raise SemanticError(f"{fname} needs a tile, got a scalar")
     if dim not in (len(shape) - 1, -1):
-        raise SemanticError(f"tl.sort sorts along the last dimension only ({len(shape) - 1}), got dim={dim}")
-    n, prefix = shape[-1], shape[:-1]
-    if n > MAX_SORT:
-        raise SemanticError(f"tl.sort sorts at most {MAX_SORT} elements along a dimension for now, got {n}: "
-                            "its network exchanges through LDS at every step, which grows too large to compile")
-    r = len(prefix)
-    size = 2
+        raise SemanticError(f"{fname} works along the last dimension only ({len(shape) - 1}), got dim={dim}")
+    if shape[-1] > MAX_SORT:
+        raise SemanticError(f"{fname} sorts at most {MAX_SORT} elements along a dimension for now, got "
+                            f"{shape[-1]}: its network exchanges through LDS at every step, which grows too "
+                            "large to compile")
+    return x, shape
+
+
+def _bitonic_merge(x, size, descending, alternate, fname):
+    """Sorts each block of `size` consecutive elements along the last
+    dimension, each a bitonic sequence: all `descending` (else ascending),
+    or, with `alternate`, blocks whose bit `size` is set the other way (a
+    bitonic sequence of 2 `size` for the next merge). Each compare-exchange
+    splits the dimension into (blocks, 2, distance) and swaps an element
+    with its partner across the size-2 dimension."""
+    shape = list(x.shape)
+    r, n = len(shape) - 1, shape[-1]
+    distance = size // 2
+    while distance >= 1:
+        split_shape = shape[:-1] + [n // (2 * distance), 2, distance]
+        y = reshape(x, split_shape, fname)
+        other = _pair_partner(y, r + 1)
+        right = equal(_axis_index(split_shape, r + 1), 1)
+        if alternate:
+            block = mul(_axis_index(split_shape, r), 2 * distance)
+            flipped = not_equal(and_(block, size), 0)
+            if descending:
+                flipped = invert(flipped)
+        else:
+            flipped = full(split_shape, int(descending), int1)
+        out_of_order = where(right, less(y, other), greater(y, other))
+        x = reshape(where(xor(out_of_order, flipped), other, y), shape, fname)
+        distance //= 2
+    return x
+
+
+def sort(x, dim, descending):
+    """A bitonic sorting network along the last dimension: merges of blocks
+    of 2, 4, ... n elements, alternating in direction until the last."""
+    x, shape = _sorting_dim(x, dim, "tl.sort")
+    n, size = shape[-1], 2
     while size <= n:
-        distance = size // 2
-        while distance >= 1:
-            split_shape = prefix + [n // (2 * distance), 2, distance]
-            y = reshape(x, split_shape, "tl.sort")
-            other = _pair_partner(y, r + 1)
-            right = equal(_axis_index(split_shape, r + 1), 1)
-            if size == n:  # the last merge sorts every block one way
-                flipped = full(split_shape, int(descending), int1)
-            else:  # blocks whose bit `size` is set sort the other way: a bitonic sequence for the next merge
-                block = mul(_axis_index(split_shape, r), 2 * distance)
-                flipped = not_equal(and_(block, size), 0)
-                if descending:
-                    flipped = invert(flipped)
-            out_of_order = where(right, less(y, other), greater(y, other))
-            x = reshape(where(xor(out_of_order, flipped), other, y), shape, "tl.sort")
-            distance //= 2
+        x = _bitonic_merge(x, size, descending, size < n, "tl.sort")
         size *= 2
+    return x
+
+
+def bitonic_merge(x, dim, descending):
+    """tl.bitonic_merge: `x`, a bitonic sequence along its last dimension,
+    sorted."""
+    x, shape = _sorting_dim(x, dim, "tl.bitonic_merge")
+    return _bitonic_merge(x, shape[-1], descending, False, "tl.bitonic_merge")
+
+
+def topk(x, k, dim, descending):
+    """The k largest (or, not `descending`, smallest) elements along the last
+    dimension, largest (smallest) first, as Triton's partial bitonic sort:
+    blocks of k sorted in alternating directions, then, while more than k
+    remain, each pair of blocks keeps the larger (smaller) of each two
+    elements k apart, a bitonic sequence that is merged again."""
+    x, shape = _sorting_dim(x, dim, "tl.topk")
+    n = shape[-1]
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k & (k - 1) or k > n:
+        raise SemanticError(f"tl.topk: k must be a power of two between 1 and the dimension's {n}, got {k!r}")
+    size = 2
+    while size <= k:
+        x = _bitonic_merge(x, size, descending, size < n, "tl.topk")
+        size *= 2
+    keep = greater if descending else less
+    while n > k:
+        pairs = reshape(x, shape[:-1] + [n // (2 * k), 2, k], "tl.topk")
+        kept = reduce([pairs], len(shape), lambda l, r: [where(keep(r[0], l[0]), r[0], l[0])], False, "tl.topk")[0]
+        n //= 2
+        x = _bitonic_merge(reshape(kept, shape[:-1] + [n], "tl.topk"), k, descending, n > k, "tl.topk")
     return x
 
 
