@@ -63,3 +63,16 @@ func.func @large_conversion(%x: tensor<256x256xf32, #d>) {
   %y = tile.convert_layout %x : tensor<256x256xf32, #d> -> tensor<256x256xf32, #s>
   return
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A gather's source goes through LDS whole: 16 x 64 f32.
+// CHECK-LABEL: func.func @gather
+// CHECK-SAME: tile.lds_bytes = 4096
+// CHECK: tile.gather {{.*}} {axis = 1 : i32, tile.lds_offset = 0 : i64}
+func.func @gather(%x: tensor<16x64xf32, #b>, %i: tensor<16x8xi32, #b>) {
+  %g = tile.gather %x[%i] {axis = 1 : i32} : tensor<16x64xf32, #b>, tensor<16x8xi32, #b> -> tensor<16x8xf32, #b>
+  return
+}

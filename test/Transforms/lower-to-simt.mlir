@@ -307,6 +307,31 @@ func.func @trans_reshape(%p: !tile.ptr<f32>) attributes {tile.lds_bytes = 4096 :
 
 // -----
 
+#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#i = #tile.blocked<sizePerThread = [1, 2], threadsPerWarp = [16, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A gather writes its source to LDS in row-major order as whole vectors,
+// then each lane reads its two elements at (row, index) one by one.
+// CHECK-LABEL: gpu.func @gather
+// CHECK: gpu.barrier
+// CHECK: vector.store {{.*}} vector<4xf32>
+// CHECK: gpu.barrier
+// CHECK-COUNT-2: memref.load {{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.load {{.*}}workgroup
+// CHECK: gpu.return
+func.func @gather(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) attributes {tile.lds_bytes = 4096 : i64, tile.num_warps = 4 : i32} {
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<16x64x!tile.ptr<f32>, #b>
+  %x = tile.load %ps : tensor<16x64x!tile.ptr<f32>, #b> -> tensor<16x64xf32, #b>
+  %qs = tile.splat %q : !tile.ptr<i32> -> tensor<16x8x!tile.ptr<i32>, #i>
+  %i = tile.load %qs : tensor<16x8x!tile.ptr<i32>, #i> -> tensor<16x8xi32, #i>
+  %g = tile.gather %x[%i] {axis = 1 : i32, tile.lds_offset = 0 : i64} : tensor<16x64xf32, #b>, tensor<16x8xi32, #i> -> tensor<16x8xf32, #i>
+  %pg = tile.splat %p : !tile.ptr<f32> -> tensor<16x8x!tile.ptr<f32>, #i>
+  tile.store %pg, %g : tensor<16x8x!tile.ptr<f32>, #i>, tensor<16x8xf32, #i>
+  return
+}
+
+// -----
+
 #b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
 
 // device_print / device_assert become gpu.printf / cf.assert, and the kernel

@@ -598,6 +598,72 @@ def test_topk_errors(k):
         rocktile.compile(bad_topk, {"x_ptr": "*fp32"}, {"K": k})
 
 
+@rocktile.jit
+def gathers(x_ptr, i_ptr, j_ptr, y_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """Rows gathered by a per-row index (a MoE kernel's token order, a
+    sampler's chosen ids) along axis 1, and columns along axis 0."""
+    rows = tl.arange(0, M)
+    x = tl.load(x_ptr + rows[:, None] * N + tl.arange(0, N)[None, :])
+    i = tl.load(i_ptr + rows[:, None] * K + tl.arange(0, K)[None, :])
+    tl.store(y_ptr + rows[:, None] * K + tl.arange(0, K)[None, :], tl.gather(x, i, 1))
+    j = tl.load(j_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :])
+    tl.store(z_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :], x.gather(j, axis=0))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.bool_])
+@pytest.mark.parametrize("m,n,k", [(16, 64, 32), (4, 8, 16)])
+def test_gather(target, dtype, m, n, k):
+    rng = np.random.default_rng(m + n + k)
+    x = (rng.standard_normal((m, n)) * 50).astype(dtype)
+    i = rng.integers(0, n, (m, k)).astype(np.int32)
+    j = rng.integers(0, m, (k, n)).astype(np.int64)  # any integer type indexes
+    y, z = np.zeros((m, k), dtype), np.zeros((k, n), dtype)
+    gathers[(1,)](x, i, j, y, z, M=m, N=n, K=k, target=target)
+    np.testing.assert_array_equal(y, np.take_along_axis(x, i, 1))
+    np.testing.assert_array_equal(z, np.take_along_axis(x, j, 0))
+
+
+@rocktile.jit
+def gather_1d(x_ptr, i_ptr, y_ptr, N: tl.constexpr, K: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(y_ptr + tl.arange(0, K), tl.gather(x, tl.load(i_ptr + tl.arange(0, K)), 0))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_gather_1d_reverse_and_repeat(target):
+    x = np.arange(256, dtype=np.float32) * 0.5
+    i = np.concatenate([np.arange(256)[::-1], np.full(256, 7)]).astype(np.int32)
+    y = np.zeros(512, np.float32)
+    gather_1d[(1,)](x, i, y, N=256, K=512, target=target)
+    np.testing.assert_array_equal(y, x[i])
+
+
+@rocktile.jit
+def bad_gather(x_ptr, CASE: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 16)[:, None] * 8 + tl.arange(0, 8)[None, :])
+    if CASE == 0:
+        tl.gather(x, tl.arange(0, 8), 1)
+    elif CASE == 1:
+        tl.gather(x, tl.zeros((16, 4), tl.int32), 2)
+    elif CASE == 2:
+        tl.gather(x, tl.zeros((8, 4), tl.int32), 1)
+    else:
+        tl.gather(x, tl.zeros((16, 4), tl.float32), 1)
+
+
+@pytest.mark.parametrize("case,message", [
+    (0, "tl.gather needs a tile and an integer tile of its rank as the index"),
+    (1, "tl.gather: axis 2 is out of range for a tile of rank 2"),
+    (2, r"the index's shape \[8, 4\] must be the source's \[16, 8\] in every dimension but the axis \(1\)"),
+    (3, "tl.gather needs a tile and an integer tile of its rank as the index"),
+])
+def test_gather_errors(case, message):
+    with pytest.raises(rocktile.CompilationError, match=message) as e:
+        rocktile.compile(bad_gather, {"x_ptr": "*fp32"}, {"CASE": case})
+    assert "test_surface.py" in str(e.value)
+
+
 # --------------------------------------------------------------------------
 # Launch arguments and options as Triton kernels use them
 

@@ -582,6 +582,19 @@ private:
                   preferred ? preferred : defaults.forReshape(reshape.getType()));
       return success();
     }
+    if (auto gather = dyn_cast<GatherOp>(op)) {
+      // The source stays where it is (the lowering writes it to LDS); the
+      // result takes the index's layout.
+      Attribute layout = encodingOf(gather.getIndex());
+      if (isRematerializable(gather.getIndex())) {
+        Attribute preferred = preferences.lookup(gather.getResult());
+        layout = preferred ? preferred : defaults.get(gather.getType().getShape());
+      }
+      if (failed(unifyOperand(op, op->getOpOperand(1), layout)))
+        return failure();
+      setEncoding(gather.getResult(), layout);
+      return success();
+    }
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
       Attribute parent = encodingOf(reduce.getSrcs()[0]);

@@ -635,6 +635,17 @@ def swizzle2d(i, j, size_i, size_j, size_g):
 
 
 @_tensor_method
+def gather(src, index, axis):
+    """The elements of `src` at `index` along `axis`: result[..., i, ...] =
+    src[..., index[..., i, ...], ...]. `index` is an integer tile of src's
+    rank whose other dimensions are src's; the result has its shape. An index
+    outside src's axis is undefined behaviour, as in Triton. src passes
+    through LDS."""
+    return semantic.gather(semantic.to_tensor(_unwrap(src)), semantic.to_tensor(_unwrap(index)),
+                           _int_arg(_unwrap(axis), "axis"))
+
+
+@_tensor_method
 def histogram(input, num_bins, mask=None):
     """The counts of the values 0 .. num_bins-1 in a 1-D integer tile (int32;
     values outside the bins, and those where `mask` is false, are not

@@ -1323,6 +1323,21 @@ def flip(x, dim):
     return reshape(y, shape, "tl.flip")
 
 
+def gather(src, index, axis):
+    src = _numeric(src, "tl.gather")
+    rank = len(src.shape)
+    if not rank or len(index.shape) != rank or not index.dtype.is_int():
+        raise SemanticError(f"tl.gather needs a tile and an integer tile of its rank as the index, got "
+                            f"{src.type} and {index.type}")
+    if not -rank <= axis < rank:
+        raise SemanticError(f"tl.gather: axis {axis} is out of range for a tile of rank {rank}")
+    axis %= rank
+    if any(a != b for d, (a, b) in enumerate(zip(src.shape, index.shape)) if d != axis):
+        raise SemanticError(f"tl.gather: the index's shape {list(index.shape)} must be the source's "
+                            f"{list(src.shape)} in every dimension but the axis ({axis})")
+    return _emit("tile.gather", [src, index], block_type(src.dtype, index.shape), {"axis": f"{axis} : i32"})
+
+
 MAX_SORT = 256
 
 

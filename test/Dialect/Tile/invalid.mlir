@@ -370,3 +370,43 @@ func.func @linear_dependent(%x: tensor<2x2xf32, #tile.linear<register = [[1, 1]]
 func.func @linear_ragged(%x: tensor<2x2xf32, #tile.linear<register = [[1, 0]], lane = [[1]], warp = []>>) {
   return
 }
+
+// -----
+
+func.func @gather_rank(%x: tensor<16x64xf32>, %i: tensor<16xi32>) {
+  // expected-error @+1 {{index must have the rank of the source (2), got 'tensor<16xi32>'}}
+  %g = tile.gather %x[%i] {axis = 1 : i32} : tensor<16x64xf32>, tensor<16xi32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @gather_axis(%x: tensor<16x64xf32>, %i: tensor<16x8xi32>) {
+  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  %g = tile.gather %x[%i] {axis = 2 : i32} : tensor<16x64xf32>, tensor<16x8xi32> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_float_index(%x: tensor<16x64xf32>, %i: tensor<16x8xf32>) {
+  // expected-error @+1 {{index must hold integers, got 'tensor<16x8xf32>'}}
+  %g = tile.gather %x[%i] {axis = 1 : i32} : tensor<16x64xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_other_dims(%x: tensor<16x64xf32>, %i: tensor<8x8xi32>) {
+  // expected-error @+1 {{index must have the source's size in every dimension but the axis (1), got 'tensor<8x8xi32>' for 'tensor<16x64xf32>'}}
+  %g = tile.gather %x[%i] {axis = 1 : i32} : tensor<16x64xf32>, tensor<8x8xi32> -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_result(%x: tensor<16x64xf32>, %i: tensor<16x8xi32>) {
+  // expected-error @+1 {{result must be 'tensor<16x8xf32>', got 'tensor<16x8xf16>'}}
+  %g = tile.gather %x[%i] {axis = 1 : i32} : tensor<16x64xf32>, tensor<16x8xi32> -> tensor<16x8xf16>
+  return
+}

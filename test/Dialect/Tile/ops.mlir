@@ -72,6 +72,9 @@ func.func @all_ops(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %
   %tr = tile.trans %y {order = array<i32: 1, 0>} : tensor<16x64xf32> -> tensor<64x16xf32>
   // CHECK: tile.reshape %{{.*}} : tensor<64x16xf32> -> tensor<1024xf32>
   %rs = tile.reshape %tr : tensor<64x16xf32> -> tensor<1024xf32>
+  // CHECK: tile.gather %{{.*}}[%{{.*}}] {axis = 0 : i32} : tensor<64x16xf32>, tensor<8x16xi32> -> tensor<8x16xf32>
+  %gi = arith.constant dense<3> : tensor<8x16xi32>
+  %g = tile.gather %tr[%gi] {axis = 0 : i32} : tensor<64x16xf32>, tensor<8x16xi32> -> tensor<8x16xf32>
   return
 }
 

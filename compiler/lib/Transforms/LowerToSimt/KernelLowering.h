@@ -96,6 +96,7 @@ private:
   LogicalResult lowerAtomic(Operation *op);
   LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op);
   LogicalResult lowerTrans(tile::TransOp op);
+  LogicalResult lowerGather(tile::GatherOp op);
   LogicalResult lowerDot(tile::DotOp op);
   LogicalResult lowerPrint(tile::PrintOp op);
   LogicalResult lowerAssert(tile::AssertOp op);
@@ -104,6 +105,10 @@ private:
   /// Moves `op`'s operand into its result's layout (and shape, in row-major
   /// order) by way of its LDS scratch.
   LogicalResult exchangeThroughLds(Operation *op);
+  /// Writes `values` (registers of `layout`) to `view` as `lds` places them,
+  /// between barriers.
+  void storeToLds(Value values, const LinearLayout &layout, const LdsLayout &lds, const LdsAccess &write,
+                  Value view, int64_t eltBytes);
   /// This lane's part of the LDS offset of its elements of `layout` in `lds`.
   Value ldsThreadOffset(const LinearLayout &layout, const LdsLayout &lds);
   /// The first register and LDS index of each of this lane's `access`es

@@ -220,15 +220,7 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
     for (int64_t r = 0; r < pieces.from.getNumRegisters(); ++r)
       held.push_back(insertBits(r, pieces.fromBits, piece));
     Value pieceValues = vector::ShuffleOp::create(b, loc(), srcVector, srcVector, held);
-    gpu::BarrierOp::create(b, loc());
-    byOwners(pieces.from, [&] {
-      for (auto [reg, at] : ldsAccessIndices(pieces.from, writeLds, write, /*skipCopies=*/true)) {
-        Value part = gatherBytes(pieceValues, write.registers(reg));
-        vector::StoreOp::create(b, loc(), part, *view, ValueRange{at}, /*nontemporal=*/false,
-                                llvm::Align(write.width() * eltBytes));
-      }
-    });
-    gpu::BarrierOp::create(b, loc());
+    storeToLds(pieceValues, pieces.from, writeLds, write, *view, eltBytes);
     for (auto [reg, at] : ldsAccessIndices(readLayout, readLds, read, /*skipCopies=*/false)) {
       auto type = VectorType::get({read.width()}, elt);
       for (auto [j, r] : llvm::enumerate(read.registers(reg)))
@@ -249,6 +241,68 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   if (elt != vtype.getElementType())
     out = arith::TruncIOp::create(b, loc(), vtype, out);
   values[result] = {src.base, out};
+  return success();
+}
+
+void KernelLowering::storeToLds(Value values, const LinearLayout &layout, const LdsLayout &lds,
+                                const LdsAccess &write, Value view, int64_t eltBytes) {
+  // The lanes that own elements write them (a copy in another wave would
+  // race with them, even with the same value), between barriers.
+  gpu::BarrierOp::create(b, loc());
+  byOwners(layout, [&] {
+    for (auto [reg, at] : ldsAccessIndices(layout, lds, write, /*skipCopies=*/true)) {
+      Value part = gatherBytes(values, write.registers(reg));
+      vector::StoreOp::create(b, loc(), part, view, ValueRange{at}, /*nontemporal=*/false,
+                              llvm::Align(write.width() * eltBytes));
+    }
+  });
+  gpu::BarrierOp::create(b, loc());
+}
+
+LogicalResult KernelLowering::lowerGather(tile::GatherOp op) {
+  LinearLayout from = layoutOf(op.getSrc()), to = layoutOf(op);
+  if (!from.isAdditive() || !to.isAdditive())
+    return op->emitError("moving elements between lanes needs layouts whose coordinates add up");
+  auto srcType = op.getSrc().getType();
+  auto vtype = laneVectorType(op.getType(), to);
+  // i1 goes through LDS as bytes, as in exchangeThroughLds.
+  Type elt = vtype.getElementType().isInteger(1) ? b.getI8Type() : vtype.getElementType();
+  Value src = lookup(op.getSrc());
+  if (elt != vtype.getElementType())
+    src = arith::ExtUIOp::create(b, loc(), VectorType::get(cast<VectorType>(src.getType()).getShape(), elt), src);
+  int64_t eltBytes = exchangeBytes(srcType);
+  FailureOr<Value> view = scratchView(op, elt, srcType.getNumElements());
+  if (failed(view))
+    return failure();
+  // The source in row-major order, written as whole vectors.
+  LdsLayout lds = LdsLayout::rowMajor(from.getShape());
+  storeToLds(src, from, lds, ldsAccess(from, lds, eltBytes), *view, eltBytes);
+  // Each result element from the source's row-major position of its own
+  // coordinates, the index in place of the axis's.
+  unsigned axis = op.getAxis();
+  Value index = lookup(op.getIndex());
+  SmallVector<Value> threadPart;
+  for (unsigned d = 0; d < to.getRank(); ++d)
+    threadPart.push_back(threadCoord(to, d));
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < to.getNumRegisters(); ++r) {
+    LinearLayout::Coord c = to.apply(LinearLayout::Register, r);
+    Value at = i32(0);
+    for (unsigned d = 0; d < to.getRank(); ++d) {
+      Value coord = d == axis ? arith::IndexCastOp::create(b, loc(), b.getI32Type(),
+                                                           arith::IndexCastOp::create(b, loc(), b.getIndexType(),
+                                                                                      vector::ExtractOp::create(b, loc(), index, r)))
+                                    .getResult()
+                              : arith::AddIOp::create(b, loc(), threadPart[d], i32(c[d])).getResult();
+      at = arith::AddIOp::create(b, loc(), arith::MulIOp::create(b, loc(), at, i32(srcType.getDimSize(d))), coord);
+    }
+    elements.push_back(memref::LoadOp::create(b, loc(), *view,
+                                              ValueRange{arith::IndexCastOp::create(b, loc(), b.getIndexType(), at)}));
+  }
+  Value out = vector::FromElementsOp::create(b, loc(), VectorType::get({to.getNumRegisters()}, elt), elements);
+  if (elt != vtype.getElementType())
+    out = arith::TruncIOp::create(b, loc(), vtype, out);
+  values[op] = {values.lookup(op.getSrc()).base, out};
   return success();
 }
 

@@ -334,6 +334,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
         return success();
       })
       .Case([&](tile::ReshapeOp r) { return exchangeThroughLds(r); })
+      .Case([&](tile::GatherOp g) { return lowerGather(g); })
       .Case<tile::AtomicRMWOp, tile::AtomicCASOp>([&](Operation *a) { return lowerAtomic(a); })
       .Case([&](tile::BarrierOp) {
         gpu::BarrierOp::create(b, loc());

@@ -145,6 +145,24 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+LogicalResult GatherOp::verify() {
+  auto src = getSrc().getType(), index = getIndex().getType(), dst = getType();
+  int64_t axis = getAxis(), rank = src.getRank();
+  if (index.getRank() != rank)
+    return emitOpError() << "index must have the rank of the source (" << rank << "), got " << index;
+  if (axis < 0 || axis >= rank)
+    return emitOpError() << "axis " << axis << " is out of range for rank " << rank;
+  if (!index.getElementType().isInteger())
+    return emitOpError() << "index must hold integers, got " << index;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && index.getDimSize(d) != src.getDimSize(d))
+      return emitOpError() << "index must have the source's size in every dimension but the axis (" << axis
+                           << "), got " << index << " for " << src;
+  if (dst.getShape() != index.getShape() || dst.getElementType() != src.getElementType())
+    return emitOpError() << "result must be " << src.clone(index.getShape()) << ", got " << dst;
+  return success();
+}
+
 LogicalResult ConvertLayoutOp::verify() {
   auto src = getSrc().getType(), dst = getType();
   if (src.getShape() != dst.getShape() || src.getElementType() != dst.getElementType())

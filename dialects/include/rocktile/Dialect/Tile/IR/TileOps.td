@@ -156,6 +156,29 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
+  let summary = "Read a tile's elements at indices along one dimension";
+  let description = [{
+    Element `(i_0, ..., i_n)` of the result is the element of `src` at the
+    same coordinates, except along `axis`, where it is at
+    `index[i_0, ..., i_n]` (`tl.gather`). `index` and the result have one
+    shape, `src`'s but along `axis`. An index outside `src`'s axis is
+    undefined behaviour, as in Triton: it reads another element of `src`
+    (the emulator reports a read past all of `src` as an LDS fault with the
+    line). The lowering writes `src` to LDS and each lane reads the elements
+    it holds.
+
+    ```mlir
+    %g = tile.gather %src[%index] {axis = 1 : i32}
+        : tensor<32x64xf32>, tensor<32x16xi32> -> tensor<32x16xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, Tile_Tensor:$index, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src `[` $index `]` attr-dict `:` type($src) `,` type($index) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
   let summary = "Move a tile's elements to the lanes of another layout";
   let description = [{
