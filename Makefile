@@ -9,12 +9,14 @@ LIT ?= /usr/lib/llvm-22/bin/lit
 deps:
 	@PYTHON=$(PYTHON) ./scripts/install-deps.sh
 
-# Configures once, rebuilds incrementally, and makes `import rocktile` work
-# from any directory by pointing a .pth file at python/.
+# Configures once, rebuilds incrementally, makes `import rocktile` work from
+# any directory by pointing a .pth file at python/, and installs the
+# rocktile-compile command beside the Python interpreter.
 build: deps
 	@test -f $(BUILD)/build.ninja || cmake -G Ninja -S . -B $(BUILD) -DPython3_EXECUTABLE=$$(command -v $(PYTHON))
 	@cmake --build $(BUILD)
 	@$(PYTHON) -c "import site, os; open(os.path.join(site.getsitepackages()[0], 'rocktile.pth'), 'w').write(os.path.abspath('python') + '\n')"
+	@$(PYTHON) scripts/install-tools.py
 
 test: build
 	$(LIT) -sv $(BUILD)/test

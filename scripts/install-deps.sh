@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(cmake ninja-build ccache g++ zlib1g-dev libzstd-dev libgtest-dev
+PACKAGES=(cmake ninja-build ccache gcc g++ zlib1g-dev libzstd-dev libgtest-dev
           llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 liblld-22-dev)
 
 missing=()

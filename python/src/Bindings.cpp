@@ -322,6 +322,15 @@ PYBIND11_MODULE(_C, m) {
     for (const auto &[k, v] : result->metadata)
       md[py::str(k)] = v;
     md["name"] = result->kernelName;
+    py::list kernargs;
+    for (const rocktile::KernargSlot &slot : result->kernargs) {
+      py::dict entry;
+      entry["offset"] = slot.offset;
+      entry["size"] = slot.size;
+      entry["value_kind"] = slot.valueKind;
+      kernargs.append(entry);
+    }
+    md["kernargs"] = kernargs;
     py::dict out;
     out["tile"] = result->tile;
     out["simt"] = result->simt;

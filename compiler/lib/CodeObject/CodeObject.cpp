@@ -228,7 +228,7 @@ Expected<std::string> rocktile::linkCodeObject(StringRef object) {
 }
 
 Expected<std::map<std::string, int64_t>>
-rocktile::readKernelMetadata(StringRef hsaco, std::string &kernelName) {
+rocktile::readKernelMetadata(StringRef hsaco, std::string &kernelName, std::vector<KernargSlot> &kernargs) {
   auto file = object::ELF64LEObjectFile::create(MemoryBufferRef(hsaco, "hsaco"));
   if (!file)
     return file.takeError();
@@ -273,6 +273,13 @@ rocktile::readKernelMetadata(StringRef hsaco, std::string &kernelName) {
   md["wave_size"] = integer(".wavefront_size");
   md["kernarg_bytes"] = integer(".kernarg_segment_size");
   md["max_flat_workgroup_size"] = integer(".max_flat_workgroup_size");
+  kernargs.clear();
+  if (auto args = kernel.find(doc.getNode(".args")); args != kernel.end())
+    for (msgpack::DocNode &arg : args->second.getArray()) {
+      msgpack::MapDocNode slot = arg.getMap();
+      kernargs.push_back({int64_t(slot[".offset"].getUInt()), int64_t(slot[".size"].getUInt()),
+                          slot[".value_kind"].getString().str()});
+    }
   md["code_size"] = 0;
   for (const object::ELFSymbolRef &sym : file->symbols()) {
     auto name = sym.getName();

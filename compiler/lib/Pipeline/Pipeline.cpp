@@ -169,7 +169,7 @@ FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions
   if (!linked)
     return fail(linked.takeError());
   result.hsaco = std::move(*linked);
-  auto metadata = readKernelMetadata(result.hsaco, result.kernelName);
+  auto metadata = readKernelMetadata(result.hsaco, result.kernelName, result.kernargs);
   if (!metadata)
     return fail(metadata.takeError());
   result.metadata = std::move(*metadata);

@@ -7,6 +7,7 @@
 #include "llvm/Support/Error.h"
 #include <map>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class Module;
@@ -23,10 +24,17 @@ llvm::Error emitCode(llvm::Module &module, llvm::StringRef chip,
 /// Links a relocatable object into a shared code object with lld.
 llvm::Expected<std::string> linkCodeObject(llvm::StringRef object);
 
+/// One entry of a kernel's kernarg segment, as its metadata note declares it.
+struct KernargSlot {
+  int64_t offset, size;
+  std::string valueKind; // global_buffer, by_value, hidden_...
+};
+
 /// Reads the first kernel's resource usage from the code object's AMDGPU
-/// metadata note, plus its code size from the symbol table.
+/// metadata note, plus its code size from the symbol table, and its
+/// kernarg slots in order.
 llvm::Expected<std::map<std::string, int64_t>>
-readKernelMetadata(llvm::StringRef hsaco, std::string &kernelName);
+readKernelMetadata(llvm::StringRef hsaco, std::string &kernelName, std::vector<KernargSlot> &kernargs);
 
 } // namespace rocktile
 

@@ -6,6 +6,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "rocktile/CodeObject/CodeObject.h"
 #include <map>
 #include <string>
 
@@ -40,6 +41,7 @@ struct CompileResult {
   bool emulatorOnly = false;
   std::map<std::string, int64_t> metadata;
   std::string kernelName;
+  std::vector<KernargSlot> kernargs;
 };
 
 /// `op` as MLIR text, with source locations if asked.

@@ -1,0 +1,332 @@
+"""rocktile-compile: ahead-of-time compilation of one @rocktile.jit kernel
+into files a C or C++ program ships.
+
+    rocktile-compile kernels.py:add_kernel --target gfx950,gfx1250 \\
+        --signature "x_ptr=*fp32:16,y_ptr=*fp32:16,out_ptr=*fp32:16,n=i32" \\
+        --constexpr BLOCK=1024 --num-warps 4 -o out/
+
+writes, for a kernel named NAME (--name, default the function's name):
+
+    NAME.TARGET.hsaco   one code object per target
+    NAME.json           the specialization, and per target the code
+                        object's resources and kernarg layout
+    NAME.h, NAME.c      load_NAME() / unload_NAME() / launch_NAME(stream,
+                        gx, gy, gz, args...) over the HIP module API, with
+                        the code objects embedded as byte arrays
+
+load_NAME() loads the first embedded code object the current device accepts
+(hipModuleLoadData refuses another architecture's), so one binary serves
+both chips. launch_NAME() packs the arguments at the offsets the code
+object's metadata declares and passes them as HIP's `extra` kernarg buffer.
+`--emit tile|simt|llir|amdgcn` writes that stage per target instead.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.util
+import json
+import os
+import sys
+
+from . import compiler, language
+from .errors import CompilationError
+
+STAGES = {"tile": "tile.mlir", "simt": "simt.mlir", "llir": "ll", "amdgcn": "s"}
+# C types of scalar arguments (16-bit floats as their bits).
+C_SCALARS = {"i1": "bool", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",
+             "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t",
+             "fp16": "uint16_t", "bf16": "uint16_t", "fp32": "float", "fp64": "double"}
+C_SIZES = {"bool": 1, "int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
+           "float": 4, "int64_t": 8, "uint64_t": 8, "double": 8}
+
+
+class UsageError(Exception):
+    """A bad option: the message names it."""
+
+
+def parse_signature(text):
+    types = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, eq, ty = item.partition("=")
+        if not eq or not name.strip() or not ty.strip():
+            raise UsageError(f"--signature: expected name=type items separated by commas, got {item!r}")
+        types[name.strip()] = ty.strip()
+    return types
+
+
+def parse_constexpr(item):
+    name, eq, text = item.partition("=")
+    if not eq or not name.strip():
+        raise UsageError(f"--constexpr: expected NAME=VALUE, got {item!r}")
+    text = text.strip()
+    if text.startswith("tl."):
+        value = getattr(language, text[3:], None)
+        if value is None:
+            raise UsageError(f"--constexpr {name}: rocktile.language has no {text[3:]!r}")
+        return name.strip(), value
+    try:
+        return name.strip(), ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return name.strip(), text  # a bare word is a string (ACTIVATION=leaky_relu)
+
+
+def load_kernel(path_and_name):
+    path, colon, name = path_and_name.rpartition(":")
+    if not colon or not path or not name:
+        raise UsageError(f"the kernel must be given as path/to/file.py:kernel_name, got {path_and_name!r}")
+    if not os.path.isfile(path):
+        raise UsageError(f"no such file: {path}")
+    directory = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, directory)  # the kernel's own imports, as when run as a script
+    spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(path))[0], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fn = getattr(module, name, None)
+    while fn is not None and not hasattr(fn, "compile_specialization") and hasattr(fn, "fn"):
+        fn = fn.fn  # an @autotune or @heuristics wrapper: the kernel under it
+    if not hasattr(fn, "compile_specialization"):
+        raise UsageError(f"{path} has no @rocktile.jit function {name!r}")
+    return fn
+
+
+def c_identifier(name):
+    if not name.isidentifier() or not name.isascii():
+        raise UsageError(f"--name: {name!r} is not a C identifier")
+    return name
+
+
+def kernarg_packing(kernel, spec):
+    """C statements writing the launch's arguments into `args` at the slots
+    the code object declares, checked against the specialization: a pointer
+    is a memref descriptor (base, aligned base, offset, size, stride)."""
+    slots = [s for s in kernel.metadata["kernargs"] if not s["value_kind"].startswith("hidden_")]
+    lines, i = [], 0
+    for arg in spec.args:
+        if arg.type.is_ptr():
+            elt = max(arg.type.element_ty.primitive_bitwidth // 8, 1)
+            # A :range32 buffer is under 2 GiB, which bounds its buffer
+            # resource; other pointers' size is not read.
+            size = (2**31 - 1) // elt
+            values = [("uint64_t", f"(uintptr_t){arg.name}")] * 2 + [("int64_t", "0"), ("int64_t", str(size)),
+                                                                       ("int64_t", "1")]
+        else:
+            values = [(C_SCALARS[str(arg).split(":")[0]], arg.name)]
+        mine = slots[i:i + len(values)]
+        if len(mine) != len(values):
+            raise CompilationError(f"the code object of {kernel.name} has {len(slots)} kernarg slots, fewer than "
+                                   "its arguments need (a rocktile bug)")
+        for slot, (ctype, value) in zip(mine, values):
+            if slot["size"] != C_SIZES[ctype]:
+                raise CompilationError(f"the code object of {kernel.name} has a {slot['size']}-byte kernarg slot "
+                                       f"for {arg.name}'s {ctype} (a rocktile bug)")
+            lines.append(f"    {{ {ctype} v = {value}; memcpy(args + {slot['offset']}, &v, sizeof v); }}")
+        i += len(values)
+    if i != len(slots):
+        raise CompilationError(f"the code object of {kernel.name} has {len(slots)} kernarg slots, more than its "
+                               "arguments fill (a rocktile bug)")
+    return lines
+
+
+def c_parameters(spec):
+    params = []
+    for arg in spec.args:
+        if arg.type.is_ptr():
+            params.append(f"void *{arg.name}")
+        else:
+            params.append(f"{C_SCALARS[str(arg).split(':')[0]]} {arg.name}")
+    return params
+
+
+def write_c(out, name, fn, spec_by_target, kernels):
+    params = ", ".join(["hipStream_t stream", "unsigned gx", "unsigned gy", "unsigned gz",
+                        *c_parameters(next(iter(spec_by_target.values())))])
+    guard = f"ROCKTILE_{name.upper()}_H"
+    first = next(iter(kernels.values()))
+    header = f"""// Generated by rocktile-compile from {fn.__module__}.{fn.__name__}: do not edit.
+// Signature {', '.join(f'{k}={v}' for k, v in first.signature.items())}; constexprs {first.constexprs};
+// num_warps {first.num_warps}; targets {', '.join(kernels)}.
+#ifndef {guard}
+#define {guard}
+#include <stdbool.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {{
+#endif
+
+typedef struct ihipStream_t *hipStream_t;
+
+/* Loads the code object of the current HIP device's architecture. Returns 0
+   (hipSuccess), or the HIP error of the last code object tried. */
+int load_{name}(void);
+/* Unloads it (a later launch loads it again). */
+void unload_{name}(void);
+/* Launches {fn.__name__} on `stream` with gx x gy x gz workgroups (loading the
+   code object first if needed). Pointers are device addresses. Returns 0
+   (hipSuccess) or a HIP error. */
+int launch_{name}({params});
+
+#ifdef __cplusplus
+}}
+#endif
+#endif
+"""
+    images, cases = [], []
+    for i, (target, k) in enumerate(kernels.items()):
+        data = ",".join(str(b) for b in k.hsaco)
+        images.append(f"static _Alignas(64) const unsigned char image_{target}[{len(k.hsaco)}] = {{{data}}};")
+        threads = k.num_warps * k.metadata["wave_size"]
+        pack = "\n".join(kernarg_packing(k, spec_by_target[target]))
+        cases.append(f"""  case {i}: /* {target} */
+    size = {k.metadata['kernarg_bytes']};
+{pack}
+    return hipModuleLaunchKernel(function, gx, gy, gz, {threads}, 1, 1, 0, stream, 0, extra);""")
+    table = ", ".join(f"{{image_{t}, \"{k.name}\"}}" for t, k in kernels.items())
+    kernarg_max = max(k.metadata["kernarg_bytes"] for k in kernels.values())
+    source = f"""// Generated by rocktile-compile: do not edit.
+#include "{name}.h"
+#include <stddef.h>
+#include <string.h>
+
+/* The HIP module API this file uses, as HIP declares it (hipError_t is an
+   enum, handles are pointers). */
+typedef int hipError_t;
+typedef struct ihipModule_t *hipModule_t;
+typedef struct ihipModuleSymbol_t *hipFunction_t;
+hipError_t hipModuleLoadData(hipModule_t *module, const void *image);
+hipError_t hipModuleUnload(hipModule_t module);
+hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module, const char *name);
+hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                 unsigned by, unsigned bz, unsigned shared_bytes, hipStream_t stream,
+                                 void **kernel_params, void **extra);
+#define ROCKTILE_HIP_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
+#define ROCKTILE_HIP_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
+#define ROCKTILE_HIP_LAUNCH_PARAM_END ((void *)0x03)
+
+{chr(10).join(images)}
+static const struct {{ const unsigned char *image; const char *symbol; }} code_objects[] = {{{table}}};
+
+static hipModule_t module;
+static hipFunction_t function;
+static int loaded = -1; /* the index in code_objects, -1 before load_{name} */
+
+int load_{name}(void) {{
+  if (loaded >= 0)
+    return 0;
+  hipError_t error = 1;
+  for (int i = 0; i < (int)(sizeof code_objects / sizeof code_objects[0]); ++i) {{
+    if ((error = hipModuleLoadData(&module, code_objects[i].image)) != 0)
+      continue; /* another architecture's */
+    if ((error = hipModuleGetFunction(&function, module, code_objects[i].symbol)) != 0) {{
+      hipModuleUnload(module);
+      return error;
+    }}
+    loaded = i;
+    return 0;
+  }}
+  return error;
+}}
+
+void unload_{name}(void) {{
+  if (loaded >= 0)
+    hipModuleUnload(module);
+  loaded = -1;
+}}
+
+int launch_{name}({params}) {{
+  int error = load_{name}();
+  if (error)
+    return error;
+  _Alignas(16) unsigned char args[{kernarg_max}];
+  size_t size = 0;
+  memset(args, 0, sizeof args);
+  void *extra[] = {{ROCKTILE_HIP_LAUNCH_PARAM_BUFFER_POINTER, args, ROCKTILE_HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                   ROCKTILE_HIP_LAUNCH_PARAM_END}};
+  switch (loaded) {{
+{chr(10).join(cases)}
+  }}
+  return 1; /* hipErrorInvalidValue: not reached */
+}}
+"""
+    with open(os.path.join(out, f"{name}.h"), "w") as f:
+        f.write(header)
+    with open(os.path.join(out, f"{name}.c"), "w") as f:
+        f.write(source)
+
+
+def run(argv=None):
+    parser = argparse.ArgumentParser(prog="rocktile-compile", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("kernel", help="path/to/file.py:kernel_name")
+    parser.add_argument("--target", default=compiler.DEFAULT_TARGET,
+                        help="comma-separated targets (gfx950, gfx1250); default %(default)s")
+    parser.add_argument("--signature", required=True, help='"name=type,..." as rocktile.compile takes them')
+    parser.add_argument("--constexpr", action="append", default=[], metavar="NAME=VALUE",
+                        help="a tl.constexpr parameter's value (repeat for each)")
+    parser.add_argument("--num-warps", type=int, default=4)
+    parser.add_argument("--num-stages", type=int, default=None,
+                        help="accepted for Triton compatibility (no software pipelining yet)")
+    parser.add_argument("--name", help="the name of the files and C functions (default: the kernel's)")
+    parser.add_argument("--emit", choices=sorted(STAGES), help="write this stage per target instead")
+    parser.add_argument("-o", "--output", required=True, help="output directory")
+    args = parser.parse_args(argv)
+    try:
+        compiler.check_num_warps(args.num_warps)
+    except ValueError as e:
+        parser.error(f"--num-warps: {e}")
+    targets = [t.strip() for t in args.target.split(",") if t.strip()]
+    try:
+        for t in targets:
+            compiler.check_target(t)
+    except ValueError as e:
+        parser.error(f"--target: {e}")
+    try:
+        types = parse_signature(args.signature)
+        constexprs = dict(parse_constexpr(c) for c in args.constexpr)
+        fn = load_kernel(args.kernel)
+        name = c_identifier(args.name or fn.__name__)
+        if args.num_stages is not None and "num_stages" in fn.arg_names:
+            constexprs.setdefault("num_stages", args.num_stages)
+        specs = {}
+        for t in targets:
+            try:
+                specs[t] = compiler.make_specialization(fn, types, constexprs, t, args.num_warps)
+            except (ValueError, TypeError) as e:
+                raise UsageError(f"--signature/--constexpr: {e}") from None
+    except UsageError as e:
+        parser.error(str(e))
+    os.makedirs(args.output, exist_ok=True)
+    kernels = {t: fn.compile_specialization(spec) for t, spec in specs.items()}
+    if args.emit:
+        for t, k in kernels.items():
+            with open(os.path.join(args.output, f"{name}.{t}.{STAGES[args.emit]}"), "w") as f:
+                f.write(k.asm[args.emit])
+        return
+    description = {"kernel": fn.__name__, "source": args.kernel, "num_warps": args.num_warps,
+                   "signature": kernels[targets[0]].signature,
+                   "constexprs": {k: repr(v) if not isinstance(v, (bool, int, float, str)) else v
+                                  for k, v in kernels[targets[0]].constexprs.items()},
+                   "targets": {}}
+    for t, k in kernels.items():
+        path = f"{name}.{t}.hsaco"
+        with open(os.path.join(args.output, path), "wb") as f:
+            f.write(k.hsaco)
+        metadata = {key: v for key, v in k.metadata.items() if key != "kernargs"}
+        description["targets"][t] = {"hsaco": path, "symbol": k.name,
+                                     "block": [k.num_warps * k.metadata["wave_size"], 1, 1],
+                                     "metadata": metadata, "kernargs": k.metadata["kernargs"]}
+    with open(os.path.join(args.output, f"{name}.json"), "w") as f:
+        json.dump(description, f, indent=2)
+    write_c(args.output, name, fn, specs, kernels)
+
+
+def main(argv=None):
+    try:
+        run(argv)
+    except CompilationError as e:
+        print(str(e), file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
