@@ -32,6 +32,9 @@ import sys
 from . import compiler, language
 from .errors import CompilationError
 
+# The HIP module, memory and device API on the CPU emulator (built with
+# rocktile): link an AOT launcher with it to run the kernels without a GPU.
+HIP_EMULATOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "librocktile_hip.so")
 STAGES = {"tile": "tile.mlir", "simt": "simt.mlir", "llir": "ll", "amdgcn": "s"}
 # C types of scalar arguments (16-bit floats as their bits).
 C_SCALARS = {"i1": "bool", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",

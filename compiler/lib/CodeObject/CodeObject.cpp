@@ -20,6 +20,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/Compression.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -74,6 +75,23 @@ void widenBf16Frem(Module &module) {
       inst.replaceAllUsesWith(b.CreateFPTrunc(r, inst.getType()));
       inst.eraseFromParent();
     }
+}
+
+/// The assembly of a section the loader ignores (no SHF_ALLOC) holding the
+/// kernel's SIMT program, zlib-compressed after its 8-byte little-endian
+/// size: the emulator's HIP library runs the program from it.
+std::string simtSection(StringRef simt) {
+  SmallVector<uint8_t> compressed;
+  compression::zlib::compress(arrayRefFromStringRef(simt), compressed);
+  std::string out = "\n.section " + std::string(rocktile::kSimtSection) + ",\"\",@progbits\n.byte ";
+  raw_string_ostream os(out);
+  uint64_t size = simt.size();
+  for (int i = 0; i < 8; ++i)
+    os << (i ? "," : "") << ((size >> (8 * i)) & 0xff);
+  for (uint8_t byte : compressed)
+    os << "," << unsigned(byte);
+  os << "\n";
+  return out;
 }
 
 /// The backend reports what it cannot select through the context; by
@@ -142,7 +160,7 @@ Expected<std::string> assemble(const TargetMachine &tm, StringRef assembly) {
 }
 } // namespace
 
-Error rocktile::emitCode(Module &module, StringRef chip, std::string &assembly,
+Error rocktile::emitCode(Module &module, StringRef chip, StringRef simt, std::string &assembly,
                          std::string &object, int64_t &occupancy) {
   auto handler = std::make_unique<BackendDiagnostics>();
   BackendDiagnostics &diagnostics = *handler;
@@ -191,7 +209,7 @@ Error rocktile::emitCode(Module &module, StringRef chip, std::string &assembly,
   }
   if (Error e = checkBackend())
     return e;
-  auto assembled = assemble(**tm, assembly);
+  auto assembled = assemble(**tm, assembly + simtSection(simt));
   if (!assembled)
     return assembled.takeError();
   object = std::move(*assembled);

@@ -162,7 +162,7 @@ FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions
     return failure();
   };
   int64_t occupancy = 0;
-  if (llvm::Error err = emitCode(*llvmModule, options.target, result.amdgcn, result.hsaco, occupancy))
+  if (llvm::Error err = emitCode(*llvmModule, options.target, result.simtWithLocations, result.amdgcn, result.hsaco, occupancy))
     return fail(std::move(err));
   llvm::raw_string_ostream(result.llir) << *llvmModule;
   auto linked = linkCodeObject(result.hsaco);

@@ -407,10 +407,10 @@ FailureOr<std::unique_ptr<EmulatedKernel>> EmulatedKernel::create(ModuleOp simt,
   for (BlockArgument lds : kernel.getWorkgroupAttributions())
     k->ldsBytes = cast<MemRefType>(lds.getType()).getNumElements();
   for (Type t : kernel.getArgumentTypes()) {
-    if (isa<MemRefType>(t))
-      k->slots.push_back({true, 64, false});
+    if (auto memref = dyn_cast<MemRefType>(t))
+      k->slots.push_back({true, 64, false, std::max<unsigned>(memref.getElementTypeBitWidth() / 8, 1)});
     else
-      k->slots.push_back({false, t.getIntOrFloatBitWidth(), isa<FloatType>(t)});
+      k->slots.push_back({false, t.getIntOrFloatBitWidth(), isa<FloatType>(t), 0});
   }
 
   PassManager pm(simt.getContext());

@@ -15,10 +15,15 @@ class Module;
 
 namespace rocktile {
 
+/// The code object's section holding the kernel's SIMT program (see
+/// emitCode), which the GPU's loader ignores.
+inline constexpr const char *kSimtSection = ".rocktile_simt";
+
 /// Runs LLVM's O3 pipeline on `module` for `chip` and emits the assembly
-/// text and the relocatable object; `occupancy` is the backend's waves per
-/// SIMD for the kernel's registers, LDS and workgroup size.
-llvm::Error emitCode(llvm::Module &module, llvm::StringRef chip,
+/// text and the relocatable object, which also holds `simt` (the SIMT
+/// program, compressed) in kSimtSection; `occupancy` is the backend's waves
+/// per SIMD for the kernel's registers, LDS and workgroup size.
+llvm::Error emitCode(llvm::Module &module, llvm::StringRef chip, llvm::StringRef simt,
                      std::string &assembly, std::string &object, int64_t &occupancy);
 
 /// Links a relocatable object into a shared code object with lld.

@@ -66,6 +66,16 @@ public:
   std::string launch(std::array<int64_t, 3> grid, const std::vector<KernelArg> &args,
                      unsigned workers) const;
 
+  /// A kernel argument as the SIMT program takes it: a buffer (a memref
+  /// descriptor in the kernarg segment) or a scalar of `bits`.
+  struct ArgSlot {
+    bool isBuffer;
+    unsigned bits;         // scalars: width
+    bool isFloat;
+    unsigned elementBytes; // buffers: of an element
+  };
+  const std::vector<ArgSlot> &getArgSlots() const { return slots; }
+  int64_t getNumThreads() const { return numThreads; }
   const std::string &getName() const { return name; }
   /// The LDS instructions of the last launch that ran, with their bank use.
   std::vector<BankConflicts> getBankConflicts() const;
@@ -74,11 +84,6 @@ public:
 
 private:
   EmulatedKernel() = default;
-  struct ArgSlot {
-    bool isBuffer;
-    unsigned bits;    // scalars: width
-    bool isFloat;
-  };
   std::string name;
   unsigned waveSize = 0, ldsBanks = 0;
   mutable std::vector<BankUse> bankUse; // per site, of the last launch
