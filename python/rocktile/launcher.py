@@ -1,8 +1,9 @@
 """Launching kernels: `kernel[grid](*args)`.
 
-Without an AMD GPU (today: always, unless ROCKTILE_DEVICE says otherwise)
-a launch runs the compiled program in rocktile's CPU emulator, which writes
-results into the caller's arrays. The emulated target comes from the
+Without an AMD GPU (or with ROCKTILE_DEVICE=emulator) a launch runs the
+compiled program in rocktile's CPU emulator, which writes results into the
+caller's arrays; with one (or ROCKTILE_DEVICE=hip) it goes through HIP
+(rocktile.runtime). The emulated target comes from the
 `target=` launch option, `rocktile.set_target(...)`, `ROCKTILE_TARGET`, or
 gfx950, in that order.
 """
@@ -34,13 +35,12 @@ def get_target() -> str:
 
 
 def get_device() -> str:
-    device = os.environ.get("ROCKTILE_DEVICE", "emulator")
-    if device == "emulator":
-        return device
-    if device == "hip":
-        raise RuntimeError("ROCKTILE_DEVICE=hip: launching on an AMD GPU through HIP is not "
-                           "implemented yet; unset it to run in the emulator")
-    raise ValueError(f"ROCKTILE_DEVICE must be 'emulator' or 'hip', got {device!r}")
+    """Where launches run: ROCKTILE_DEVICE (hip or emulator), else HIP when
+    the machine has an AMD GPU driver (/dev/kfd), else the emulator."""
+    device = os.environ.get("ROCKTILE_DEVICE") or ("hip" if os.path.exists("/dev/kfd") else "emulator")
+    if device not in ("emulator", "hip"):
+        raise ValueError(f"ROCKTILE_DEVICE must be 'emulator' or 'hip', got {device!r}")
+    return device
 
 
 def _launch_arg(value, name):
@@ -79,14 +79,18 @@ class Launcher:
         self.fn, self.grid = fn, grid
 
     def __call__(self, *args, num_warps=4, num_stages=None, target=None, **kwargs):
-        get_device()
+        device = get_device()
         target = target or get_target()
         options, kwargs = self.fn.split_launch_kwargs(args, kwargs, num_warps, num_stages)
         bound = self.fn.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         spec = self.fn.specialize_bound(bound.arguments, target, num_warps, options)
-        kernel = self.fn.compile_specialization(spec, emulator_ok=True)
+        kernel = self.fn.compile_specialization(spec, emulator_ok=device == "emulator")
         grid = _grid(self.grid, dict(bound.arguments))
+        if device == "hip":
+            from . import runtime
+            runtime.hip().launch(kernel, grid, spec.args, [bound.arguments[a.name] for a in spec.args])
+            return kernel
         launch_args = [_launch_arg(bound.arguments[a.name], a.name) for a in spec.args]
         try:
             kernel.emulator().launch(grid, launch_args, os.cpu_count() or 1)
