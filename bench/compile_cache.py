@@ -17,7 +17,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(HERE, "..", "examples")
 sys.path.insert(0, HERE)
-from gemm import VENV, constexprs, signature  # noqa: E402
+from gemm import TRITON_COMPILE, VENV, constexprs, signature, triton_source  # noqa: E402
 
 REPEATS = 3
 TARGETS, WARPS = {"gfx950": 64, "gfx1250": 32}, 4
@@ -41,22 +41,11 @@ rocktile.compile(fn, {sig!r}, {cx!r}, target={target!r}, num_warps={warps})
 print(time.time() - start)
 """
 
+# The start time comes first, then the path TRITON_COMPILE reads as argv[1].
+TRITON_START = "import sys, time\nstart = float(sys.argv.pop(1))\n"
 TRITON = """
-import sys, time
-start = float(sys.argv[1])
-import importlib.util
-import triton
-from triton.compiler import ASTSource
-from triton.backends.compiler import GPUTarget
-spec = importlib.util.spec_from_file_location("example_triton", sys.argv[2])
-module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
 fn = getattr(module, {kernel!r})
-sig = {{k: v.split(":")[0] for k, v in {sig!r}.items()}}
-sig.update({{k: "constexpr" for k in {cx!r}}})
-sig = {{k: sig[k] for k in fn.arg_names}}
-attrs = {{(fn.arg_names.index(k),): [["tt.divisibility", 16]] * (":16" in v) + [["tt.pointer_range", 32]] * (":range32" in v)
-         for k, v in {sig!r}.items() if ":" in v}}
-triton.compile(ASTSource(fn, sig, {cx!r}, attrs), target=GPUTarget("hip", {target!r}, {wave}),
+triton.compile(ast_source(fn, {sig!r}, {cx!r}), target=GPUTarget("hip", {target!r}, {wave}),
                options={{"num_warps": {warps}}})
 print(time.time() - start)
 """
@@ -95,14 +84,13 @@ def main():
             r_cold, r_warm = cold_and_warm(sys.executable, code, "ROCKTILE_CACHE_DIR")
             t_cold = t_warm = None
             if have_triton:
-                source = open(os.path.join(EXAMPLES, file)).read()
-                source = source.replace("import rocktile.language as tl", "import triton.language as tl")
-                source = source.replace("import rocktile\n", "import triton as rocktile\n")
+                source = triton_source(os.path.join(EXAMPLES, file))
                 with tempfile.TemporaryDirectory() as tmp:
                     path = os.path.join(tmp, "example_triton.py")
                     with open(path, "w") as f:
                         f.write(source)
-                    code = TRITON.format(kernel=kernel, sig=sig, cx=cx, target=target, wave=wave, warps=WARPS)
+                    code = TRITON_START + TRITON_COMPILE + TRITON.format(kernel=kernel, sig=sig, cx=cx,
+                                                                         target=target, wave=wave, warps=WARPS)
                     t_cold, t_warm = cold_and_warm(triton_python, code, "TRITON_CACHE_DIR", path)
             fmt = lambda v: f"{v:.3f}" if v is not None else "-"  # noqa: E731
             ratio = lambda a, b: f"{a / b:.2f}" if b else "-"  # noqa: E731

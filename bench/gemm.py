@@ -129,29 +129,40 @@ def extra_cycles_per_access(kernel):
     return round(extra / runs, 2) if runs else 0
 
 
-TRITON_DRIVER = r"""
-import json, os, sys, time, importlib.util
+# Python for Triton's interpreter: the example module (argv[1], the source
+# triton_source gives) and triton.compile's arguments for a rocktile
+# signature and constexprs.
+TRITON_COMPILE = r"""
+import importlib.util, sys
 from triton.compiler import ASTSource
 from triton.backends.compiler import GPUTarget
 import triton
 spec = importlib.util.spec_from_file_location("example_triton", sys.argv[1])
 module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
-out = []
-for job in json.loads(sys.argv[2]):
-    fn = getattr(module, job["kernel"])
-    sig = {k: v.split(":")[0] for k, v in job["signature"].items()}; cx = job["constexprs"]
+
+
+def ast_source(fn, signature, cx):
+    sig = {k: v.split(":")[0] for k, v in signature.items()}
     sig.update({k: "constexpr" for k in cx})
     sig = {k: sig[k] for k in fn.arg_names}
     attrs = {(fn.arg_names.index(k),): [["tt.divisibility", 16]] * (":16" in v) + [["tt.pointer_range", 32]] * (":range32" in v)
-             for k, v in job["signature"].items() if ":" in v}
+             for k, v in signature.items() if ":" in v}
+    return ASTSource(fn, sig, cx, attrs)
+"""
+
+TRITON_DRIVER = TRITON_COMPILE + r"""
+import json, os, time
+out = []
+for job in json.loads(sys.argv[2]):
+    fn = getattr(module, job["kernel"])
+    source = ast_source(fn, job["signature"], job["constexprs"])
     seconds = []
     try:
         for _ in range(job["repeats"]):
             # A fresh cache for each, so that compile times are compile times.
             os.environ["TRITON_CACHE_DIR"] = os.path.join(sys.argv[3], str(len(out)), str(len(seconds)))
             start = time.perf_counter()
-            ck = triton.compile(ASTSource(fn, sig, cx, attrs),
-                                target=GPUTarget("hip", job["target"], job["wave"]),
+            ck = triton.compile(source, target=GPUTarget("hip", job["target"], job["wave"]),
                                 options={"num_warps": job["warps"], "num_stages": job["stages"]})
             seconds.append(time.perf_counter() - start)
         out.append({"asm": ck.asm["amdgcn"], "seconds": min(seconds)})
@@ -161,6 +172,12 @@ print(json.dumps(out))
 """
 
 
+def triton_source(example):
+    """The example's source with the rocktile imports replaced by Triton's."""
+    source = open(example).read().replace("import rocktile.language as tl", "import triton.language as tl")
+    return source.replace("import rocktile\n", "import triton as rocktile\n")
+
+
 def triton_rows(jobs, example=EXAMPLE, timeout=None):
     """Triton's compiles of `example` with the rocktile imports replaced:
     one per job (target, wave, warps, stages, signature, constexprs, kernel);
@@ -168,8 +185,7 @@ def triton_rows(jobs, example=EXAMPLE, timeout=None):
     python = os.path.join(VENV, "bin", "python")
     if not os.path.exists(python):
         return None
-    source = open(example).read().replace("import rocktile.language as tl", "import triton.language as tl")
-    source = source.replace("import rocktile\n", "import triton as rocktile\n")
+    source = triton_source(example)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "example_triton.py")
         with open(path, "w") as f:

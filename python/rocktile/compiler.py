@@ -408,6 +408,25 @@ class CompiledKernel:
             totals[key] = (runs + site["executions"], extra + site["extra_cycles"])
         return totals
 
+    def kernarg_slots(self):
+        """Per runtime argument, in order: (its ArgSpec, the kernarg slots
+        the code object declares for it, as metadata["kernargs"] gives
+        them): five for a pointer, a memref descriptor (base, aligned base,
+        offset, size, stride), one for a scalar. Hidden slots are left out."""
+        slots = [s for s in self.metadata["kernargs"] if not s["value_kind"].startswith("hidden_")]
+        out = []
+        for arg in self.specialization.args:
+            count = 5 if arg.type.is_ptr() else 1
+            out.append((arg, slots[:count]))
+            if len(slots) < count:
+                raise CompilationError(f"the code object of {self.name} declares fewer kernarg slots than its "
+                                       "arguments need (a rocktile bug)")
+            slots = slots[count:]
+        if slots:
+            raise CompilationError(f"the code object of {self.name} declares more kernarg slots than its "
+                                   "arguments fill (a rocktile bug)")
+        return out
+
     @property
     def n_regs(self):
         return self.metadata.get("vgpr_count")

@@ -89,7 +89,7 @@ class Launcher:
         grid = _grid(self.grid, dict(bound.arguments))
         if device == "hip":
             from . import runtime
-            runtime.hip().launch(kernel, grid, spec.args, [bound.arguments[a.name] for a in spec.args])
+            runtime.hip().launch(kernel, grid, [bound.arguments[a.name] for a in spec.args])
             return kernel
         launch_args = [_launch_arg(bound.arguments[a.name], a.name) for a in spec.args]
         try:

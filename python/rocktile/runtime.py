@@ -75,32 +75,28 @@ class Hip:
             handle = self.functions[id(kernel)] = (kernel, function)
         return handle[1]
 
-    def launch(self, kernel, grid, specs, values):
+    def launch(self, kernel, grid, values):
+        """Launches `kernel` with `values`, one per runtime argument."""
         function = self.function(kernel)
-        slots = [s for s in kernel.metadata["kernargs"] if not s["value_kind"].startswith("hidden_")]
         kernarg = bytearray(kernel.metadata["kernarg_bytes"])
-        copies, i = [], 0
+        copies = []
         try:
-            for spec, value in zip(specs, values):
+            for (spec, slots), value in zip(kernel.kernarg_slots(), values):
                 if spec.type.is_ptr():
                     address, elements = self._device_buffer(value, spec, copies)
-                    fields = [address, address, 0, elements, 1]  # a memref descriptor
-                    for slot, field in zip(slots[i:i + 5], fields):
-                        struct.pack_into("<Q" if field >= 0 else "<q", kernarg, slot["offset"], field)
-                    i += 5
+                    for slot, field in zip(slots, [address, address, 0, elements, 1]):  # a memref descriptor
+                        struct.pack_into("<Q", kernarg, slot["offset"], field)
+                    continue
+                ty, offset = spec.type, slots[0]["offset"]
+                value = value.item() if isinstance(value, np.generic) else value
+                if ty.is_floating() and ty.primitive_bitwidth == 16:
+                    import ml_dtypes
+                    half = np.float16 if ty.is_fp16() else ml_dtypes.bfloat16
+                    struct.pack_into("<H", kernarg, offset, np.array(value, half).view(np.uint16).item())
                 else:
-                    ty = spec.type
                     kind = "fp" if ty.is_floating() else "uint" if ty.is_int_unsigned() else "int"
-                    value = value.item() if isinstance(value, np.generic) else value
-                    if ty.is_floating() and ty.primitive_bitwidth == 16:
-                        import ml_dtypes
-                        half = np.float16 if ty.is_fp16() else ml_dtypes.bfloat16
-                        struct.pack_into("<H", kernarg, slots[i]["offset"],
-                                         np.array(value, half).view(np.uint16).item())
-                    else:
-                        struct.pack_into(_SCALAR_FORMATS[kind, ty.primitive_bitwidth], kernarg, slots[i]["offset"],
-                                         int(value) if kind != "fp" else float(value))
-                    i += 1
+                    struct.pack_into(_SCALAR_FORMATS[kind, ty.primitive_bitwidth], kernarg, offset,
+                                     int(value) if kind != "fp" else float(value))
             buffer = (ctypes.c_char * len(kernarg)).from_buffer(kernarg)
             size = ctypes.c_size_t(len(kernarg))
             extra = (ctypes.c_void_p * 5)(_BUFFER_POINTER, ctypes.addressof(buffer), _BUFFER_SIZE,

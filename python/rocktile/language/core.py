@@ -465,44 +465,37 @@ def cumprod(input, axis=0, reverse=False):
                                None, semantic.mul, "tl.cumprod")
 
 
+def _dim_arg(x, dim):
+    """(x unwrapped, `dim` as an int: the last dimension for None)."""
+    x, dim = _unwrap(x), _unwrap(dim)
+    return x, len(getattr(x, "shape", ())) - 1 if dim is None else _int_arg(dim, "dim")
+
+
 @_tensor_method
 def flip(x, dim=None):
     """`x` reversed along `dim` (the last dimension if None)."""
-    x = _unwrap(x)
-    dim = _unwrap(dim)
-    rank = len(getattr(x, "shape", ()))
-    return semantic.flip(x, rank - 1 if dim is None else _int_arg(dim, "dim"))
+    return semantic.flip(*_dim_arg(x, dim))
 
 
 @_tensor_method
 def sort(x, dim=None, descending=False):
     """`x` sorted along its last dimension (a power of two), ascending unless
     `descending`; NaNs stay where they are."""
-    x = _unwrap(x)
-    dim = _unwrap(dim)
-    rank = len(getattr(x, "shape", ()))
-    return semantic.sort(x, rank - 1 if dim is None else _int_arg(dim, "dim"), builtins.bool(_unwrap(descending)))
+    return semantic.sort(*_dim_arg(x, dim), builtins.bool(_unwrap(descending)))
 
 
 @_tensor_method
 def topk(x, k, dim=None, descending=True):
     """The k largest elements along the last dimension (`descending=False`:
     the k smallest), largest (smallest) first; k is a power of two."""
-    x = _unwrap(x)
-    dim = _unwrap(dim)
-    rank = len(getattr(x, "shape", ()))
-    return semantic.topk(x, _unwrap(k), rank - 1 if dim is None else _int_arg(dim, "dim"),
-                         builtins.bool(_unwrap(descending)))
+    x, dim = _dim_arg(x, dim)
+    return semantic.topk(x, _unwrap(k), dim, builtins.bool(_unwrap(descending)))
 
 
 def bitonic_merge(x, dim=None, descending=False):
     """`x`, a bitonic sequence along its last dimension (rising then falling,
     or falling then rising), sorted ascending (or `descending`)."""
-    x = _unwrap(x)
-    dim = _unwrap(dim)
-    rank = len(getattr(x, "shape", ()))
-    return semantic.bitonic_merge(x, rank - 1 if dim is None else _int_arg(dim, "dim"),
-                                  builtins.bool(_unwrap(descending)))
+    return semantic.bitonic_merge(*_dim_arg(x, dim), builtins.bool(_unwrap(descending)))
 
 
 @_tensor_method

@@ -1385,15 +1385,21 @@ def _bitonic_merge(x, size, descending, alternate, fname):
     return x
 
 
-def sort(x, dim, descending):
-    """A bitonic sorting network along the last dimension: merges of blocks
-    of 2, 4, ... n elements, alternating in direction until the last."""
-    x, shape = _sorting_dim(x, dim, "tl.sort")
-    n, size = shape[-1], 2
-    while size <= n:
-        x = _bitonic_merge(x, size, descending, size < n, "tl.sort")
+def _sort_blocks(x, k, descending, fname):
+    """Blocks of k consecutive elements along the last dimension sorted by
+    merges of blocks of 2, 4, ... k elements: in alternating directions
+    (pairs of them bitonic) while k is shorter than the dimension."""
+    size = 2
+    while size <= k:
+        x = _bitonic_merge(x, size, descending, size < x.shape[-1], fname)
         size *= 2
     return x
+
+
+def sort(x, dim, descending):
+    """A bitonic sorting network along the last dimension."""
+    x, shape = _sorting_dim(x, dim, "tl.sort")
+    return _sort_blocks(x, shape[-1], descending, "tl.sort")
 
 
 def bitonic_merge(x, dim, descending):
@@ -1413,10 +1419,7 @@ def topk(x, k, dim, descending):
     n = shape[-1]
     if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k & (k - 1) or k > n:
         raise SemanticError(f"tl.topk: k must be a power of two between 1 and the dimension's {n}, got {k!r}")
-    size = 2
-    while size <= k:
-        x = _bitonic_merge(x, size, descending, size < n, "tl.topk")
-        size *= 2
+    x = _sort_blocks(x, k, descending, "tl.topk")
     keep = greater if descending else less
     while n > k:
         pairs = reshape(x, shape[:-1] + [n // (2 * k), 2, k], "tl.topk")

@@ -146,6 +146,11 @@ private:
     }
     return level.front();
   }
+  /// The coordinates (i32, one per dimension) of each of this lane's
+  /// registers of an additive `layout`.
+  SmallVector<SmallVector<Value>> registerCoords(const LinearLayout &layout);
+  /// The row-major index of `coords` in a tile of `shape`.
+  Value rowMajorIndex(ArrayRef<Value> coords, ArrayRef<int64_t> shape);
   /// The row-major index (in the tile) of each of this lane's registers.
   SmallVector<Value> rowMajorIndices(const LinearLayout &layout);
   /// One element's atomic update at `index` of `base`, returning the old value.

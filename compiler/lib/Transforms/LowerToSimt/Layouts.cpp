@@ -43,20 +43,31 @@ LogicalResult KernelLowering::lowerRegisterRemap(
   return success();
 }
 
-SmallVector<Value> KernelLowering::rowMajorIndices(const LinearLayout &layout) {
-  SmallVector<Value> threadPart, indices;
+SmallVector<SmallVector<Value>> KernelLowering::registerCoords(const LinearLayout &layout) {
+  SmallVector<Value> threadPart;
   for (unsigned d = 0; d < layout.getRank(); ++d)
     threadPart.push_back(threadCoord(layout, d));
+  SmallVector<SmallVector<Value>> coords;
   for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
     LinearLayout::Coord c = layout.apply(LinearLayout::Register, r);
-    Value linear = i32(0);
-    for (unsigned d = 0; d < layout.getRank(); ++d) {
-      Value coord = arith::AddIOp::create(b, loc(), threadPart[d], i32(c[d]));
-      linear = arith::AddIOp::create(
-          b, loc(), arith::MulIOp::create(b, loc(), linear, i32(layout.getShape()[d])), coord);
-    }
-    indices.push_back(linear);
+    SmallVector<Value> &coord = coords.emplace_back();
+    for (unsigned d = 0; d < layout.getRank(); ++d)
+      coord.push_back(arith::AddIOp::create(b, loc(), threadPart[d], i32(c[d])));
   }
+  return coords;
+}
+
+Value KernelLowering::rowMajorIndex(ArrayRef<Value> coords, ArrayRef<int64_t> shape) {
+  Value linear = i32(0);
+  for (auto [coord, size] : llvm::zip(coords, shape))
+    linear = arith::AddIOp::create(b, loc(), arith::MulIOp::create(b, loc(), linear, i32(size)), coord);
+  return linear;
+}
+
+SmallVector<Value> KernelLowering::rowMajorIndices(const LinearLayout &layout) {
+  SmallVector<Value> indices;
+  for (ArrayRef<Value> coord : registerCoords(layout))
+    indices.push_back(rowMajorIndex(coord, layout.getShape()));
   return indices;
 }
 
@@ -279,25 +290,17 @@ LogicalResult KernelLowering::lowerGather(tile::GatherOp op) {
   storeToLds(src, from, lds, ldsAccess(from, lds, eltBytes), *view, eltBytes);
   // Each result element from the source's row-major position of its own
   // coordinates, the index in place of the axis's.
-  unsigned axis = op.getAxis();
   Value index = lookup(op.getIndex());
-  SmallVector<Value> threadPart;
-  for (unsigned d = 0; d < to.getRank(); ++d)
-    threadPart.push_back(threadCoord(to, d));
   SmallVector<Value> elements;
-  for (int64_t r = 0; r < to.getNumRegisters(); ++r) {
-    LinearLayout::Coord c = to.apply(LinearLayout::Register, r);
-    Value at = i32(0);
-    for (unsigned d = 0; d < to.getRank(); ++d) {
-      Value coord = d == axis ? arith::IndexCastOp::create(b, loc(), b.getI32Type(),
-                                                           arith::IndexCastOp::create(b, loc(), b.getIndexType(),
-                                                                                      vector::ExtractOp::create(b, loc(), index, r)))
-                                    .getResult()
-                              : arith::AddIOp::create(b, loc(), threadPart[d], i32(c[d])).getResult();
-      at = arith::AddIOp::create(b, loc(), arith::MulIOp::create(b, loc(), at, i32(srcType.getDimSize(d))), coord);
-    }
-    elements.push_back(memref::LoadOp::create(b, loc(), *view,
-                                              ValueRange{arith::IndexCastOp::create(b, loc(), b.getIndexType(), at)}));
+  for (auto [r, coord] : llvm::enumerate(registerCoords(to))) {
+    Value at = vector::ExtractOp::create(b, loc(), index, int64_t(r));
+    if (at.getType() != b.getI32Type()) // any integer width indexes
+      at = arith::IndexCastOp::create(b, loc(), b.getI32Type(),
+                                      arith::IndexCastOp::create(b, loc(), b.getIndexType(), at));
+    coord[op.getAxis()] = at;
+    elements.push_back(memref::LoadOp::create(
+        b, loc(), *view,
+        ValueRange{arith::IndexCastOp::create(b, loc(), b.getIndexType(), rowMajorIndex(coord, srcType.getShape()))}));
   }
   Value out = vector::FromElementsOp::create(b, loc(), VectorType::get({to.getNumRegisters()}, elt), elements);
   if (elt != vtype.getElementType())
