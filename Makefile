@@ -4,7 +4,7 @@ PYTHON ?= python3
 BUILD ?= build
 LIT ?= /usr/lib/llvm-22/bin/lit
 
-.PHONY: deps build test demo fuzz clean
+.PHONY: deps build test test-torch demo fuzz clean
 
 deps:
 	@PYTHON=$(PYTHON) ./scripts/install-deps.sh
@@ -22,6 +22,17 @@ test: build
 	$(LIT) -sv $(BUILD)/test
 	$(PYTHON) -m pytest -q test/python
 	cd $(BUILD) && ctest --output-on-failure
+
+# torch tensors as arguments (test/python/test_torch.py) with the real torch
+# package: PyPI's wheel (about 5 GB with its CUDA libraries, which it loads
+# even on the CPU) in a virtualenv of its own that sees the interpreter's
+# packages, so `make test` stays lean. CI runs both.
+TORCH_VENV ?= $(BUILD)/venv-torch
+test-torch: build
+	@test -x $(TORCH_VENV)/bin/python || $(PYTHON) -m venv --system-site-packages $(TORCH_VENV)
+	@$(TORCH_VENV)/bin/python -c "import torch" 2>/dev/null || \
+	  $(TORCH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-torch.txt
+	$(TORCH_VENV)/bin/python -m pytest -q test/python/test_torch.py
 
 demo: build
 	$(PYTHON) examples/demo.py

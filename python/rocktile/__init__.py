@@ -13,7 +13,9 @@ gfx950 and gfx1250.
 """
 from . import language
 from .tuning import Config, autotune, heuristics
-from .compiler import CompiledKernel, TensorWrapper, compile, reinterpret
+from .buffers import DeviceBuffer, TensorWrapper, reinterpret
+from .compiler import compile
+from .kernel import CompiledKernel
 from .errors import CompilationError, EmulatorError
 from .jit import JITFunction, jit
 from .launcher import get_target, set_target
@@ -28,5 +30,5 @@ def next_power_of_2(n: int) -> int:
 
 
 __all__ = ["jit", "compile", "cdiv", "autotune", "Config", "heuristics", "next_power_of_2", "CompilationError", "EmulatorError",
-           "CompiledKernel", "TensorWrapper", "reinterpret", "set_target", "get_target",
+           "CompiledKernel", "DeviceBuffer", "TensorWrapper", "reinterpret", "set_target", "get_target",
            "JITFunction", "language", "constexpr"]

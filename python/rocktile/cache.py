@@ -84,7 +84,7 @@ def load(key, spec):
 
 
 def _decode(data, key, spec):
-    from .compiler import CompiledKernel
+    from .kernel import CompiledKernel
     header = _HEADER.match(data)
     if not header:
         raise ValueError("no rocktile cache header" if data else "the file is empty")

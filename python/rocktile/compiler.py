@@ -1,5 +1,5 @@
 """Compiling without launching: `rocktile.compile`, kernel signatures and
-`CompiledKernel`."""
+specializations (the compiled result is a rocktile.kernel.CompiledKernel)."""
 from __future__ import annotations
 
 import os
@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import buffers
 from .errors import CompilationError
 from .language import core
 
-__all__ = ["compile", "CompiledKernel", "ArgSpec", "Specialization", "trace_ir"]
+__all__ = ["compile", "ArgSpec", "Specialization", "trace_ir"]
 
 DEFAULT_TARGET = "gfx950"
 
@@ -103,43 +104,11 @@ def parse_arg_type(text, name):
     return (core.pointer_type(scalar) if is_ptr else scalar), "16" in suffixes, "range32" in suffixes
 
 
-class TensorWrapper:
-    """An array whose elements the kernel reads as another dtype of the same
-    width (made by `reinterpret`)."""
-
-    def __init__(self, base, dtype):
-        self.base, self.dtype = base, dtype
-
-
-def reinterpret(array, dtype):
-    """View a numpy array or torch tensor as elements of `dtype` when passed
-    to a kernel, e.g. uint8 bytes as tl.float8e4nv (Triton's
-    triton.reinterpret)."""
-    if isinstance(array, TensorWrapper):
-        array = array.base
-    if not isinstance(dtype, core.dtype) or dtype.is_ptr() or dtype.is_block() or dtype.is_bool():
-        raise TypeError(f"reinterpret needs a scalar tl dtype such as tl.float8e4nv, got {dtype!r}")
-    itemsize = array.itemsize if isinstance(array, np.ndarray) else array.element_size()
-    if itemsize * 8 != dtype.primitive_bitwidth:
-        raise TypeError(f"cannot reinterpret elements of {itemsize} byte(s) as {dtype} "
-                        f"({dtype.primitive_bitwidth} bits)")
-    return TensorWrapper(array, dtype)
-
-
-def buffer_extent(value, name):
-    """(address of element 0, elements from it to the end of its allocation)."""
-    if isinstance(value, np.ndarray):
-        root = value
-        while isinstance(root.base, np.ndarray):
-            root = root.base
-        _, high = np.lib.array_utils.byte_bounds(root)
-        address = value.ctypes.data
-        if any(s < 0 for s in value.strides):
-            raise TypeError(f"kernel argument '{name}' has negative strides; pass a contiguous array")
-        return address, (high - address) // value.itemsize
-    address = value.data_ptr()  # torch.Tensor
-    storage = value.untyped_storage()
-    return address, (storage.data_ptr() + storage.nbytes() - address) // value.element_size()
+def array_dtype(dtype_name, name) -> core.dtype:
+    """The tl dtype of an array's elements, by their numpy/torch name."""
+    if dtype_name not in _ARRAY_DTYPES:
+        raise TypeError(f"kernel argument '{name}' has dtype {dtype_name}, which rocktile does not support")
+    return _SIGNATURE_TYPES[_ARRAY_DTYPES[dtype_name]]
 
 
 def is_int_one(value) -> bool:
@@ -166,26 +135,19 @@ def signature_of_value(value, name, specialize=True) -> str:
     if isinstance(value, int):
         ty = "i32" if -2**31 <= value < 2**31 else "i64" if -2**63 <= value < 2**63 else "u64"
         return ty + suffix(value % 16 == 0)
-    reinterpreted = value.dtype if isinstance(value, TensorWrapper) else None
-    if reinterpreted is not None:
-        value = value.base
-    if isinstance(value, np.ndarray):
-        dtype_name, itemsize = value.dtype.name, value.itemsize
-    elif hasattr(value, "data_ptr") and hasattr(value, "dtype"):  # torch.Tensor and look-alikes
-        dtype_name, itemsize = str(value.dtype).rsplit(".", 1)[-1], value.element_size()
-    else:
+    reinterpreted = value.dtype if isinstance(value, buffers.TensorWrapper) else None
+    if not buffers.is_pointer_value(value):
         raise TypeError(f"cannot pass {type(value).__name__} as kernel argument '{name}': expected a numpy "
-                        "array, a torch tensor, an int, a float or a bool")
+                        "array, a torch tensor, an object with __dlpack__, an int, a float or a bool")
+    buffer = buffers.describe(value.base if reinterpreted is not None else value, name)
     # As Triton on AMD: a buffer under 2 GiB is specialized so (its masked
     # loads become buffer loads, which need no branches). A kernel may reach
     # the rest of the allocation after the argument.
-    address, elements = buffer_extent(value, name)
-    small = ":range32" if specialize and elements * itemsize < 2**31 else ""
+    small = ":range32" if specialize and buffer.elements * buffer.itemsize < 2**31 else ""
     if reinterpreted is not None:
-        return "*" + _SIGNATURE_NAME[reinterpreted] + suffix(address % 16 == 0) + small
-    if dtype_name not in _ARRAY_DTYPES:
-        raise TypeError(f"kernel argument '{name}' has dtype {dtype_name}, which rocktile does not support")
-    return "*" + _ARRAY_DTYPES[dtype_name] + suffix(address % 16 == 0) + small
+        return "*" + _SIGNATURE_NAME[reinterpreted] + suffix(buffer.address % 16 == 0) + small
+    array_dtype(buffer.dtype, name)
+    return "*" + _ARRAY_DTYPES[buffer.dtype] + suffix(buffer.address % 16 == 0) + small
 
 
 def check_target(target):
@@ -360,82 +322,3 @@ def trace_ir(fn, signature, constexprs=None, debug_info=False) -> str:
     spec = make_specialization(fn, signature, constexprs or {}, DEFAULT_TARGET, 4)
     module, _ = fn.trace(spec)
     return module.to_string(debug_info)
-
-
-class CompiledKernel:
-    """A compiled kernel: `.asm` ('tile', 'simt', 'llir', 'amdgcn' texts),
-    `.hsaco` (the code object) and `.metadata` (register and memory use)."""
-
-    def __init__(self, name, spec: Specialization, asm: dict, hsaco: bytes, metadata: dict,
-                 simt_with_locations: str = "", emulator_only: bool = False):
-        self.name = name
-        self.target = spec.target
-        self.num_warps = spec.num_warps
-        self.signature = spec.signature
-        self.constexprs = dict(spec.constexprs)
-        self.specialization = spec
-        self.asm = asm
-        self.hsaco = hsaco
-        self.metadata = metadata
-        self._simt_with_locations = simt_with_locations
-        # Uses what only the emulator runs: no LLVM IR, assembly or code object.
-        self.emulator_only = emulator_only
-        self._emulators = {}
-
-    def emulator(self):
-        """The kernel JIT-compiled for the CPU emulator (built on first use),
-        for this machine's CPU or the one ROCKTILE_EMULATOR_HOST_CPU names
-        (`x86-64`, the baseline without F16C or AVX-512 BF16, makes the host
-        code call the emulator's own fp16/bf16 conversion builtins)."""
-        cpu = os.environ.get("ROCKTILE_EMULATOR_HOST_CPU", "")
-        if cpu not in self._emulators:
-            C = load_C()
-            try:
-                self._emulators[cpu] = C.Emulator(self._simt_with_locations, self.metadata["wave_size"],
-                                                  self.metadata["lds_banks"], cpu)
-            except C.CompileError as e:
-                raise CompilationError(f"the emulator cannot run kernel {self.name}: {e}") from None
-        return self._emulators[cpu]
-
-    def lds_bank_conflicts(self):
-        """The LDS accesses of the last emulator launch, by source line and
-        kind: {(location, 'load' | 'store'): (wave accesses, extra cycles)},
-        the cycles that bank conflicts added (from the target's banks)."""
-        totals = {}
-        for site in self.emulator().bank_conflicts():
-            key = (site["location"], site["kind"])
-            runs, extra = totals.get(key, (0, 0))
-            totals[key] = (runs + site["executions"], extra + site["extra_cycles"])
-        return totals
-
-    def kernarg_slots(self):
-        """Per runtime argument, in order: (its ArgSpec, the kernarg slots
-        the code object declares for it, as metadata["kernargs"] gives
-        them): five for a pointer, a memref descriptor (base, aligned base,
-        offset, size, stride), one for a scalar. Hidden slots are left out."""
-        slots = [s for s in self.metadata["kernargs"] if not s["value_kind"].startswith("hidden_")]
-        out = []
-        for arg in self.specialization.args:
-            count = 5 if arg.type.is_ptr() else 1
-            out.append((arg, slots[:count]))
-            if len(slots) < count:
-                raise CompilationError(f"the code object of {self.name} declares fewer kernarg slots than its "
-                                       "arguments need (a rocktile bug)")
-            slots = slots[count:]
-        if slots:
-            raise CompilationError(f"the code object of {self.name} declares more kernarg slots than its "
-                                   "arguments fill (a rocktile bug)")
-        return out
-
-    @property
-    def n_regs(self):
-        return self.metadata.get("vgpr_count")
-
-    @property
-    def n_spills(self):
-        return self.metadata.get("vgpr_spill_count", 0) + self.metadata.get("sgpr_spill_count", 0)
-
-    def __repr__(self):
-        m = self.metadata
-        return (f"<CompiledKernel {self.name} for {self.target}, num_warps={self.num_warps}: "
-                f"{m.get('vgpr_count')} VGPRs, {m.get('sgpr_count')} SGPRs, {m.get('lds_bytes')} B LDS>")

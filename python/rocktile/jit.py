@@ -8,10 +8,12 @@ import inspect
 import types
 
 from . import cache, compiler, rewrite
-from .compiler import CompiledKernel, Specialization
+from .compiler import Specialization
+from .kernel import CompiledKernel
 from .errors import (CompilationError, definition_position, error_from_compile_error,
                      error_from_exception)
 from .language import control, core, semantic
+from .launcher import Launcher
 
 __all__ = ["jit", "JITFunction"]
 
@@ -61,6 +63,7 @@ class JITFunction(semantic.KernelFunction):
             self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize)
         self.cache: dict[Specialization, CompiledKernel] = {}
         self._traced_fn = None
+        self._fast = None
         _KERNEL_CODES.add(fn.__code__)
 
     def __repr__(self):
@@ -74,8 +77,24 @@ class JITFunction(semantic.KernelFunction):
 
     def __getitem__(self, grid):
         """`kernel[grid](*args)` launches (in the emulator when there is no GPU)."""
-        from .launcher import Launcher
         return Launcher(self, grid)
+
+    def fast_launcher(self):
+        """The device path's launch fast path for this kernel (rocktile._launch),
+        or None for kernels it does not take: parameters that are keyword-only,
+        variadic, or named num_warps or num_stages (filled from the options)."""
+        if self._fast is None:
+            from . import _launch
+            params = list(self.signature.parameters.values())
+            if any(p.kind != p.POSITIONAL_OR_KEYWORD or p.name in ("num_warps", "num_stages") for p in params):
+                self._fast = False
+            else:
+                missing = inspect.Parameter.empty
+                self._fast = _launch.FastLauncher(
+                    tuple(self.arg_names), tuple(n in self.constexpr_names for n in self.arg_names),
+                    tuple(n in self.do_not_specialize for n in self.arg_names),
+                    tuple(p.default for p in params), missing)
+        return self._fast or None
 
     # ------------------------------------------------------------------
     # Entry points.

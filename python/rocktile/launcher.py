@@ -3,9 +3,11 @@
 Without an AMD GPU (or with ROCKTILE_DEVICE=emulator) a launch runs the
 compiled program in rocktile's CPU emulator, which writes results into the
 caller's arrays; with one (or ROCKTILE_DEVICE=hip) it goes through HIP
-(rocktile.runtime). The emulated target comes from the
-`target=` launch option, `rocktile.set_target(...)`, `ROCKTILE_TARGET`, or
-gfx950, in that order.
+(rocktile.runtime). The target comes from the `target=` launch option,
+`rocktile.set_target(...)`, `ROCKTILE_TARGET`, the HIP device's
+architecture (on the device path), or gfx950, in that order.
+`compiled_kernel[grid](*args)` launches a kernel compiled for a fixed
+signature, checking the arguments against it.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import os
 
 import numpy as np
 
-from . import compiler
+from . import buffers, compiler
 from .errors import EmulatorError
 
 _target = None
@@ -26,10 +28,21 @@ def set_target(target: str | None):
         compiler.check_target(target)
     global _target
     _target = target
+    from . import _launch
+    _launch.invalidate()
 
 
 def get_target() -> str:
-    target = _target or os.environ.get("ROCKTILE_TARGET") or compiler.DEFAULT_TARGET
+    """The target launches compile for: set_target's, else ROCKTILE_TARGET,
+    else the current device's architecture on the device path, else gfx950."""
+    target = _target or os.environ.get("ROCKTILE_TARGET")
+    if not target and get_device() == "hip":
+        from . import runtime
+        target = runtime.hip().arch()
+        if target not in compiler.load_C().targets():
+            raise ValueError(f"the current HIP device is a {target}; rocktile compiles for "
+                             f"{', '.join(compiler.load_C().targets())}")
+    target = target or compiler.DEFAULT_TARGET
     compiler.check_target(target)
     return target
 
@@ -43,23 +56,82 @@ def get_device() -> str:
     return device
 
 
-def _launch_arg(value, name):
+def _emulator_arg(value, spec):
+    """A runtime argument as the emulator takes it: a buffer (host memory)
+    or a scalar of the spec's kind."""
+    name = spec.name
+    if spec.type.is_ptr():
+        if isinstance(value, int):
+            raise TypeError(f"kernel argument '{name}' is an address; the emulator reads host memory (numpy "
+                            "arrays, CPU tensors), and device addresses need the device path (ROCKTILE_DEVICE=hip)")
+        b = buffers.describe(value.base if isinstance(value, buffers.TensorWrapper) else value, name)
+        if b.device is not None:
+            raise TypeError(f"kernel argument '{name}' is memory of HIP device {b.device}; the emulator needs "
+                            "host memory (numpy arrays, CPU tensors)")
+        return ("buffer", name, b.address, b.elements)
     if isinstance(value, np.generic):
         value = value.item()
-    if isinstance(value, bool):
-        return ("int", name, int(value))
-    if isinstance(value, int):
-        # A u64 argument's bits, as the int64 the kernel argument holds.
-        return ("int", name, value - (1 << 64) if value >= 1 << 63 else value)
-    if isinstance(value, float):
-        return ("float", name, value)
-    if isinstance(value, compiler.TensorWrapper):
-        value = value.base
-    if isinstance(value, np.ndarray) or hasattr(value, "data_ptr"):
-        if getattr(value, "device", None) is not None and str(value.device) != "cpu":
-            raise TypeError(f"kernel argument '{name}' lives on {value.device}; the emulator needs CPU memory")
-        return ("buffer", name, *compiler.buffer_extent(value, name))
-    raise TypeError(f"cannot pass {type(value).__name__} as kernel argument '{name}'")
+    if spec.type.is_floating():
+        return ("float", name, float(value))
+    # A u64 argument's bits, as the int64 the kernel argument holds.
+    value = int(value)
+    return ("int", name, value - (1 << 64) if value >= 1 << 63 else value)
+
+
+def check_args(kernel, values):
+    """Checks `values` against the signature `kernel` was compiled for: the
+    dtype a pointer points to, the 16-byte alignment and 32-bit range the
+    signature claims, a scalar's kind and range."""
+    for spec, value in zip(kernel.specialization.args, values):
+        where = f"kernel argument '{spec.name}' (signature {spec})"
+        if spec.type.is_ptr():
+            if isinstance(value, bool) or not (isinstance(value, int) or buffers.is_pointer_value(value)):
+                raise TypeError(f"{where}: expected an array, a tensor or a device address, got "
+                                f"{type(value).__name__}")
+            if isinstance(value, int):
+                address = value
+            else:
+                wrapped = value.dtype if isinstance(value, buffers.TensorWrapper) else None
+                b = buffers.describe(value.base if wrapped is not None else value, spec.name)
+                dtype = wrapped or compiler.array_dtype(b.dtype, spec.name)
+                if dtype != spec.type.element_ty:
+                    raise TypeError(f"{where}: got {b.dtype} elements")
+                if spec.range32 and b.elements * b.itemsize >= 2**31:
+                    raise ValueError(f"{where}: the signature claims the buffer is under 2 GiB, but "
+                                     f"{b.elements * b.itemsize} bytes follow its address")
+                address = b.address
+            if spec.divisible_by_16 and address % 16:
+                raise ValueError(f"{where}: the signature claims 16-byte alignment, but the address {address:#x} "
+                                 "is not")
+            continue
+        value = value.item() if isinstance(value, np.generic) else value
+        ty = spec.type
+        if ty.is_floating():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{where}: expected a number, got {type(value).__name__}")
+            continue
+        if not isinstance(value, int):
+            raise TypeError(f"{where}: expected an int, got {type(value).__name__}")
+        bits = ty.primitive_bitwidth
+        low, high = (0, 2**bits) if ty.is_int_unsigned() or bits == 1 else (-2**(bits - 1), 2**(bits - 1))
+        if not low <= value < high:
+            raise ValueError(f"{where}: {value} is out of the type's range")
+        if spec.divisible_by_16 and value % 16:
+            raise ValueError(f"{where}: the signature claims divisibility by 16, but the value is {value}")
+
+
+def launch(kernel, grid, values, stream=None):
+    """Runs `kernel` on `grid` (three ints) with `values`, one per runtime
+    argument, on the device path or in the emulator."""
+    if get_device() == "hip":
+        from . import runtime
+        runtime.hip().launch(kernel, grid, values, stream)
+        return
+    args = [_emulator_arg(value, spec) for spec, value in zip(kernel.specialization.args, values)]
+    try:
+        kernel.emulator().launch(grid, args, os.cpu_count() or 1)
+    except compiler.load_C().EmulatorFault as e:
+        raise EmulatorError(str(e)) from None
 
 
 def _grid(grid, meta):
@@ -73,27 +145,64 @@ def _grid(grid, meta):
 
 
 class Launcher:
-    """`kernel[grid]`: call it with the kernel's arguments."""
+    """`kernel[grid]`: call it with the kernel's arguments (and, beside
+    Triton's launch options, `stream=` for the device path)."""
 
     def __init__(self, fn, grid):
         self.fn, self.grid = fn, grid
 
-    def __call__(self, *args, num_warps=4, num_stages=None, target=None, **kwargs):
+    def __call__(self, *args, **kwargs):
+        fast = self.fn.fast_launcher()
+        if fast is not None:
+            kernel = fast.launch(self.grid, args, kwargs or None)
+            if kernel is not None:
+                return kernel
+        options = dict(kwargs)
+        num_warps, num_stages = options.pop("num_warps", 4), options.pop("num_stages", None)
+        target = options.pop("target", None) or get_target()
+        stream = options.pop("stream", None) if "stream" not in self.fn.arg_names else None
         device = get_device()
-        target = target or get_target()
-        options, kwargs = self.fn.split_launch_kwargs(args, kwargs, num_warps, num_stages)
-        bound = self.fn.signature.bind(*args, **kwargs)
+        options, params = self.fn.split_launch_kwargs(args, options, num_warps, num_stages)
+        bound = self.fn.signature.bind(*args, **params)
         bound.apply_defaults()
         spec = self.fn.specialize_bound(bound.arguments, target, num_warps, options)
         kernel = self.fn.compile_specialization(spec, emulator_ok=device == "emulator")
         grid = _grid(self.grid, dict(bound.arguments))
+        values = [bound.arguments[a.name] for a in spec.args]
         if device == "hip":
             from . import runtime
-            runtime.hip().launch(kernel, grid, [bound.arguments[a.name] for a in spec.args])
-            return kernel
-        launch_args = [_launch_arg(bound.arguments[a.name], a.name) for a in spec.args]
-        try:
-            kernel.emulator().launch(grid, launch_args, os.cpu_count() or 1)
-        except compiler.load_C().EmulatorFault as e:
-            raise EmulatorError(str(e)) from None
+            remember = None if fast is None else (fast, args, kwargs, [self.fn.arg_names.index(a.name)
+                                                                         for a in spec.args])
+            runtime.hip().launch(kernel, grid, values, stream, remember)
+        else:
+            launch(kernel, grid, values, stream)
         return kernel
+
+
+class CompiledLauncher:
+    """`compiled_kernel[grid]`: call it with the kernel's runtime arguments
+    (positionally or by name; not its constexprs), which are checked
+    against the signature it was compiled for (check_args); a pointer may
+    also be a device address, on the device path."""
+
+    def __init__(self, kernel, grid):
+        self.kernel, self.grid = kernel, grid
+
+    def __call__(self, *args, stream=None, **kwargs):
+        specs = self.kernel.specialization.args
+        names = [s.name for s in specs]
+        if len(args) > len(names):
+            raise TypeError(f"{self.kernel.name} takes {len(names)} runtime arguments ({', '.join(names)}), "
+                            f"got {len(args)}")
+        values = dict(zip(names, args))
+        for name, value in kwargs.items():
+            if name not in names or name in values:
+                raise TypeError(f"{self.kernel.name}: unexpected or repeated argument {name!r}; its runtime "
+                                f"arguments are {', '.join(names)}")
+            values[name] = value
+        missing = [n for n in names if n not in values]
+        if missing:
+            raise TypeError(f"{self.kernel.name}: missing argument(s) {', '.join(map(repr, missing))}")
+        ordered = [values[n] for n in names]
+        check_args(self.kernel, ordered)
+        launch(self.kernel, _grid(self.grid, {**self.kernel.constexprs, **values}), ordered, stream)

@@ -15,3 +15,7 @@ import tempfile  # noqa: E402
 _CACHE = tempfile.mkdtemp(prefix="rocktile-test-cache-")
 os.environ["ROCKTILE_CACHE_DIR"] = _CACHE
 atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a real AMD GPU (and ROCm); skipped without one")

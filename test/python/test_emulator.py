@@ -190,14 +190,6 @@ def test_grid_from_meta():
     np.testing.assert_array_equal(out, 2)
 
 
-def test_torch_tensors():
-    torch = pytest.importorskip("torch")
-    x, y = torch.randn(3000), torch.randn(3000)
-    out = torch.empty(3000)
-    add_kernel[(3,)](x, y, out, 3000, BLOCK=1024)
-    assert torch.equal(out, x + y)
-
-
 # Loops holding reductions whose bounds come from memory: a decode-attention
 # style pass over each sequence's own length, and a persistent grid-stride
 # loop over a loaded tile count. On a GPU such bounds are the same for the

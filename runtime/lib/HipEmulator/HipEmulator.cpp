@@ -9,7 +9,11 @@
 //
 //   ROCKTILE_HIP_ARCH   the emulated device's architecture (gfx950, the
 //                       default, or gfx1250): hipModuleLoadData refuses
-//                       another's code object, as a GPU does.
+//                       another's code object, as a GPU does, and
+//                       hipGetDeviceProperties reports it as gcnArchName.
+//   ROCKTILE_HIP_SKIP_LAUNCH=1  launches copy their kernarg bytes and run
+//                       nothing: what a launch costs the host, without the
+//                       kernel (bench/launch_overhead.py).
 #include "rocktile/CodeObject/CodeObject.h"
 #include "rocktile/Emulator/Emulator.h"
 #include "rocktile/Pipeline/Pipeline.h"
@@ -146,6 +150,22 @@ int64_t bufferElements(uint64_t address, unsigned elementBytes, int64_t declared
   return int64_t((it->first + it->second - address) / elementBytes);
 }
 
+/// The fields of HIP 6's hipDeviceProp_t (hipDeviceProp_tR0600) that this
+/// library fills, at their offsets in that struct (natural alignment, x86-64).
+/// Its other fields read as zero.
+struct DevicePropField {
+  size_t offset, size;
+};
+constexpr DevicePropField kPropName{0, 256}, kPropTotalGlobalMem{288, 8}, kPropSharedMemPerBlock{296, 8},
+    kPropWarpSize{308, 4}, kPropMaxThreadsPerBlock{320, 4}, kPropMultiProcessorCount{388, 4},
+    kPropGcnArchName{1160, 256};
+constexpr size_t kDevicePropBytes = 1472; // sizeof(hipDeviceProp_tR0600)
+
+bool skipLaunches() {
+  const char *skip = std::getenv("ROCKTILE_HIP_SKIP_LAUNCH");
+  return skip && std::strcmp(skip, "1") == 0;
+}
+
 int launch(const Module &module, std::array<int64_t, 3> grid, unsigned block, const std::vector<uint8_t> &kernarg) {
   const emulator::EmulatedKernel &k = *module.kernel;
   if (block != k.getNumThreads())
@@ -212,6 +232,26 @@ int hipInit(unsigned) { return hipSuccess; }
 int hipGetDeviceCount(int *count) { return count ? (*count = 1, hipSuccess) : hipErrorInvalidValue; }
 int hipGetDevice(int *device) { return device ? (*device = 0, hipSuccess) : hipErrorInvalidValue; }
 int hipSetDevice(int device) { return device == 0 ? hipSuccess : hipErrorInvalidValue; }
+int hipGetDevicePropertiesR0600(void *prop, int device) {
+  if (!prop || device != 0)
+    return hipErrorInvalidValue;
+  std::string arch = deviceArch();
+  const Target *target = lookupTarget(arch);
+  if (!target)
+    return fail(hipErrorInvalidValue, "ROCKTILE_HIP_ARCH=" + arch + " is not a rocktile target");
+  auto *bytes = static_cast<char *>(prop);
+  std::memset(bytes, 0, kDevicePropBytes);
+  auto put = [&](DevicePropField f, auto value) { std::memcpy(bytes + f.offset, &value, f.size); };
+  std::string name = "rocktile HIP emulator (" + target->product.str() + ")";
+  std::strncpy(bytes + kPropName.offset, name.c_str(), kPropName.size - 1);
+  std::strncpy(bytes + kPropGcnArchName.offset, arch.c_str(), kPropGcnArchName.size - 1);
+  put(kPropTotalGlobalMem, uint64_t(1) << 36);
+  put(kPropSharedMemPerBlock, uint64_t(target->ldsBytes));
+  put(kPropWarpSize, int32_t(target->waveSize));
+  put(kPropMaxThreadsPerBlock, int32_t(target->maxWorkgroupSize));
+  put(kPropMultiProcessorCount, int32_t(1));
+  return hipSuccess;
+}
 int hipDeviceSynchronize(void) { return hipSuccess; }           // launches complete when they return
 int hipStreamSynchronize(hipStream_t) { return hipSuccess; }
 int hipGetLastError(void) { return std::exchange(lastError, hipSuccess); }
@@ -311,6 +351,8 @@ int hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz
   } else {
     return fail(hipErrorInvalidValue, "hipModuleLaunchKernel: neither kernelParams nor extra");
   }
+  if (skipLaunches())
+    return hipSuccess;
   return launch(*f, {gx, gy, gz}, bx, kernarg);
 }
 }

@@ -1,0 +1,94 @@
+"""A compiled kernel: its code, its code object's metadata, and the ways to
+run it (the emulator, `kernel[grid](*args)`)."""
+from __future__ import annotations
+
+import os
+
+from . import compiler
+from .compiler import Specialization
+from .errors import CompilationError
+from .launcher import CompiledLauncher
+
+
+class CompiledKernel:
+    """A compiled kernel: `.asm` ('tile', 'simt', 'llir', 'amdgcn' texts),
+    `.hsaco` (the code object) and `.metadata` (register and memory use)."""
+
+    def __init__(self, name, spec: Specialization, asm: dict, hsaco: bytes, metadata: dict,
+                 simt_with_locations: str = "", emulator_only: bool = False):
+        self.name = name
+        self.target = spec.target
+        self.num_warps = spec.num_warps
+        self.signature = spec.signature
+        self.constexprs = dict(spec.constexprs)
+        self.specialization = spec
+        self.asm = asm
+        self.hsaco = hsaco
+        self.metadata = metadata
+        self._simt_with_locations = simt_with_locations
+        # Uses what only the emulator runs: no LLVM IR, assembly or code object.
+        self.emulator_only = emulator_only
+        self._emulators = {}
+
+    def emulator(self):
+        """The kernel JIT-compiled for the CPU emulator (built on first use),
+        for this machine's CPU or the one ROCKTILE_EMULATOR_HOST_CPU names
+        (`x86-64`, the baseline without F16C or AVX-512 BF16, makes the host
+        code call the emulator's own fp16/bf16 conversion builtins)."""
+        cpu = os.environ.get("ROCKTILE_EMULATOR_HOST_CPU", "")
+        if cpu not in self._emulators:
+            C = compiler.load_C()
+            try:
+                self._emulators[cpu] = C.Emulator(self._simt_with_locations, self.metadata["wave_size"],
+                                                  self.metadata["lds_banks"], cpu)
+            except C.CompileError as e:
+                raise CompilationError(f"the emulator cannot run kernel {self.name}: {e}") from None
+        return self._emulators[cpu]
+
+    def lds_bank_conflicts(self):
+        """The LDS accesses of the last emulator launch, by source line and
+        kind: {(location, 'load' | 'store'): (wave accesses, extra cycles)},
+        the cycles that bank conflicts added (from the target's banks)."""
+        totals = {}
+        for site in self.emulator().bank_conflicts():
+            key = (site["location"], site["kind"])
+            runs, extra = totals.get(key, (0, 0))
+            totals[key] = (runs + site["executions"], extra + site["extra_cycles"])
+        return totals
+
+    def kernarg_slots(self):
+        """Per runtime argument, in order: (its ArgSpec, the kernarg slots
+        the code object declares for it, as metadata["kernargs"] gives
+        them): five for a pointer, a memref descriptor (base, aligned base,
+        offset, size, stride), one for a scalar. Hidden slots are left out."""
+        slots = [s for s in self.metadata["kernargs"] if not s["value_kind"].startswith("hidden_")]
+        out = []
+        for arg in self.specialization.args:
+            count = 5 if arg.type.is_ptr() else 1
+            out.append((arg, slots[:count]))
+            if len(slots) < count:
+                raise CompilationError(f"the code object of {self.name} declares fewer kernarg slots than its "
+                                       "arguments need (a rocktile bug)")
+            slots = slots[count:]
+        if slots:
+            raise CompilationError(f"the code object of {self.name} declares more kernarg slots than its "
+                                   "arguments fill (a rocktile bug)")
+        return out
+
+    def __getitem__(self, grid):
+        """`kernel[grid](*args)` launches with the runtime arguments, checked
+        against the signature (rocktile.launcher.CompiledLauncher)."""
+        return CompiledLauncher(self, grid)
+
+    @property
+    def n_regs(self):
+        return self.metadata.get("vgpr_count")
+
+    @property
+    def n_spills(self):
+        return self.metadata.get("vgpr_spill_count", 0) + self.metadata.get("sgpr_spill_count", 0)
+
+    def __repr__(self):
+        m = self.metadata
+        return (f"<CompiledKernel {self.name} for {self.target}, num_warps={self.num_warps}: "
+                f"{m.get('vgpr_count')} VGPRs, {m.get('sgpr_count')} SGPRs, {m.get('lds_bytes')} B LDS>")
