@@ -6,7 +6,7 @@ nothing, so the figure is what the host spends per launch, from the Python
 call to hipModuleLaunchKernel's return. Rows: rocktile's launch fast path
 (rocktile._launch) with a tuple grid and with a grid function, rocktile's
 Python launch path, and an empty Python function taking the same arguments.
-Each figure is the best of 5 runs of 20000 launches, in a process of its own
+Each figure is the best of 15 runs of 10000 launches, in a process of its own
 (OpenBLAS's idle threads pinned to one, as they spin on this 2-core
 machine). Not a test; read the table.
 
@@ -53,11 +53,11 @@ cases = {
 for name, case in cases.items():
     case()
     best = float("inf")
-    for _ in range(5):
+    for _ in range(15):
         start = time.perf_counter()
-        for _ in range(20000):
+        for _ in range(10000):
             case()
-        best = min(best, (time.perf_counter() - start) / 20000 * 1e6)
+        best = min(best, (time.perf_counter() - start) / 10000 * 1e6)
     print(f"{name}\\t{best:.2f}")
 """
 

@@ -77,12 +77,17 @@ class JITFunction(semantic.KernelFunction):
 
     def __getitem__(self, grid):
         """`kernel[grid](*args)` launches (in the emulator when there is no GPU)."""
-        return Launcher(self, grid)
+        fast = self._fast
+        if fast is None:
+            fast = self.fast_launcher()
+        return fast[grid] if fast else Launcher(self, grid)
 
     def fast_launcher(self):
-        """The device path's launch fast path for this kernel (rocktile._launch),
-        or None for kernels it does not take: parameters that are keyword-only,
-        variadic, or named num_warps or num_stages (filled from the options)."""
+        """The device path's launch fast path for this kernel (rocktile._launch):
+        `fast_launcher()[grid]` is `kernel[grid]`, which launches in C++ what
+        it can and through Launcher the rest. None for kernels it does not
+        take: parameters that are keyword-only, variadic, or named num_warps
+        or num_stages (filled from the options)."""
         if self._fast is None:
             from . import _launch
             params = list(self.signature.parameters.values())
@@ -93,7 +98,8 @@ class JITFunction(semantic.KernelFunction):
                 self._fast = _launch.FastLauncher(
                     tuple(self.arg_names), tuple(n in self.constexpr_names for n in self.arg_names),
                     tuple(n in self.do_not_specialize for n in self.arg_names),
-                    tuple(p.default for p in params), missing)
+                    tuple(p.default for p in params), missing,
+                    lambda grid, args, kwargs: Launcher(self, grid)(*args, **(kwargs or {})))
         return self._fast or None
 
     # ------------------------------------------------------------------

@@ -146,17 +146,15 @@ def _grid(grid, meta):
 
 class Launcher:
     """`kernel[grid]`: call it with the kernel's arguments (and, beside
-    Triton's launch options, `stream=` for the device path)."""
+    Triton's launch options, `stream=` for the device path). The launches
+    rocktile._launch takes never get here (JITFunction.fast_launcher); on
+    the device path, this one teaches it the ones it can take."""
 
     def __init__(self, fn, grid):
         self.fn, self.grid = fn, grid
 
     def __call__(self, *args, **kwargs):
         fast = self.fn.fast_launcher()
-        if fast is not None:
-            kernel = fast.launch(self.grid, args, kwargs or None)
-            if kernel is not None:
-                return kernel
         options = dict(kwargs)
         num_warps, num_stages = options.pop("num_warps", 4), options.pop("num_stages", None)
         target = options.pop("target", None) or get_target()

@@ -1,4 +1,5 @@
 // rocktile._launch: the device path's fast path for `kernel[grid](*args)`.
+// `kernel[grid]` is a BoundLaunch made here; calling it launches.
 //
 // A launch through Python (rocktile.launcher) binds the arguments, derives
 // the specialization, finds the compiled kernel and packs its kernarg bytes:
@@ -63,6 +64,14 @@ struct FastLauncher {
   std::vector<char> *isConstexpr, *noSpecialize;
   std::vector<PyObject *> *defaults; // nullptr: none
   std::unordered_map<std::string, Entry> *entries;
+  PyObject *fallback; // fallback(grid, args, kwargs): the Python launch
+};
+
+/// `kernel[grid]` on the fast path: calling it launches.
+struct BoundLaunch {
+  PyObject_HEAD
+  FastLauncher *launcher;
+  PyObject *grid;
 };
 
 template <typename T> void append(std::string &key, T value) {
@@ -246,17 +255,12 @@ bool gridOf(FastLauncher *self, PyObject *grid, const std::vector<PyObject *> &v
   return ok;
 }
 
-/// launch(grid, args, kwargs) -> the kernel, or None if Python must launch.
-PyObject *launch(FastLauncher *self, PyObject *const *argv, Py_ssize_t argc) {
-  if (argc != 3 || !PyTuple_Check(argv[1]) || (argv[2] != Py_None && !PyDict_Check(argv[2]))) {
-    PyErr_SetString(PyExc_TypeError, "launch(grid, args, kwargs)");
-    return nullptr;
-  }
-  PyObject *kwargs = argv[2] == Py_None ? nullptr : argv[2];
+/// The kernel launched, or None if Python must launch.
+PyObject *launch(FastLauncher *self, PyObject *gridArg, PyObject *args, PyObject *kwargs) {
   std::vector<PyObject *> values;
   std::string key;
   key.reserve(128);
-  if (!bind(self, argv[1], kwargs, values, key, nullptr)) {
+  if (!bind(self, args, kwargs, values, key, nullptr)) {
     if (PyErr_Occurred())
       return nullptr;
     Py_RETURN_NONE;
@@ -266,7 +270,7 @@ PyObject *launch(FastLauncher *self, PyObject *const *argv, Py_ssize_t argc) {
     Py_RETURN_NONE;
   const Entry &e = it->second;
   unsigned grid[3];
-  if (!gridOf(self, argv[0], values, grid)) {
+  if (!gridOf(self, gridArg, values, grid)) {
     if (PyErr_Occurred())
       return nullptr; // the grid function raised
     Py_RETURN_NONE;
@@ -306,6 +310,43 @@ PyObject *launch(FastLauncher *self, PyObject *const *argv, Py_ssize_t argc) {
   }
   Py_INCREF(e.kernel);
   return e.kernel;
+}
+
+PyObject *callBound(BoundLaunch *self, PyObject *args, PyObject *kwargs) {
+  PyObject *kernel = launch(self->launcher, self->grid, args, kwargs);
+  if (kernel != Py_None)
+    return kernel;
+  Py_DECREF(kernel);
+  return PyObject_CallFunctionObjArgs(self->launcher->fallback, self->grid, args, kwargs ? kwargs : Py_None,
+                                      nullptr);
+}
+
+void deallocBound(BoundLaunch *self) {
+  Py_DECREF(reinterpret_cast<PyObject *>(self->launcher));
+  Py_DECREF(self->grid);
+  Py_TYPE(self)->tp_free(reinterpret_cast<PyObject *>(self));
+}
+
+PyTypeObject boundType = [] {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "rocktile._launch.BoundLaunch";
+  t.tp_basicsize = sizeof(BoundLaunch);
+  t.tp_flags = Py_TPFLAGS_DEFAULT;
+  t.tp_doc = "kernel[grid]: call it with the kernel's arguments.";
+  t.tp_call = reinterpret_cast<ternaryfunc>(callBound);
+  t.tp_dealloc = reinterpret_cast<destructor>(deallocBound);
+  return t;
+}();
+
+/// launcher[grid]: a BoundLaunch.
+PyObject *subscript(FastLauncher *self, PyObject *grid) {
+  auto *bound = PyObject_New(BoundLaunch, &boundType);
+  if (!bound)
+    return nullptr;
+  Py_INCREF(self);
+  Py_INCREF(grid);
+  bound->launcher = self, bound->grid = grid;
+  return reinterpret_cast<PyObject *>(bound);
 }
 
 /// remember(args, kwargs, kernel, function, threads, kernarg_bytes, slots):
@@ -373,16 +414,18 @@ void dealloc(FastLauncher *self) {
   delete self->isConstexpr;
   delete self->noSpecialize;
   delete self->defaults;
+  Py_XDECREF(self->fallback);
   Py_TYPE(self)->tp_free(reinterpret_cast<PyObject *>(self));
 }
 
-/// FastLauncher(names, is_constexpr, no_specialize, defaults, missing): one
-/// kernel's parameters, in order; `defaults[i] is missing` for a parameter
-/// without a default.
+/// FastLauncher(names, is_constexpr, no_specialize, defaults, missing,
+/// fallback): one kernel's parameters, in order (`defaults[i] is missing`
+/// for a parameter without a default), and fallback(grid, args, kwargs),
+/// the Python launch, for the launches this file does not take.
 PyObject *create(PyTypeObject *type, PyObject *args, PyObject *) {
-  PyObject *names, *constexprs, *noSpec, *defaults, *missing;
-  if (!PyArg_ParseTuple(args, "O!O!O!O!O", &PyTuple_Type, &names, &PyTuple_Type, &constexprs, &PyTuple_Type,
-                        &noSpec, &PyTuple_Type, &defaults, &missing))
+  PyObject *names, *constexprs, *noSpec, *defaults, *missing, *fallback;
+  if (!PyArg_ParseTuple(args, "O!O!O!O!OO", &PyTuple_Type, &names, &PyTuple_Type, &constexprs, &PyTuple_Type,
+                        &noSpec, &PyTuple_Type, &defaults, &missing, &fallback))
     return nullptr;
   auto *self = reinterpret_cast<FastLauncher *>(type->tp_alloc(type, 0));
   if (!self)
@@ -392,6 +435,8 @@ PyObject *create(PyTypeObject *type, PyObject *args, PyObject *) {
   self->noSpecialize = new std::vector<char>;
   self->defaults = new std::vector<PyObject *>;
   self->entries = new std::unordered_map<std::string, Entry>;
+  Py_INCREF(fallback);
+  self->fallback = fallback;
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); ++i) {
     PyObject *name = PyTuple_GET_ITEM(names, i);
     Py_INCREF(name);
@@ -405,9 +450,9 @@ PyObject *create(PyTypeObject *type, PyObject *args, PyObject *) {
   return reinterpret_cast<PyObject *>(self);
 }
 
+PyMappingMethods launcherMapping = {nullptr, reinterpret_cast<binaryfunc>(subscript), nullptr};
+
 PyMethodDef launcherMethods[] = {
-    {"launch", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(launch)), METH_FASTCALL,
-     "launch(grid, args, kwargs): the kernel launched, or None if Python must launch"},
     {"remember", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(remember)), METH_FASTCALL,
      "remember(args, kwargs, kernel, function, threads, kernarg_bytes, slots)"},
     {nullptr, nullptr, 0, nullptr}};
@@ -419,6 +464,7 @@ PyTypeObject launcherType = [] {
   t.tp_flags = Py_TPFLAGS_DEFAULT;
   t.tp_doc = "The launch fast path of one kernel's launches on the device path.";
   t.tp_methods = launcherMethods;
+  t.tp_as_mapping = &launcherMapping;
   t.tp_new = create;
   t.tp_dealloc = reinterpret_cast<destructor>(dealloc);
   return t;
@@ -455,7 +501,7 @@ PyModuleDef moduleDef = {PyModuleDef_HEAD_INIT, "_launch", "The device path's la
 } // namespace
 
 PyMODINIT_FUNC PyInit__launch() {
-  if (PyType_Ready(&launcherType) < 0)
+  if (PyType_Ready(&launcherType) < 0 || PyType_Ready(&boundType) < 0)
     return nullptr;
   PyObject *m = PyModule_Create(&moduleDef);
   if (!m)
