@@ -1,5 +1,6 @@
 """Kernels run in the CPU emulator on both targets, checked against numpy."""
 import os
+import re
 
 import numpy as np
 import pytest
@@ -248,3 +249,27 @@ def test_divergent_loop_bounds_are_reported_at_the_loop():
     line = next(i for i, text in enumerate(open(__file__), 1) if "# ERR-divergent-loop" in text)
     assert "threads disagree on the bounds of a loop" in str(info.value)
     assert f"{__file__}:{line}:" in str(info.value)
+
+
+@rocktile.jit
+def copy_rows(x_ptr, y_ptr, M, N, stride_x, stride_y, BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    x = tl.load(x_ptr + rm[:, None] * stride_x + rn[None, :], mask=mask, other=0.0)
+    tl.store(y_ptr + rm[:, None] * stride_y + rn[None, :], x, mask=mask)
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+def test_row_strides_that_break_alignment(target):
+    """Rows 69 elements apart are not 16-byte aligned although the first row
+    is: the accesses must not be 128-bit (they were, and the emulator's
+    alignment check caught it), while rows 80 apart (an int the launch
+    specializes as divisible by 16) still are."""
+    for stride in (69, 80):
+        x = np.random.default_rng(stride).standard_normal((64, stride)).astype(np.float32)
+        y = np.zeros((64, stride), np.float32)
+        k = copy_rows[(2, 2)](x, y, 64, 64, stride, stride, BM=32, BN=32, target=target)
+        np.testing.assert_array_equal(y[:, :64], x[:, :64])
+        wide = len(re.findall(r"(buffer|global)_(load|store)_(dwordx4|b128)", k.asm["amdgcn"]))
+        assert (wide > 0) == (stride == 80), (stride, wide)

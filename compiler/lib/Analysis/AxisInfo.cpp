@@ -232,9 +232,15 @@ AxisInfo AxisInfoAnalysis::visit(Operation *op) {
       .Case([&](tile::ExpandDimsOp e) {
         AxisInfo info = get(e.getSrc());
         unsigned axis = e.getAxis();
-        int64_t div = info.divisibility[0];
         if (e.getSrc().getType().getRank() == 0)
           return info;
+        // Along the new axis every element starts a run, so what divides
+        // them all: only run starts are multiples where runs are longer
+        // than 1 (rm[:, None] * stride is not aligned because rm's first
+        // element is).
+        int64_t div = kMaxDivisibility;
+        for (auto [c, d] : llvm::zip(info.contiguity, info.divisibility))
+          div = std::min(div, c > 1 ? 1 : d);
         info.contiguity.insert(info.contiguity.begin() + axis, 1);
         info.divisibility.insert(info.divisibility.begin() + axis, div);
         info.constancy.insert(info.constancy.begin() + axis, 1);

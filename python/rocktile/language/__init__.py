@@ -7,29 +7,29 @@ from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, 
                      randn4x, uint_to_uniform_float)
 from .debug import assume, device_assert, device_print, max_constancy, max_contiguous, multiple_of
 from .core import (
-    abs, add, arange, argmax, argmin, associative_scan, atomic_add, atomic_and, atomic_cas, atomic_load, atomic_max, atomic_min, atomic_or,
+    abs, add, advance, arange, argmax, argmin, associative_scan, atomic_add, atomic_and, atomic_cas, atomic_load, atomic_max, atomic_min, atomic_or,
     atomic_store, atomic_xchg, atomic_xor, bfloat16, bitonic_merge, block_type, broadcast, broadcast_to, cast, cat, cdiv, ceil, clamp,
     constexpr, cos, cumprod, cumsum, debug_barrier, div_rn, dot, dtype, erf, exp, exp2, expand_dims, fdiv, flip, float16,
     float32, float64, float8e4nv, float8e5, floor, fma, full, full_like, gather, histogram, int1, int16, int32, int64, int8,
-    interleave, join, load, log, log2, max, maximum, min, minimum, mul, num_programs, permute, pointer_type,
-    program_id, PropagateNan, range, ravel, reduce, reduce_or, reshape, rsqrt, sigmoid, sin, softmax, sort,
-    split, sqrt, sqrt_rn, squeeze, static_assert, static_print, static_range, store, sub, sum, swizzle2d,
-    tensor, to_tensor, topk, trans, TRITON_MAX_TENSOR_NUMEL, uint16, uint32, uint64, uint8, umulhi, unsqueeze, view,
+    interleave, join, load, load_tensor_descriptor, log, log2, max, maximum, min, minimum, mul, num_programs, permute, pointer_type,
+    make_block_ptr, make_tensor_descriptor, program_id, PropagateNan, range, ravel, reduce, reduce_or, reshape, rsqrt, sigmoid, sin, softmax, sort,
+    split, sqrt, sqrt_rn, squeeze, static_assert, static_print, static_range, store, store_tensor_descriptor, sub, sum, swizzle2d,
+    tensor, tensor_descriptor, to_tensor, topk, trans, TRITON_MAX_TENSOR_NUMEL, uint16, uint32, uint64, uint8, umulhi, unsqueeze, view,
     where, xor_sum, zeros, zeros_like,
 )
 
 __all__ = [
-    "abs", "add", "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_load", "atomic_max",
+    "abs", "add", "advance", "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_load", "atomic_max",
     "atomic_min", "atomic_or", "atomic_store", "atomic_xchg", "atomic_xor", "bfloat16", "bitonic_merge", "block_type", "broadcast",
     "broadcast_to", "cast", "cat", "cdiv", "ceil", "clamp", "constexpr", "cos", "cumprod", "cumsum", "debug_barrier",
     "device_assert", "device_print", "div_rn", "dot", "dtype", "erf", "exp", "exp2", "expand_dims", "extra", "fdiv",
     "flip", "float16", "float32", "float64", "float8e4nv", "float8e5", "floor", "fma", "full", "full_like", "gather", "histogram",
-    "int1", "int16", "int32", "int64", "int8", "interleave", "join", "load", "log", "log2", "math", "max",
-    "max_constancy", "max_contiguous", "maximum", "min", "minimum", "mul", "multiple_of", "num_programs",
+    "int1", "int16", "int32", "int64", "int8", "interleave", "join", "load", "load_tensor_descriptor", "log", "log2", "math", "max",
+    "max_constancy", "max_contiguous", "make_block_ptr", "make_tensor_descriptor", "maximum", "min", "minimum", "mul", "multiple_of", "num_programs",
     "pair_uniform_to_normal", "permute", "philox", "philox_impl", "pointer_type", "program_id",
     "PropagateNan", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x", "range", "ravel", "reduce",
     "reduce_or", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn",
-    "squeeze", "static_assert", "static_print", "static_range", "store", "sub", "sum", "swizzle2d", "tensor",
+    "squeeze", "static_assert", "static_print", "static_range", "store", "store_tensor_descriptor", "sub", "sum", "swizzle2d", "tensor", "tensor_descriptor",
     "to_tensor", "topk", "trans", "TRITON_MAX_TENSOR_NUMEL", "uint16", "uint32", "uint64", "uint8",
     "uint_to_uniform_float", "umulhi", "unsqueeze", "view", "where", "xor_sum", "zeros", "zeros_like",
 ]

@@ -7,7 +7,8 @@ from __future__ import annotations
 import builtins
 import enum
 
-from . import semantic
+from . import descriptors, semantic
+from .descriptors import block_pointer, tensor_descriptor
 from .semantic import SemanticError, _is_constexpr_annotation, _unwrap, constexpr, tensor
 from .types import (bfloat16, block_type, dtype, float8e4nv, float8e5, float16, float32, float64, int1, int8,
                     int16, int32, int64, pointer_type, uint8, uint16, uint32, uint64)
@@ -97,17 +98,70 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     """Load from a pointer or a tile of pointers.  Where `mask` is false the
     result is `other` (undefined if `other` is not given).  Cache and eviction
     hints are accepted for compatibility and ignored."""
+    pointer = _unwrap(pointer)
+    if isinstance(pointer, block_pointer):
+        if _unwrap(mask) is not None or _unwrap(other) is not None:
+            raise SemanticError("tl.load of a block pointer takes boundary_check and padding_option, not mask "
+                                "and other")
+        return descriptors.load_block(pointer, boundary_check, padding_option)
     if _unwrap(boundary_check) or _unwrap(padding_option):
-        raise SemanticError("boundary_check and padding_option need block pointers, which are not supported")
-    return semantic.load(_unwrap(pointer), _unwrap(mask), _unwrap(other))
+        raise SemanticError("boundary_check and padding_option apply to block pointers (tl.make_block_ptr); "
+                            "for a tile of pointers use mask and other")
+    return semantic.load(pointer, _unwrap(mask), _unwrap(other))
 
 
 @_tensor_method
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
     """Store `value` (converted to the pointee type) where `mask` is true."""
+    pointer = _unwrap(pointer)
+    if isinstance(pointer, block_pointer):
+        if _unwrap(mask) is not None:
+            raise SemanticError("tl.store of a block pointer takes boundary_check, not mask")
+        return descriptors.store_block(pointer, _unwrap(value), boundary_check)
     if _unwrap(boundary_check):
-        raise SemanticError("boundary_check needs block pointers, which are not supported")
-    return semantic.store(_unwrap(pointer), _unwrap(value), _unwrap(mask))
+        raise SemanticError("boundary_check applies to block pointers (tl.make_block_ptr); for a tile of "
+                            "pointers use mask")
+    return semantic.store(pointer, _unwrap(value), _unwrap(mask))
+
+
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
+    """A descriptor of the tensor at `base` (a pointer argument) with `shape`
+    and `strides` (the last the compile-time 1), whose .load(offsets) and
+    .store(offsets, value) move blocks of `block_shape` (powers of two, at
+    least 16 bytes along the last dimension). Elements outside the tensor
+    read as the padding ('zero' or 'nan') and are not written."""
+    return descriptors.make_tensor_descriptor(_unwrap(base), shape, strides, block_shape, padding_option)
+
+
+def load_tensor_descriptor(desc, offsets):
+    """desc.load(offsets)."""
+    return _descriptor_arg(desc, "tl.load_tensor_descriptor").load(offsets)
+
+
+def store_tensor_descriptor(desc, offsets, value):
+    """desc.store(offsets, value)."""
+    return _descriptor_arg(desc, "tl.store_tensor_descriptor").store(offsets, value)
+
+
+def _descriptor_arg(desc, fname):
+    desc = _unwrap(desc)
+    if not isinstance(desc, tensor_descriptor):
+        raise SemanticError(f"{fname} needs a tensor descriptor (tl.make_tensor_descriptor), got {_describe(desc)}")
+    return desc
+
+
+def make_block_ptr(base, shape, strides, offsets, block_shape, order):
+    """A block pointer (Triton's older API): the block of `block_shape` at
+    `offsets` in the tensor at `base` with `shape` and `strides`; `order` (the
+    dimensions from fastest to slowest varying) is checked and otherwise a hint.
+    tl.load/tl.store take it with boundary_check (the dimensions to mask) and
+    padding_option; tl.advance moves it."""
+    return descriptors.make_block_ptr(_unwrap(base), shape, strides, offsets, block_shape, order)
+
+
+def advance(base, offsets):
+    """The block pointer moved by `offsets` (one per dimension)."""
+    return descriptors.advance(_unwrap(base), offsets)
 
 
 def where(condition, x, y):

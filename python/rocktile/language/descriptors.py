@@ -1,0 +1,248 @@
+"""Tile views of strided tensors in global memory: Triton's tensor
+descriptors (`tl.make_tensor_descriptor`, `desc.load`, `desc.store`) and
+its older block pointers (`tl.make_block_ptr`, `tl.advance`, `tl.load` /
+`tl.store` with `boundary_check` and `padding_option`).
+
+Both are expanded here into pointer tiles with masks: element (i0, i1, ...)
+of a block at `offsets` is at base + sum((offsets[d] + i_d) * strides[d]),
+and is in bounds when 0 <= offsets[d] + i_d < shape[d] in every (checked)
+dimension. Out-of-bounds elements read as the padding (zero, or NaN) and
+are not written. The masked loads and stores are ordinary ones, so a buffer
+under 2 GiB takes the range-checked buffer instructions.
+
+Both are NamedTuples of their runtime values (tensors, or numbers) and one
+static part, so loops carry them like any tuple (`ptr = tl.advance(ptr,
+...)` in a loop).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from . import semantic
+from .semantic import SemanticError, _unwrap, _value
+from .types import block_type, int32
+
+PADDINGS = ("zero", "nan")
+
+
+@dataclass(frozen=True)
+class _Static:
+    """What a descriptor or block pointer fixes at compile time."""
+    block_shape: tuple
+    padding: str = "zero"
+    order: tuple = ()
+
+
+def _list(x, what, n=None):
+    x = _unwrap(x)
+    if not isinstance(x, (list, tuple)):
+        raise SemanticError(f"{what} must be a list or tuple, got {type(x).__name__} {x!r}")
+    x = [_value(v) for v in x]
+    if n is not None and len(x) != n:
+        raise SemanticError(f"{what} has {len(x)} entries; the block has {n} dimensions")
+    return x
+
+
+def _block_shape(block_shape, what):
+    shape = []
+    for d in _list(block_shape, what):
+        if isinstance(d, bool) or not isinstance(d, int) or d < 1 or d & (d - 1):
+            raise SemanticError(f"each entry of {what} must be a power-of-two Python int or tl.constexpr, got {d!r}")
+        shape.append(d)
+    return tuple(shape)
+
+
+def _index(x, what):
+    x = _value(x)
+    if isinstance(x, semantic.tensor):
+        if x.shape or not x.dtype.is_int():
+            raise SemanticError(f"{what} must be an integer scalar, got a tensor of type {x.type}")
+        return x
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise SemanticError(f"{what} must be an integer, got {type(x).__name__} {x!r}")
+    return x
+
+
+def _base(base, fname):
+    base = _value(base)
+    if not semantic._is_ptr(base) or base.shape:
+        got = base.type if isinstance(base, semantic.tensor) else f"{type(base).__name__} {base!r}"
+        raise SemanticError(f"the base of {fname} must be a scalar pointer (a kernel's pointer argument), got {got}")
+    return base
+
+
+def _block(base, shape, strides, offsets, static, checked, fname):
+    """(pointers, mask or None): the block at `offsets`; `checked` are the
+    dimensions whose bounds are checked."""
+    n = len(static.block_shape)
+    offset, mask = 0, None
+    for d, size in enumerate(static.block_shape):
+        index = semantic.add(semantic.arange(0, size), offsets[d])
+        for axis in range(n):
+            if axis != d:
+                index = semantic.expand_dims(index, axis)
+        if d in checked:
+            inside = semantic.and_(semantic.greater_equal(index, 0), semantic.less(index, shape[d]))
+            mask = inside if mask is None else semantic.and_(mask, inside)
+        step = index if isinstance(strides[d], int) and strides[d] == 1 else semantic.mul(index, strides[d])
+        offset = semantic.add(offset, step)
+    pointers = semantic.broadcast_to(semantic.addptr(base, offset), list(static.block_shape))
+    return pointers, mask
+
+
+def _padding_value(dtype, padding, fname):
+    if padding == "nan":
+        if not dtype.is_floating():
+            raise SemanticError(f"{fname}: padding_option='nan' needs a floating-point tensor, not {dtype}")
+        return math.nan
+    return 0
+
+
+class tensor_descriptor(NamedTuple):
+    """`tl.make_tensor_descriptor(...)`: loads and stores blocks of
+    `block_shape` at element offsets."""
+    base: object
+    shape: tuple
+    strides: tuple
+    static: _Static
+
+    @property
+    def block_shape(self):
+        return list(self.static.block_shape)
+
+    @property
+    def dtype(self):
+        return self.base.dtype.element_ty
+
+    @property
+    def block_type(self):
+        return block_type(self.dtype, self.block_shape)
+
+    def _at(self, offsets, fname):
+        offsets = [_index(o, f"each offset of {fname}")
+                   for o in _list(offsets, f"the offsets of {fname}", len(self.static.block_shape))]
+        return _block(self.base, self.shape, self.strides, offsets, self.static, range(len(offsets)), fname)
+
+    def load(self, offsets):
+        """The block at `offsets`; elements outside the tensor read as the padding."""
+        pointers, mask = self._at(offsets, "desc.load")
+        return semantic.load(pointers, mask, _padding_value(self.dtype, self.static.padding, "desc.load"))
+
+    def store(self, offsets, value):
+        """Stores `value` (of the block's shape) at `offsets`; elements outside
+        the tensor are not written."""
+        value = semantic.to_tensor(_value(value))
+        if list(value.shape) != self.block_shape:
+            raise SemanticError(f"desc.store: the value has shape {list(value.shape)}, the descriptor's blocks "
+                                f"{self.block_shape}")
+        pointers, mask = self._at(offsets, "desc.store")
+        return semantic.store(pointers, value, mask)
+
+    def gather(self, *args, **kwargs):
+        raise SemanticError("tensor descriptor gather is not supported; load rows with tl.load")
+
+    def scatter(self, *args, **kwargs):
+        raise SemanticError("tensor descriptor scatter is not supported; store rows with tl.store")
+
+
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
+    fname = "tl.make_tensor_descriptor"
+    base = _base(base, fname)
+    static = _Static(_block_shape(block_shape, "block_shape"), _unwrap(padding_option))
+    n = len(static.block_shape)
+    if not 1 <= n <= 5:
+        raise SemanticError(f"{fname}: tensor descriptors have 1 to 5 dimensions, got {n}")
+    shape = [_index(s, "each entry of shape") for s in _list(shape, "shape", n)]
+    strides = [_index(s, "each entry of strides") for s in _list(strides, "strides", n)]
+    if static.padding not in PADDINGS:
+        raise SemanticError(f"{fname}: padding_option must be 'zero' or 'nan', got {static.padding!r}")
+    _padding_value(base.dtype.element_ty, static.padding, fname)
+    elt_bytes = max(1, base.dtype.element_ty.primitive_bitwidth // 8)
+    if static.block_shape[-1] * elt_bytes < 16:
+        raise SemanticError(f"{fname}: the last dimension of a block must hold at least 16 bytes, got "
+                            f"{static.block_shape[-1]} x {elt_bytes}")
+    last = strides[-1]
+    if not (isinstance(last, int) and last == 1):
+        raise SemanticError(f"{fname}: the last dimension must be contiguous: its stride must be the "
+                            f"compile-time 1, got {last.type if isinstance(last, semantic.tensor) else last!r}")
+    for s in strides[:-1]:
+        if isinstance(s, int) and s * elt_bytes % 16:
+            raise SemanticError(f"{fname}: strides other than the last must be multiples of 16 bytes, got "
+                                f"{s} x {elt_bytes}")
+    return tensor_descriptor(base, tuple(shape), tuple(strides), static)
+
+
+class block_pointer(NamedTuple):
+    """`tl.make_block_ptr(...)`: a block of `block_shape` at `offsets`."""
+    base: object
+    shape: tuple
+    strides: tuple
+    offsets: tuple
+    static: _Static
+
+    @property
+    def dtype(self):
+        return self.base.dtype.element_ty
+
+    @property
+    def type(self):
+        return block_type(self.dtype, list(self.static.block_shape))
+
+
+def make_block_ptr(base, shape, strides, offsets, block_shape, order):
+    fname = "tl.make_block_ptr"
+    base = _base(base, fname)
+    block_shape = _block_shape(block_shape, "block_shape")
+    n = len(block_shape)
+    order = tuple(_list(order, "order", n))
+    if sorted(order) != list(range(n)):
+        raise SemanticError(f"{fname}: order must be a permutation of 0..{n - 1}, got {list(order)}")
+    shape = tuple(_index(s, "each entry of shape") for s in _list(shape, "shape", n))
+    strides = tuple(_index(s, "each entry of strides") for s in _list(strides, "strides", n))
+    offsets = tuple(semantic.cast(semantic.to_tensor(_index(o, "each offset")), int32)
+                    if not isinstance(_value(o), int) else _value(o) for o in _list(offsets, "offsets", n))
+    return block_pointer(base, shape, strides, offsets, _Static(block_shape, order=order))
+
+
+def advance(ptr, offsets):
+    if not isinstance(ptr, block_pointer):
+        raise SemanticError(f"tl.advance moves a block pointer (tl.make_block_ptr), got {type(ptr).__name__}")
+    deltas = [_index(o, "each offset of tl.advance") for o in _list(offsets, "the offsets of tl.advance",
+                                                                    len(ptr.offsets))]
+    return ptr._replace(offsets=tuple(semantic.add(o, d) if not (isinstance(o, int) and isinstance(d, int))
+                                      else o + d for o, d in zip(ptr.offsets, deltas)))
+
+
+def _checked(ptr, boundary_check, fname):
+    dims = _unwrap(boundary_check)
+    dims = [dims] if isinstance(dims, int) else list(dims or ())
+    n = len(ptr.static.block_shape)
+    for d in dims:
+        if isinstance(d, bool) or not isinstance(d, int) or not 0 <= d < n:
+            raise SemanticError(f"{fname}: boundary_check names dimensions 0..{n - 1} of the block, got {d!r}")
+    return dims
+
+
+def load_block(ptr, boundary_check, padding_option):
+    """tl.load of a block pointer. Unchecked dimensions are read as they are;
+    outside a checked one, elements read as the padding (zero when none is
+    given, where Triton leaves them undefined)."""
+    checked = _checked(ptr, boundary_check, "tl.load")
+    padding = _unwrap(padding_option) or "zero"
+    if padding not in PADDINGS:
+        raise SemanticError(f"tl.load: padding_option must be '', 'zero' or 'nan', got {padding!r}")
+    pointers, mask = _block(ptr.base, ptr.shape, ptr.strides, ptr.offsets, ptr.static, checked, "tl.load")
+    other = None if mask is None else _padding_value(ptr.dtype, padding, "tl.load")
+    return semantic.load(pointers, mask, other)
+
+
+def store_block(ptr, value, boundary_check):
+    checked = _checked(ptr, boundary_check, "tl.store")
+    value = semantic.to_tensor(_value(value))
+    if list(value.shape) != list(ptr.static.block_shape):
+        raise SemanticError(f"tl.store: the value has shape {list(value.shape)}, the block pointer's block "
+                            f"{list(ptr.static.block_shape)}")
+    pointers, mask = _block(ptr.base, ptr.shape, ptr.strides, ptr.offsets, ptr.static, checked, "tl.store")
+    return semantic.store(pointers, value, mask)
