@@ -327,14 +327,21 @@ void deallocBound(BoundLaunch *self) {
   Py_TYPE(self)->tp_free(reinterpret_cast<PyObject *>(self));
 }
 
-PyTypeObject boundType = [] {
+/// A type of this module's objects, before PyType_Ready.
+template <typename T> PyTypeObject typeOf(const char *name, const char *doc, void (*dealloc)(T *)) {
   PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
-  t.tp_name = "rocktile._launch.BoundLaunch";
-  t.tp_basicsize = sizeof(BoundLaunch);
+  t.tp_name = name;
+  t.tp_basicsize = sizeof(T);
   t.tp_flags = Py_TPFLAGS_DEFAULT;
-  t.tp_doc = "kernel[grid]: call it with the kernel's arguments.";
+  t.tp_doc = doc;
+  t.tp_dealloc = reinterpret_cast<destructor>(dealloc);
+  return t;
+}
+
+PyTypeObject boundType = [] {
+  PyTypeObject t = typeOf("rocktile._launch.BoundLaunch", "kernel[grid]: call it with the kernel's arguments.",
+                          deallocBound);
   t.tp_call = reinterpret_cast<ternaryfunc>(callBound);
-  t.tp_dealloc = reinterpret_cast<destructor>(deallocBound);
   return t;
 }();
 
@@ -458,15 +465,11 @@ PyMethodDef launcherMethods[] = {
     {nullptr, nullptr, 0, nullptr}};
 
 PyTypeObject launcherType = [] {
-  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
-  t.tp_name = "rocktile._launch.FastLauncher";
-  t.tp_basicsize = sizeof(FastLauncher);
-  t.tp_flags = Py_TPFLAGS_DEFAULT;
-  t.tp_doc = "The launch fast path of one kernel's launches on the device path.";
+  PyTypeObject t = typeOf("rocktile._launch.FastLauncher",
+                          "The launch fast path of one kernel's launches on the device path.", dealloc);
   t.tp_methods = launcherMethods;
   t.tp_as_mapping = &launcherMapping;
   t.tp_new = create;
-  t.tp_dealloc = reinterpret_cast<destructor>(dealloc);
   return t;
 }();
 

@@ -8,6 +8,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import descriptor_matmul
 import rocktile
 import rocktile.language as tl
 
@@ -71,18 +72,6 @@ def test_three_dimensional_descriptor(target):
 
 
 @rocktile.jit
-def descriptor_gemm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BM, BK])
-    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [N, 1], [BK, BN])
-    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [N, 1], [BM, BN])
-    off_m, off_n = tl.program_id(0) * BM, tl.program_id(1) * BN
-    acc = tl.zeros([BM, BN], tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
-        acc = tl.dot(a_desc.load([off_m, k * BK]), b_desc.load([k * BK, off_n]), acc)
-    c_desc.store([off_m, off_n], acc)
-
-
-@rocktile.jit
 def block_pointer_gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                        BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     off_m, off_n = tl.program_id(0) * BM, tl.program_id(1) * BN
@@ -111,13 +100,15 @@ def check_gemm(c, a, b):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("M,N,K", [(64, 64, 64), (100, 70, 90), (33, 17, 16)])
-def test_descriptor_gemm(target, M, N, K):
+@pytest.mark.parametrize("M,N,K,blocks,num_warps", [(64, 64, 64, (32, 32, 32), 4), (100, 72, 88, (64, 32, 32), 4),
+                                                     (33, 16, 16, (32, 16, 16), 1), (130, 200, 96, (64, 64, 32), 8)])
+def test_descriptor_gemm(target, M, N, K, blocks, num_warps):
+    """examples/descriptor_matmul.py on ragged shapes (rows of 16-byte multiples)."""
     a, b = gemm_operands(M, N, K, seed=M + K)
-    c = np.zeros((M, N), np.float32)
-    descriptor_gemm[(rocktile.cdiv(M, 32), rocktile.cdiv(N, 32))](a, b, c, M, N, K, BM=32, BN=32, BK=32,
-                                                                  target=target)
-    check_gemm(c, a, b)
+    check_gemm(descriptor_matmul.matmul(a, b, target=target, blocks=blocks, num_warps=num_warps), a, b)
+    c16 = descriptor_matmul.matmul(a, b, out_dtype=ml_dtypes.bfloat16, target=target, blocks=blocks)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c16.astype(np.float32), want, rtol=2 ** -8, atol=2 ** -8 * np.abs(want).max())
 
 
 @pytest.mark.parametrize("target", TARGETS)

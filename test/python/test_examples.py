@@ -78,13 +78,14 @@ def test_fp8_quantize_matches_numpy(target):
 
 
 @pytest.mark.parametrize("script", ["vector_add.py", "softmax.py", "layer_norm.py", "fp8_quantize.py", "int8_matmul.py",
-                                    "batched_matmul.py", "attention.py"])
+                                    "batched_matmul.py", "attention.py", "descriptor_matmul.py"])
 def test_example_main(script, capsys):
     runpy.run_path(os.path.join(EXAMPLES, script), run_name="__main__")
     out = capsys.readouterr().out
     assert "gfx950" in out and "gfx1250" in out
     expected = {"layer_norm.py": "backward max error", "int8_matmul.py": "int32 exact",
-                "batched_matmul.py": "max |error|", "attention.py": "max |error|"}.get(script, "vgpr_count")
+                "batched_matmul.py": "max |error|", "attention.py": "max |error|",
+                "descriptor_matmul.py": "max |error|"}.get(script, "vgpr_count")
     assert expected in out
 
 

@@ -202,3 +202,63 @@ def test_half_inputs_compute_in_float32(target):
     out = np.zeros_like(x)
     unary[(1,)](x, out, FN=libdevice.tanh, BLOCK=256, target=target)
     np.testing.assert_allclose(out.astype(np.float32), np.tanh(x.astype(np.float32)), rtol=1e-3, atol=1e-3)
+
+
+@rocktile.jit
+def scaled(x_ptr, n_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.extra.libdevice.ldexp(tl.load(x_ptr + offs), tl.load(n_ptr + offs)))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_ldexp_is_exact(target):
+    """Against numpy's ldexp bit for bit: normal, subnormal, overflowing and
+    special results, exponents far beyond the float32 range."""
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.standard_normal(200) * 10.0 ** rng.integers(-30, 30, 200), SPECIALS,
+                        np.float32([3e-39, 1.17e-38, 3.4e38])]).astype(np.float32)
+    n = rng.integers(-400, 400, x.size).astype(np.int32)
+    n[:40] = rng.integers(-5, 5, 40)
+    x, n = np.resize(x, 256), np.resize(n, 256)
+    out = np.zeros_like(x)
+    scaled[(1,)](x, n, out, BLOCK=256, target=target)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(out, np.ldexp(x, n))
+
+
+# Gamma functions over their domains (poles left out), in float32 ulps:
+# lgamma within 16 where |lgamma| >= 1, and within 2e-6 absolute below (near
+# its zeros at 1 and 2 it is a difference of terms near 1); tgamma, computed
+# as exp(lgamma), within 32 + 4 m ulps for m the larger of |lgamma(x)| and
+# |lgamma(1 - x)| (exp turns the rounding of terms of size m, in lgamma or
+# in its reflection below 1/2, into relative error: 316 ulps at x = 30).
+@pytest.mark.parametrize("target", TARGETS)
+def test_gamma_functions(target):
+    rng = np.random.default_rng(4)
+    x = samples(-30.0, 40.0, rng)
+    x = np.resize(x[x != np.round(x)], N // 2)  # away from the poles
+    lg, tg = np.zeros_like(x), np.zeros_like(x)
+    unary[(N // 512,)](x, lg, FN=libdevice.lgamma, BLOCK=256, target=target)
+    unary[(N // 512,)](x, tg, FN=libdevice.tgamma, BLOCK=256, target=target)
+    x64 = x.astype(np.float64)
+    want_lg, want_tg = np.vectorize(math.lgamma)(x64), np.vectorize(math.gamma)(x64)
+    big = np.abs(want_lg) >= 1
+    lg_ulps, lg_abs = ulps(lg[big], want_lg[big]).max(), np.abs(lg[~big] - want_lg[~big]).max()
+    finite = np.abs(want_tg) < float(np.finfo(np.float32).max)
+    m = np.maximum(np.abs(want_lg), np.abs(np.vectorize(math.lgamma)(1 - x64)))
+    tg_ratio = (ulps(tg[finite], want_tg[finite]) / (32 + 4 * m[finite])).max()
+    print(f"\n{target}: lgamma {lg_ulps:.1f} ulps (|lgamma| >= 1), {lg_abs:.2g} absolute below; tgamma "
+          f"{tg_ratio:.2f} of its bound")
+    assert lg_ulps <= 16 and lg_abs <= 2e-6 and tg_ratio <= 1
+    assert (tg[~finite] == np.inf).all()
+    specials = np.float32([0.0, -0.0, -1.0, -2.0, 1.0, 2.0, 3.0, np.inf, -np.inf, np.nan, 40.0, 0.5])
+    out = np.zeros((2, specials.size), np.float32)
+    for i, name in enumerate(("lgamma", "tgamma")):
+        unary[(1,)](np.resize(specials, 16), o := np.zeros(16, np.float32), FN=getattr(libdevice, name), BLOCK=16,
+                    target=target)
+        out[i] = o[:specials.size]
+    inf, nan = np.inf, np.nan
+    np.testing.assert_allclose(out[0], np.float32([inf, inf, inf, inf, 0, 0, math.log(2), inf, inf, nan,
+                                                   math.lgamma(40), math.log(math.sqrt(math.pi))]), rtol=1e-6)
+    np.testing.assert_allclose(out[1], np.float32([inf, -inf, nan, nan, 1, 1, 2, inf, nan, nan, inf,
+                                                   math.sqrt(math.pi)]), rtol=1e-6)

@@ -208,3 +208,74 @@ def fma(x, y, z):
 __all__ = sorted([n for names in (*_UNARY.values(), *_BINARY.values()) for n in names] +
                  ["sinh", "asinh", "acosh", "atanh", "erfinv", "hypot", "exp10", "fast_exp10f", "fast_dividef",
                   "div_rn", "isnan", "isinf", "isfinited", "signbit", "fma"])
+
+
+def ldexp(x, n):
+    """x * 2^n (n an integer tensor or int), rounded once: computed in
+    float64, which holds every float32 x times 2^n for |n| <= 300 exactly
+    (beyond that a float32 result is 0 or infinite anyway)."""
+    v, dtype = _wide(x, "ldexp")
+    if dtype == core.float64:
+        raise SemanticError("libdevice.ldexp takes float32 (or narrower) values; float64 is not provided yet")
+    n = semantic.to_tensor(_unwrap(n))
+    if not n.dtype.is_int():
+        raise SemanticError(f"the exponent of libdevice.ldexp must be an integer, got {n.dtype}")
+    n = core.minimum(core.maximum(semantic.cast(n, core.int64), -300), 300)
+    scale = semantic.cast((n + 1023) << 52, core.float64, bitcast=True)
+    return semantic.cast(semantic.cast(v, core.float64) * scale, dtype)
+
+
+# Lanczos' approximation (g = 7, 9 terms): Gamma(z + 1) = sqrt(2 pi)
+# (z + g + 1/2)^(z + 1/2) e^-(z + g + 1/2) A(z). A's terms cancel (the
+# coefficients alternate in sign and reach 1259), so A is summed in float64.
+_LANCZOS_G = 7.0
+_LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+            -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
+            1.5056327351493116e-7)
+_HALF_LOG_2PI, _PI, _LOG_PI = 0.9189385332046727, 3.141592653589793, 1.1447298858494002
+
+
+def _lgamma_positive(z):
+    """log Gamma(z) for z >= 1/2, by Lanczos."""
+    w = z - 1.0
+    w64 = semantic.cast(w, core.float64)
+    a = w64 * 0.0 + _LANCZOS[0]
+    for i, c in enumerate(_LANCZOS[1:], 1):
+        a = a + c / (w64 + float(i))
+    t = w + (_LANCZOS_G + 0.5)
+    return _HALF_LOG_2PI + (w + 0.5) * log(t) - t + log(semantic.cast(a, core.float32))  # noqa: F821
+
+
+def _gamma_parts(x, fname):
+    """(log |Gamma(x)|, sin(pi x), whether x < 1/2, x in float32, x's dtype):
+    below 1/2 by the reflection Gamma(x) Gamma(1 - x) = pi / sin(pi x)."""
+    v, dtype = _wide(x, fname)
+    if dtype == core.float64:
+        raise SemanticError(f"libdevice.{fname} takes float32 (or narrower) values; float64 is not provided yet")
+    small = v < 0.5
+    # sin(pi x) = (-1)^k sin(pi (x - k)) for the nearest integer k: an
+    # argument within pi/2, exact, so no digits are lost near the poles.
+    k = rint(v)  # noqa: F821
+    s = sin(_PI * (v - k))  # noqa: F821
+    s = core.where(k % 2.0 == 0.0, s, -s)
+    lg_z = _lgamma_positive(core.where(small, 1.0 - v, v))
+    return core.where(small, _LOG_PI - log(core.abs(s)) - lg_z, lg_z), s, small, v, dtype  # noqa: F821
+
+
+def lgamma(x):
+    """log |Gamma(x)|: Lanczos' approximation for x >= 1/2, the reflection
+    formula below it; +inf at 0, the negative integers and +-inf."""
+    lg, s, small, v, dtype = _gamma_parts(x, "lgamma")
+    lg = core.where((small & (s == 0.0)) | isinf(v), float("inf"), lg)
+    return semantic.cast(lg, dtype)
+
+
+def tgamma(x):
+    """Gamma(x), as its sign times exp(log |Gamma(x)|): +-inf at +-0, NaN at
+    the negative integers and -inf, +inf beyond 35.04 and at +inf."""
+    lg, s, small, v, dtype = _gamma_parts(x, "tgamma")
+    g = exp(lg)  # noqa: F821
+    g = core.where(small & (s < 0.0), -g, g)
+    g = core.where(v == 0.0, copysign(float("inf"), v), g)  # noqa: F821
+    g = core.where((small & (s == 0.0) & (v != 0.0)) | (v == float("-inf")), float("nan"), g)
+    return semantic.cast(core.where(v == float("inf"), v, g), dtype)
