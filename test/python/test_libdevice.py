@@ -262,3 +262,33 @@ def test_gamma_functions(target):
                                                    math.lgamma(40), math.log(math.sqrt(math.pi))]), rtol=1e-6)
     np.testing.assert_allclose(out[1], np.float32([inf, -inf, nan, nan, 1, 1, 2, inf, nan, nan, inf,
                                                    math.sqrt(math.pi)]), rtol=1e-6)
+
+
+@rocktile.jit
+def exponents(x_ptr, i_ptr, f_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(i_ptr + offs, tl.extra.libdevice.ilogb(x))
+    tl.store(f_ptr + offs, tl.extra.libdevice.logb(x))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ilogb_and_logb(target, dtype):
+    """Against numpy's frexp (x = m 2^e with 1/2 <= |m| < 1: ilogb is e - 1),
+    normal and subnormal values, and the special values."""
+    info = np.finfo(dtype)
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.standard_normal(100) * 10.0 ** rng.integers(-30, 30, 100),
+                        [info.smallest_subnormal, -info.smallest_subnormal * 3, info.tiny, info.tiny / 3, info.max,
+                         1.0, -1.0, 0.75, 2.0]]).astype(dtype)
+    x = np.resize(x, 128)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype)
+    x[-5:] = specials
+    i, f = np.zeros(128, np.int32), np.zeros(128, dtype)
+    exponents[(1,)](x, i, f, BLOCK=128, target=target)
+    want = np.frexp(x[:-5])[1] - 1
+    np.testing.assert_array_equal(i[:-5], want)
+    np.testing.assert_array_equal(f[:-5], want.astype(dtype))
+    np.testing.assert_array_equal(i[-5:], [-2**31, -2**31, 2**31 - 1, 2**31 - 1, -2**31])
+    np.testing.assert_array_equal(f[-5:], np.array([-np.inf, -np.inf, np.inf, np.inf, np.nan], dtype))

@@ -279,3 +279,37 @@ def tgamma(x):
     g = core.where(v == 0.0, copysign(float("inf"), v), g)  # noqa: F821
     g = core.where((small & (s == 0.0) & (v != 0.0)) | (v == float("-inf")), float("nan"), g)
     return semantic.cast(core.where(v == float("inf"), v, g), dtype)
+
+
+# (bits, exponent bits' shift and bias, the int type) of float32 and float64.
+_FLOAT_LAYOUT = {32: (core.int32, 23, 0xFF, 127), 64: (core.int64, 52, 0x7FF, 1023)}
+
+
+def _exponent(x, fname):
+    """(the unbiased binary exponent of each finite nonzero x, as an int of
+    x's width, subnormals included; x in float32 or float64)."""
+    v, dtype = _wide(x, fname)
+    ints, shift, mask, bias = _FLOAT_LAYOUT[v.dtype.primitive_bitwidth]
+    # Scaling subnormals by 2^64 makes them normal; their exponent is then 64 less.
+    sub = core.abs(v) < float.fromhex("0x1p-126" if ints == core.int32 else "0x1p-1022")
+    w = core.where(sub, v * float(2 ** 64), v)
+    e = ((semantic.cast(w, ints, bitcast=True) >> shift) & mask) - bias
+    return core.where(sub, e - 64, e), v, dtype
+
+
+def ilogb(x):
+    """The unbiased exponent of x as an int32 (floor(log2 |x|)), subnormals
+    included; -2147483648 for 0 and NaN, 2147483647 for +-inf (glibc's
+    FP_ILOGB0, FP_ILOGBNAN and INT_MAX)."""
+    e, v, _ = _exponent(x, "ilogb")
+    e = semantic.cast(e, core.int32)
+    e = core.where((v == 0.0) | isnan(v), -2147483648, e)
+    return core.where(isinf(v), 2147483647, e)
+
+
+def logb(x):
+    """The unbiased exponent of x as a float: -inf at 0, +inf at +-inf, NaN at NaN."""
+    e, v, dtype = _exponent(x, "logb")
+    e = semantic.cast(e, v.dtype)
+    e = core.where(v == 0.0, float("-inf"), e)
+    return semantic.cast(core.where(isinf(v), float("inf"), core.where(isnan(v), v, e)), dtype)
