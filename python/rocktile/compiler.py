@@ -2,7 +2,6 @@
 specializations (the compiled result is a rocktile.kernel.CompiledKernel)."""
 from __future__ import annotations
 
-import os
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -10,7 +9,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import buffers
-from .errors import CompilationError
 from .language import core
 
 __all__ = ["compile", "ArgSpec", "Specialization", "trace_ir"]
