@@ -50,7 +50,7 @@ def reinterpret(array, dtype):
         array = array.base
     if not isinstance(dtype, core.dtype) or dtype.is_ptr() or dtype.is_block() or dtype.is_bool():
         raise TypeError(f"reinterpret needs a scalar tl dtype such as tl.float8e4nv, got {dtype!r}")
-    itemsize = describe(array, "the array").itemsize
+    itemsize = describe(array, "the array").itemsize  # an array, not a wrapper
     if itemsize * 8 != dtype.primitive_bitwidth:
         raise TypeError(f"cannot reinterpret elements of {itemsize} byte(s) as {dtype} "
                         f"({dtype.primitive_bitwidth} bits)")
@@ -77,7 +77,10 @@ def is_pointer_value(value) -> bool:
 
 
 def describe(value, name) -> Buffer:
-    """The Buffer of pointer argument `name`'s `value` (not a TensorWrapper)."""
+    """The Buffer of pointer argument `name`'s `value` (of a TensorWrapper:
+    of the array it wraps)."""
+    if isinstance(value, TensorWrapper):
+        return describe(value.base, name)
     if isinstance(value, np.ndarray):
         root = value
         while isinstance(root.base, np.ndarray):

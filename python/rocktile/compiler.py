@@ -137,7 +137,7 @@ def signature_of_value(value, name, specialize=True) -> str:
     if not buffers.is_pointer_value(value):
         raise TypeError(f"cannot pass {type(value).__name__} as kernel argument '{name}': expected a numpy "
                         "array, a torch tensor, an object with __dlpack__, an int, a float or a bool")
-    buffer = buffers.describe(value.base if reinterpreted is not None else value, name)
+    buffer = buffers.describe(value, name)
     # As Triton on AMD: a buffer under 2 GiB is specialized so (its masked
     # loads become buffer loads, which need no branches). A kernel may reach
     # the rest of the allocation after the argument.

@@ -64,7 +64,7 @@ def _emulator_arg(value, spec):
         if isinstance(value, int):
             raise TypeError(f"kernel argument '{name}' is an address; the emulator reads host memory (numpy "
                             "arrays, CPU tensors), and device addresses need the device path (ROCKTILE_DEVICE=hip)")
-        b = buffers.describe(value.base if isinstance(value, buffers.TensorWrapper) else value, name)
+        b = buffers.describe(value, name)
         if b.device is not None:
             raise TypeError(f"kernel argument '{name}' is memory of HIP device {b.device}; the emulator needs "
                             "host memory (numpy arrays, CPU tensors)")
@@ -91,9 +91,9 @@ def check_args(kernel, values):
             if isinstance(value, int):
                 address = value
             else:
-                wrapped = value.dtype if isinstance(value, buffers.TensorWrapper) else None
-                b = buffers.describe(value.base if wrapped is not None else value, spec.name)
-                dtype = wrapped or compiler.array_dtype(b.dtype, spec.name)
+                b = buffers.describe(value, spec.name)
+                dtype = value.dtype if isinstance(value, buffers.TensorWrapper) else \
+                    compiler.array_dtype(b.dtype, spec.name)
                 if dtype != spec.type.element_ty:
                     raise TypeError(f"{where}: got {b.dtype} elements")
                 if spec.range32 and b.elements * b.itemsize >= 2**31:
@@ -120,12 +120,13 @@ def check_args(kernel, values):
             raise ValueError(f"{where}: the signature claims divisibility by 16, but the value is {value}")
 
 
-def launch(kernel, grid, values, stream=None):
+def launch(kernel, grid, values, stream=None, fast=None):
     """Runs `kernel` on `grid` (three ints) with `values`, one per runtime
-    argument, on the device path or in the emulator."""
+    argument, on the device path (`fast`: as runtime.Hip.launch takes it)
+    or in the emulator."""
     if get_device() == "hip":
         from . import runtime
-        runtime.hip().launch(kernel, grid, values, stream)
+        runtime.hip().launch(kernel, grid, values, stream, fast)
         return
     args = [_emulator_arg(value, spec) for spec, value in zip(kernel.specialization.args, values)]
     try:
@@ -165,15 +166,10 @@ class Launcher:
         bound.apply_defaults()
         spec = self.fn.specialize_bound(bound.arguments, target, num_warps, options)
         kernel = self.fn.compile_specialization(spec, emulator_ok=device == "emulator")
-        grid = _grid(self.grid, dict(bound.arguments))
-        values = [bound.arguments[a.name] for a in spec.args]
-        if device == "hip":
-            from . import runtime
-            remember = None if fast is None else (fast, args, kwargs, [self.fn.arg_names.index(a.name)
-                                                                         for a in spec.args])
-            runtime.hip().launch(kernel, grid, values, stream, remember)
-        else:
-            launch(kernel, grid, values, stream)
+        remember = None if fast is None or device != "hip" else (
+            fast, args, kwargs, [self.fn.arg_names.index(a.name) for a in spec.args])
+        launch(kernel, _grid(self.grid, dict(bound.arguments)), [bound.arguments[a.name] for a in spec.args],
+               stream, remember)
         return kernel
 
 

@@ -52,29 +52,27 @@ class _LaunchPlan:
     fields: base, aligned base, offset, size, stride) or a scalar."""
 
     def __init__(self, kernel):
-        fields, offset, self.kinds = [], 0, []
-        # For rocktile._launch: per argument (its kind, its first slot's
-        # offset), or None when an argument is out of its reach.
-        self.fast_slots = []
+        fields, offset, self.kinds, self.itemsizes, fast = [], 0, [], [], []
         for spec, slots in kernel.kernarg_slots():
+            is_ptr = spec.type.is_ptr()
             name = str(spec).split(":")[0]  # its signature type, e.g. "i32"
-            formats = ["Q", "Q", "q", "q", "q"] if spec.type.is_ptr() else [_SCALAR_FORMATS[name]]
+            formats = ["Q", "Q", "q", "q", "q"] if is_ptr else [_SCALAR_FORMATS[name]]
             for slot, fmt in zip(slots, formats):
                 if struct.calcsize(fmt) != slot["size"] or slot["offset"] < offset:
                     raise HipError(f"the code object of {kernel.name} declares a kernarg slot that rocktile does "
                                    f"not expect at offset {slot['offset']} (a rocktile bug)")
                 fields.append(f"{slot['offset'] - offset}x{fmt}")
                 offset = slot["offset"] + slot["size"]
-            self.kinds.append("ptr" if spec.type.is_ptr() else name)
+            self.kinds.append("ptr" if is_ptr else name)
+            self.itemsizes.append(max(1, spec.type.element_ty.primitive_bitwidth // 8) if is_ptr else 0)
             contiguous = all(b["offset"] == a["offset"] + a["size"] for a, b in zip(slots, slots[1:]))
-            kind = "p" if spec.type.is_ptr() else _FAST_KINDS.get(name)
-            if self.fast_slots is not None:
-                self.fast_slots = self.fast_slots + [(kind, slots[0]["offset"])] if kind and contiguous else None
+            fast.append(("p" if is_ptr else _FAST_KINDS.get(name), slots[0]["offset"]) if contiguous else (None, 0))
         self.struct = struct.Struct("<" + "".join(fields))
         self.nbytes = kernel.metadata["kernarg_bytes"]
         self.threads = kernel.num_warps * kernel.metadata["wave_size"]
-        self.itemsizes = [max(1, spec.type.element_ty.primitive_bitwidth // 8) if spec.type.is_ptr() else 0
-                          for spec, _ in kernel.kernarg_slots()]
+        # For rocktile._launch: per argument (its kind, its first slot's
+        # offset), or None when an argument is out of its reach.
+        self.fast_slots = fast if all(kind for kind, _ in fast) else None
 
 
 def _half_bits(value, kind):
@@ -196,7 +194,7 @@ class Hip:
         """(device address, elements to the allocation's end, whether the
         memory was on the device) of a pointer argument; host memory is
         copied to a device buffer first (one per host address)."""
-        b = buffers.describe(value.base if isinstance(value, buffers.TensorWrapper) else value, name)
+        b = buffers.describe(value, name)
         if b.device is not None:
             if b.device != device:
                 raise HipError(f"kernel argument '{name}' is on HIP device {b.device}, but the launch runs on the "

@@ -127,9 +127,15 @@ PyObject *bufferOf(PyObject *v) {
   return b;
 }
 
-/// Binds a launch's arguments to the parameters (`values`, borrowed) and
-/// builds its key; false when this file does not handle the launch.
-bool bind(FastLauncher *self, PyObject *args, PyObject *kwargs, std::vector<PyObject *> &values, std::string &key,
+/// A launch's arguments bound to the parameters (borrowed): each value, and
+/// for a DeviceBuffer its Buffer fields (nullptr for other values).
+struct Bound {
+  std::vector<PyObject *> values, buffers;
+};
+
+/// Binds a launch's arguments to the parameters and builds its key; false
+/// when this file does not handle the launch.
+bool bind(FastLauncher *self, PyObject *args, PyObject *kwargs, Bound &bound, std::string &key,
           std::vector<PyObject *> *keep) {
   const char *device = std::getenv("ROCKTILE_DEVICE");
   if (device && *device ? std::strcmp(device, "hip") != 0 : !hasKfd)
@@ -151,7 +157,9 @@ bool bind(FastLauncher *self, PyObject *args, PyObject *kwargs, std::vector<PyOb
   if (nargs > Py_ssize_t(n))
     return false;
   Py_ssize_t used = 0;
+  std::vector<PyObject *> &values = bound.values;
   values.assign(n, nullptr);
+  bound.buffers.assign(n, nullptr);
   for (size_t i = 0; i < n; ++i) {
     PyObject *v = Py_ssize_t(i) < nargs ? PyTuple_GET_ITEM(args, i) : nullptr;
     if (!v && kwargs && (v = PyDict_GetItemWithError(kwargs, (*self->names)[i])))
@@ -178,7 +186,7 @@ bool bind(FastLauncher *self, PyObject *args, PyObject *kwargs, std::vector<PyOb
                                                                               : (x % 16 ? 'I' : 'J');
     } else if (PyFloat_CheckExact(v)) {
       key += 'f';
-    } else if (PyObject *b = bufferOf(v)) {
+    } else if (PyObject *b = bound.buffers[i] = bufferOf(v)) {
       long long address = PyLong_AsLongLong(PyTuple_GET_ITEM(b, 0));
       long long elements = PyLong_AsLongLong(PyTuple_GET_ITEM(b, 1));
       long long itemsize = PyLong_AsLongLong(PyTuple_GET_ITEM(b, 3));
@@ -257,10 +265,10 @@ bool gridOf(FastLauncher *self, PyObject *grid, const std::vector<PyObject *> &v
 
 /// The kernel launched, or None if Python must launch.
 PyObject *launch(FastLauncher *self, PyObject *gridArg, PyObject *args, PyObject *kwargs) {
-  std::vector<PyObject *> values;
+  Bound bound;
   std::string key;
   key.reserve(128);
-  if (!bind(self, args, kwargs, values, key, nullptr)) {
+  if (!bind(self, args, kwargs, bound, key, nullptr)) {
     if (PyErr_Occurred())
       return nullptr;
     Py_RETURN_NONE;
@@ -270,7 +278,7 @@ PyObject *launch(FastLauncher *self, PyObject *gridArg, PyObject *args, PyObject
     Py_RETURN_NONE;
   const Entry &e = it->second;
   unsigned grid[3];
-  if (!gridOf(self, gridArg, values, grid)) {
+  if (!gridOf(self, gridArg, bound.values, grid)) {
     if (PyErr_Occurred())
       return nullptr; // the grid function raised
     Py_RETURN_NONE;
@@ -280,10 +288,10 @@ PyObject *launch(FastLauncher *self, PyObject *gridArg, PyObject *args, PyObject
     Py_RETURN_NONE;
   std::memset(kernarg, 0, e.kernargBytes);
   for (const Slot &s : e.slots) {
-    PyObject *v = values[s.param];
+    PyObject *v = bound.values[s.param];
     uint8_t *at = kernarg + s.offset;
     if (s.kind == Pointer) {
-      PyObject *b = bufferOf(v);
+      PyObject *b = bound.buffers[s.param];
       uint64_t descriptor[5] = {uint64_t(PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(b, 0))), 0, 0,
                                 uint64_t(PyLong_AsLongLong(PyTuple_GET_ITEM(b, 1))), 1};
       descriptor[1] = descriptor[0];
@@ -376,9 +384,9 @@ PyObject *remember(FastLauncher *self, PyObject *const *argv, Py_ssize_t argc) {
   if (self->entries->size() >= kMaxEntries)
     Py_RETURN_NONE; // e.g. a fresh constexpr object per launch: Python launches the rest
   Entry e;
-  std::vector<PyObject *> values;
+  Bound bound;
   std::string key;
-  if (!bind(self, args, kwargs, values, key, &e.keep) || !hipLaunch) {
+  if (!bind(self, args, kwargs, bound, key, &e.keep) || !hipLaunch) {
     PyErr_Clear();
     Py_RETURN_NONE;
   }

@@ -201,8 +201,8 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order):
         raise SemanticError(f"{fname}: order must be a permutation of 0..{n - 1}, got {list(order)}")
     shape = tuple(_index(s, "each entry of shape") for s in _list(shape, "shape", n))
     strides = tuple(_index(s, "each entry of strides") for s in _list(strides, "strides", n))
-    offsets = tuple(semantic.cast(semantic.to_tensor(_index(o, "each offset")), int32)
-                    if not isinstance(_value(o), int) else _value(o) for o in _list(offsets, "offsets", n))
+    offsets = tuple(o if isinstance(o, int) else semantic.cast(o, int32)
+                    for o in (_index(o, "each offset") for o in _list(offsets, "offsets", n)))
     return block_pointer(base, shape, strides, offsets, _Static(block_shape, order=order))
 
 
