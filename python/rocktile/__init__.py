@@ -16,7 +16,7 @@ from .tuning import Config, autotune, heuristics
 from .buffers import DeviceBuffer, TensorWrapper, reinterpret
 from .compiler import compile
 from .kernel import CompiledKernel
-from .errors import CompilationError, EmulatorError
+from .errors import CompilationError, CompilationWarning, EmulatorError
 from .jit import JITFunction, jit
 from .launcher import get_target, set_target
 from .version import __version__
@@ -29,6 +29,6 @@ def next_power_of_2(n: int) -> int:
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-__all__ = ["jit", "compile", "cdiv", "autotune", "Config", "heuristics", "next_power_of_2", "CompilationError", "EmulatorError",
+__all__ = ["jit", "compile", "cdiv", "autotune", "Config", "heuristics", "next_power_of_2", "CompilationError", "CompilationWarning", "EmulatorError",
            "CompiledKernel", "DeviceBuffer", "TensorWrapper", "reinterpret", "set_target", "get_target",
            "JITFunction", "language", "constexpr"]

@@ -165,6 +165,10 @@ CODEGEN_OPTIONS = {
     # 16 or 32: tl.dot uses matrix instructions of that M and N where the
     # target has one for the dtypes (gfx1250's WMMA are all 16); 0: rocktile chooses
     "matrix_instr_nonkdim": ("tile.matrix_instr_nonkdim", 0),
+    # the stages of the software pipeline of a loop's block copies (tensor
+    # descriptors on gfx1250): N - 1 iterations' copies in flight; 1: none.
+    # 2 by default, as Triton's AMD backend; tl.range(num_stages=) per loop
+    "num_stages": ("tile.num_stages", 2),
 }
 # These are accepted and change nothing, each for its reason:
 IGNORED_OPTIONS = {
@@ -202,6 +206,8 @@ def check_options(options):
             raise ValueError(f"{name} must be an int, got {value!r}")
     if options.get("matrix_instr_nonkdim", 0) not in (0, 16, 32):
         raise ValueError(f"matrix_instr_nonkdim must be 0, 16 or 32, got {options['matrix_instr_nonkdim']!r}")
+    if not 1 <= options.get("num_stages", 2) <= 8:
+        raise ValueError(f"num_stages must be between 1 (no pipelining) and 8, got {options['num_stages']!r}")
     if not 0 <= options.get("waves_per_eu", 0) <= 16:
         raise ValueError(f"waves_per_eu must be between 0 (no hint) and 16, got {options['waves_per_eu']!r}")
     return tuple(sorted((k, v) for k, v in options.items() if v != CODEGEN_OPTIONS[k][1]))

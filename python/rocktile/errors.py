@@ -179,6 +179,12 @@ def error_from_compile_error(text: str, extents: dict, fallback=(None, None, Non
     return CompilationError.from_diagnostics(diagnostics)
 
 
+class CompilationWarning(UserWarning):
+    """Something the compiler did differently than asked, at a kernel line
+    ("file:line:col: warning: ..."): fewer pipeline stages than num_stages
+    where the LDS would not hold them."""
+
+
 class EmulatorError(RuntimeError):
     """A kernel misbehaved in the CPU emulator (e.g. a memory access outside
     its buffer). The message names the kernel, workgroup, wave, lane, the

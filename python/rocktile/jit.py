@@ -6,11 +6,12 @@ import functools
 import hashlib
 import inspect
 import types
+import warnings
 
 from . import cache, compiler, rewrite
 from .compiler import Specialization
 from .kernel import CompiledKernel
-from .errors import (CompilationError, definition_position, error_from_compile_error,
+from .errors import (CompilationError, CompilationWarning, definition_position, error_from_compile_error,
                      error_from_exception)
 from .language import control, core, semantic
 from .launcher import Launcher
@@ -150,6 +151,8 @@ class JITFunction(semantic.KernelFunction):
         parameter named num_warps or num_stages that `args` and `kwargs` leave
         out gets the launch's value, as in Triton."""
         options, kwargs = compiler.split_options(kwargs, self.arg_names)
+        if num_stages is not None:
+            options = compiler.check_options({**dict(options), "num_stages": num_stages})
         for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
             if name in self.arg_names and name not in kwargs and self.arg_names.index(name) >= len(args):
                 if value is not None:
@@ -236,6 +239,8 @@ class JITFunction(semantic.KernelFunction):
             raise error_from_compile_error(str(e), ir.extents, where) from None
         except Exception as e:  # never show a raw C++ failure without the kernel's position
             raise CompilationError(f"internal compiler error: {type(e).__name__}: {e}", *where) from e
+        for line in out["warnings"].splitlines():  # file:line:col: warning: ...
+            warnings.warn(line, CompilationWarning, stacklevel=2)
         metadata = dict(out["metadata"])
         metadata.setdefault("name", self.__name__)
         metadata.update(target=spec.target, num_warps=spec.num_warps)
@@ -261,6 +266,7 @@ class JITFunction(semantic.KernelFunction):
         C = compiler.load_C()
         ctx = C.Context()
         ir = semantic.IRBuilder(C, ctx, _KERNEL_CODES, definition_position(self.fn))
+        ir.target = spec.target
         b, loc = ir.builder, ir.default_loc
         module = ctx.create_module(loc)
         b.set_insertion_point_to_end(module.body())

@@ -301,6 +301,11 @@ PYBIND11_MODULE(_C, m) {
     return names;
   });
 
+  m.def("has_tensor_data_mover", [](const std::string &chip) {
+    const rocktile::Target *t = rocktile::lookupTarget(chip);
+    return t && t->hasTensorDataMover;
+  });
+
   m.def("compile", [](const PyOperation &module, const std::string &target, unsigned numWarps,
                       bool allowEmulatorOnly) {
     auto moduleOp = dyn_cast<ModuleOp>(module.op);
@@ -338,6 +343,7 @@ PYBIND11_MODULE(_C, m) {
     out["amdgcn"] = result->amdgcn;
     out["simt_with_locations"] = result->simtWithLocations;
     out["emulator_only"] = result->emulatorOnly;
+    out["warnings"] = diags.text(); // a successful compile reports only warnings
     out["hsaco"] = py::bytes(result->hsaco);
     out["metadata"] = md;
     return out;

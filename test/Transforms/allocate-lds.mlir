@@ -76,3 +76,25 @@ func.func @gather(%x: tensor<16x64xf32, #b>, %i: tensor<16x8xi32, #b>) {
   %g = tile.gather %x[%i] {axis = 1 : i32} : tensor<16x64xf32, #b>, tensor<16x8xi32, #b> -> tensor<16x8xf32, #b>
   return
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// The slots of pipelined copies live to the end: each buffer gets its own
+// bytes from 0 (4096 + 2048), and op scratch goes after them.
+// CHECK-LABEL: func.func @slots_then_scratch
+// CHECK-SAME: tile.lds_bytes = 6160
+// CHECK: tile.local_alloc {tile.lds_offset = 0 : i64}
+// CHECK: tile.local_alloc {tile.lds_offset = 4096 : i64}
+// CHECK: tile.reduce({{.*}}) axis = 0 {tile.lds_offset = 6144 : i64}
+func.func @slots_then_scratch(%x: tensor<1024xf32, #b>) {
+  %a = tile.local_alloc : memref<2x32x32xbf16, #gpu.address_space<workgroup>>
+  %c = tile.local_alloc : memref<2x16x32xbf16, #gpu.address_space<workgroup>>
+  %s = tile.reduce(%x) axis = 0 : (tensor<1024xf32, #b>) -> f32 {
+  ^bb0(%p: f32, %q: f32):
+    %t = arith.addf %p, %q : f32
+    tile.reduce.return %t : f32
+  }
+  return
+}

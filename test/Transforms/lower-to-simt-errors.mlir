@@ -23,3 +23,14 @@ func.func @wrong_wave(%v: f32) attributes {tile.lds_bytes = 0 : i64, tile.num_wa
   %t = tile.splat %v : f32 -> tensor<1024xf32, #b>
   return
 }
+
+// -----
+
+#rows = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 4], warpsPerCTA = [2, 1], order = [1, 0]>
+
+func.func @no_tensor_data_mover(%p: !tile.ptr<bf16>, %i: i32) attributes {tile.lds_bytes = 2048 : i64, tile.num_warps = 2 : i32} {
+  // expected-error @+1 {{tile.descriptor_load copies 2-D blocks of at least one row per warp with a Tensor Data Mover, which gfx950 lacks; load other blocks with masked tile.load}}
+  %b = tile.descriptor_load %p[%i, %i] shape [%i, %i] strides [%i, %i] {tile.lds_offset = 0 : i64}
+      : !tile.ptr<bf16> -> tensor<32x32xbf16, #rows>
+  return
+}

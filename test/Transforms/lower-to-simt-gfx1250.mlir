@@ -28,3 +28,85 @@ func.func @transposed_operand(%v: bf16, %out: !tile.ptr<bf16>) attributes {tile.
   tile.store %p, %b : tensor<64x128x!tile.ptr<bf16>, #opB>, tensor<64x128xbf16, #opB>
   return
 }
+
+// -----
+
+// A block copied by the Tensor Data Mover: each of the 2 warps copies its 16
+// rows with one tensor_load_to_lds of descriptor bits built field by field
+// (not amdgpu.make_dma_descriptor, whose MLIR 22 lowering sets G1's
+// early-timeout bit 21 whenever a workgroup mask is given and misplaces
+// tile_dim3 at rank 4 and up): G1 word 0 is the element size alone (bf16:
+// 1 << 16), word 4 the tile's rows, word 5 the row stride; G0 word 3 carries
+// type 2 in bits 31:30. A block that crosses the tensor's edge is zeroed first
+// (a copy drops what is outside); a negative offset copies row by row (a copy
+// starts at its first element), waiting for each; the copy is waited for with
+// a count of 0 and the lanes read it after a barrier.
+// CHECK-LABEL: gpu.func @copied_block
+// CHECK-NOT: amdgpu.make_dma_descriptor
+// CHECK-DAG: %[[SIZE:.*]] = arith.constant 65536 : i32
+// CHECK-DAG: %[[TYPE:.*]] = arith.constant -2147483648 : i32
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK-COUNT-2: vector.store %{{.*}} : memref<1024xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: scf.for %{{.*}} = %c0_i32 to %c16_i32 step %c1_i32
+// CHECK: %[[ROW3:.*]] = arith.ori %{{.*}}, %[[TYPE]] : i32
+// CHECK: %[[ROW1:.*]] = vector.from_elements %[[SIZE]], %{{.*}}, %{{.*}}, %{{.*}}, %c1_i32, %arg6, %c0_i32, %c0_i32 : vector<8xi32>
+// CHECK: %[[ROW0:.*]] = vector.from_elements %c1_i32, %{{.*}}, %{{.*}}, %[[ROW3]] : vector<4xi32>
+// CHECK: rocdl.tensor.load.to.lds.d2 %[[ROW0]], %[[ROW1]] cachepolicy 0 : vector<4xi32>, vector<8xi32>
+// CHECK-NEXT: rocdl.s.wait.tensorcnt 0
+// CHECK: } else {
+// CHECK: %[[WORD3:.*]] = arith.ori %{{.*}}, %[[TYPE]] : i32
+// CHECK: %[[G1:.*]] = vector.from_elements %[[SIZE]], %{{.*}}, %{{.*}}, %{{.*}}, %c16_i32, %arg6, %c0_i32, %c0_i32 : vector<8xi32>
+// CHECK: %[[G0:.*]] = vector.from_elements %c1_i32, %{{.*}}, %{{.*}}, %[[WORD3]] : vector<4xi32>
+// CHECK: rocdl.tensor.load.to.lds.d2 %[[G0]], %[[G1]] cachepolicy 0 : vector<4xi32>, vector<8xi32>
+// CHECK: }
+// CHECK-NEXT: rocdl.s.wait.tensorcnt 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: vector.load %{{.*}} : memref<1024xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK-NOT: rocdl.tensor.load.to.lds
+// CHECK: gpu.return
+#rows = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], order = [1, 0]>
+func.func @copied_block(%base: !tile.ptr<bf16>, %out: !tile.ptr<bf16>, %row: i32, %col: i32, %m: i32, %k: i32,
+                        %stride: i32) attributes {tile.lds_bytes = 2048 : i64, tile.num_warps = 2 : i32} {
+  %c1 = arith.constant 1 : i32
+  %b = tile.descriptor_load %base[%row, %col] shape [%m, %k] strides [%stride, %c1] {tile.lds_offset = 0 : i64}
+      : !tile.ptr<bf16> -> tensor<32x32xbf16, #rows>
+  %p = tile.splat %out : !tile.ptr<bf16> -> tensor<32x32x!tile.ptr<bf16>, #rows>
+  tile.store %p, %b : tensor<32x32x!tile.ptr<bf16>, #rows>, tensor<32x32xbf16, #rows>
+  return
+}
+
+// -----
+
+// The pipelined form: a copy into slot %slot of a 2-slot buffer starts at
+// element %slot * 1024 of the buffer's view (2048 bytes per slot) and is not
+// waited for there (but row by row, for a negative offset); the wait is tile.async_wait's, with its count, and a
+// barrier; the read of a slot adds its first element to every LDS index.
+// CHECK-LABEL: gpu.func @pipelined_block
+// CHECK: %[[VIEW:.*]] = memref.view %{{.*}}[%c0][] : memref<4096xi8, #gpu.address_space<workgroup>> to memref<2048xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[FIRST:.*]] = arith.muli %arg5, %c1024_i32 : i32
+// CHECK: rocdl.tensor.load.to.lds.d2
+// CHECK: } else {
+// CHECK: rocdl.tensor.load.to.lds.d2
+// CHECK-NEXT: }
+// CHECK-NEXT: rocdl.s.wait.tensorcnt 2
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[AT:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: arith.addi %{{.*}}, %[[AT]] : index
+// CHECK: vector.load %[[VIEW]]
+// CHECK: gpu.return
+#rows = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], order = [1, 0]>
+func.func @pipelined_block(%base: !tile.ptr<bf16>, %out: !tile.ptr<bf16>, %row: i32, %m: i32, %stride: i32,
+                           %slot: i32) attributes {tile.lds_bytes = 4096 : i64, tile.num_warps = 2 : i32} {
+  %c1 = arith.constant 1 : i32
+  %buf = tile.local_alloc {tile.lds_offset = 0 : i64} : memref<2x32x32xbf16, #gpu.address_space<workgroup>>
+  tile.async_copy %base[%row, %row] shape [%m, %m] strides [%stride, %c1] into %buf[%slot]
+      : !tile.ptr<bf16>, memref<2x32x32xbf16, #gpu.address_space<workgroup>>
+  tile.async_wait {outstanding = 2 : i32}
+  %b = tile.local_load %buf[%slot] : memref<2x32x32xbf16, #gpu.address_space<workgroup>> -> tensor<32x32xbf16, #rows>
+  %p = tile.splat %out : !tile.ptr<bf16> -> tensor<32x32x!tile.ptr<bf16>, #rows>
+  tile.store %p, %b : tensor<32x32x!tile.ptr<bf16>, #rows>, tensor<32x32xbf16, #rows>
+  return
+}

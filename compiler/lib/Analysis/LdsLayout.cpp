@@ -193,10 +193,45 @@ static int64_t packingOps(const LdsAccess &access, int64_t eltBytes, int64_t ins
   return 0;
 }
 
+/// The cycles (bank service, issue, packing) of `layout`'s accesses to `l`,
+/// counting its instructions into `instructions`.
+static int64_t sideCycles(const LinearLayout &layout, const LdsLayout &l, int64_t eltBytes, unsigned banks,
+                          bool write, int64_t maxBytes, int64_t &instructions) {
+  LdsCost c = ldsCost(layout, l, eltBytes, banks, write, maxBytes);
+  instructions += c.instructions;
+  int64_t packing = packingOps(ldsAccess(layout, l, eltBytes, maxBytes), eltBytes, c.instructions);
+  return c.cycles + kIssueCycles * (c.instructions + packing);
+}
+
+/// The read side of `l` in layout `to`: plain reads, or the target's
+/// transpose reads where they are cheaper (recorded in `l`). Returns its
+/// cycles and counts its instructions.
+static int64_t chooseRead(const LinearLayout &to, LdsLayout &l, int64_t eltBytes, unsigned banks,
+                          const LdsTransposeRead &transposeRead, const std::optional<LinearLayout> &transposed,
+                          int64_t &instructions) {
+  int64_t readInstructions = 0, read = sideCycles(to, l, eltBytes, banks, /*write=*/false, 16, readInstructions);
+  int64_t transposedBytes = transposeRead.elements * eltBytes;
+  if (transposed && ldsAccess(*transposed, l, eltBytes, transposedBytes).width() == transposeRead.elements) {
+    int64_t trInstructions = 0,
+            tr = sideCycles(*transposed, l, eltBytes, banks, /*write=*/false, transposedBytes, trInstructions);
+    if (tr < read)
+      read = tr, readInstructions = trInstructions, l.transposedRead = true;
+  }
+  instructions += readInstructions;
+  return read;
+}
+
+LdsLayout rocktile::chooseLdsRead(LdsLayout lds, const LinearLayout &to, int64_t eltBytes, unsigned banks,
+                                  const LdsTransposeRead &transposeRead) {
+  int64_t instructions = 0;
+  chooseRead(to, lds, eltBytes, banks, transposeRead, transposeReadLayout(to, transposeRead, eltBytes),
+             instructions);
+  return lds;
+}
+
 LdsLayout rocktile::chooseLdsLayout(const LinearLayout &from, const LinearLayout &to, int64_t eltBytes,
                                     unsigned banks, const LdsTransposeRead &transposeRead) {
   std::optional<LinearLayout> transposed = transposeReadLayout(to, transposeRead, eltBytes);
-  int64_t transposedBytes = transposeRead.elements * eltBytes;
   LdsLayout plain = LdsLayout::rowMajor(from.getShape());
   llvm::SmallVector<llvm::SmallVector<unsigned, 4>> orders = {plain.order};
   if (plain.order.size() >= 2) {
@@ -209,25 +244,12 @@ LdsLayout rocktile::chooseLdsLayout(const LinearLayout &from, const LinearLayout
   // An instruction costs its issue and the VALU that packs or unpacks its
   // registers besides its bank cycles: narrow accesses lose to wide ones
   // with a few conflicts.
-  auto sideCycles = [&](const LinearLayout &layout, const LdsLayout &l, bool write, int64_t maxBytes,
-                        int64_t &instructions) {
-    LdsCost c = ldsCost(layout, l, eltBytes, banks, write, maxBytes);
-    instructions += c.instructions;
-    int64_t packing = packingOps(ldsAccess(layout, l, eltBytes, maxBytes), eltBytes, c.instructions);
-    return c.cycles + kIssueCycles * (c.instructions + packing);
-  };
   auto consider = [&](LdsLayout l) {
     int64_t instructions = 0;
-    int64_t write = sideCycles(from, l, /*write=*/true, 16, instructions);
+    int64_t write = sideCycles(from, l, eltBytes, banks, /*write=*/true, 16, instructions);
     if (write > std::get<0>(bestKey))
       return; // the write side alone costs more than the best
-    int64_t readInstructions = 0, read = sideCycles(to, l, /*write=*/false, 16, readInstructions);
-    if (transposed && ldsAccess(*transposed, l, eltBytes, transposedBytes).width() == transposeRead.elements) {
-      int64_t trInstructions = 0, tr = sideCycles(*transposed, l, /*write=*/false, transposedBytes, trInstructions);
-      if (tr < read)
-        read = tr, readInstructions = trInstructions, l.transposedRead = true;
-    }
-    instructions += readInstructions;
+    int64_t read = chooseRead(to, l, eltBytes, banks, transposeRead, transposed, instructions);
     std::tuple<int64_t, int64_t, int64_t, int64_t> key{write + read, instructions, l.maxPhase,
                                                        int64_t(l.phaseShifts.size()) + (l.rowShift != 0)};
     if (key < bestKey)

@@ -102,6 +102,8 @@ int64_t rocktile::getLdsScratchBytes(Operation *op) {
     return std::max<int64_t>(op->getResult(0).getType().getIntOrFloatBitWidth() / 8, 4);
   if (auto reshape = dyn_cast<tile::ReshapeOp>(op))
     return reshape.getType().getNumElements() * exchangeBytes(reshape.getType());
+  if (auto copy = dyn_cast<tile::DescriptorLoadOp>(op)) // the block as the copy lands it
+    return copy.getType().getNumElements() * exchangeBytes(copy.getType());
   if (auto gather = dyn_cast<tile::GatherOp>(op))
     return gather.getSrc().getType().getNumElements() * exchangeBytes(gather.getSrc().getType());
   if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op)) {

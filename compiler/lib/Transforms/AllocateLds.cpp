@@ -3,6 +3,7 @@
 #include "rocktile/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace rocktile {
 #define GEN_PASS_DEF_ALLOCATELDS
@@ -24,18 +25,30 @@ struct AllocateLdsPass : public rocktile::impl::AllocateLdsBase<AllocateLdsPass>
     }
     auto i64 = IntegerType::get(&getContext(), 64);
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      int64_t total = 0;
+      // The slots of pipelined copies live from their allocation to the
+      // end: each gets its own bytes, from 0 up.
+      int64_t persistent = 0;
+      func.walk([&](tile::LocalAllocOp alloc) {
+        MemRefType type = alloc.getType();
+        alloc->setAttr("tile.lds_offset", IntegerAttr::get(i64, persistent));
+        persistent += type.getNumElements() * std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1);
+        persistent = llvm::alignTo(persistent, 16);
+      });
+      int64_t total = persistent;
       Operation *largest = nullptr;
       func.walk([&](Operation *op) {
         int64_t bytes = getLdsScratchBytes(op);
         if (!bytes)
           return;
         // Scratch is live only inside its op, which synchronizes the
-        // workgroup before and after using it: every op can use offset 0.
-        op->setAttr("tile.lds_offset", IntegerAttr::get(i64, 0));
-        if (bytes > total)
-          total = bytes, largest = op;
+        // workgroup before and after using it: every op can use the bytes
+        // after the slots.
+        op->setAttr("tile.lds_offset", IntegerAttr::get(i64, persistent));
+        if (persistent + bytes > total)
+          total = persistent + bytes, largest = op;
       });
+      if (!largest)
+        func.walk([&](tile::LocalAllocOp alloc) { largest = alloc; });
       if (total > t->ldsBytes) {
         largest->emitError() << "needs " << total << " bytes of LDS but "
                              << t->chip << " has " << t->ldsBytes

@@ -246,7 +246,13 @@ def for_(func, args, kwargs, body, inits, names):
 
     ir = current()
     carried = _Carried(names, inits, "loop")
-    op = ir.create("scf.for", [lower, upper, stride, *carried.inits], carried.types, num_regions=1)
+    attrs = {}
+    if r.num_stages is not None:
+        if isinstance(r.num_stages, bool) or not isinstance(r.num_stages, int) or not 1 <= r.num_stages <= 8:
+            raise SemanticError(f"tl.range's num_stages must be an int from 1 (no pipelining) to 8, got "
+                                f"{r.num_stages!r}")
+        attrs["tile.num_stages"] = f"{r.num_stages} : i32"
+    op = ir.create("scf.for", [lower, upper, stride, *carried.inits], carried.types, attrs, num_regions=1)
     block = op.add_block(0, [ir.type(ity)] + [ir.type(t) for t in carried.types], ir.loc())
     with _insertion(ir, block):
         iv = core.tensor(block.arg(0), ity)

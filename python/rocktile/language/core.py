@@ -592,9 +592,10 @@ def static_range(arg1, arg2=None, step=None):
 
 class range:
     """`for i in tl.range(start, end, step, num_stages=...)`: a loop traced as
-    scf.for, like `range(...)`.  Bounds may be runtime integer scalars.  The
-    scheduling hints (num_stages, loop_unroll_factor, ...) are accepted and
-    not used yet."""
+    scf.for, like `range(...)`.  Bounds may be runtime integer scalars.
+    num_stages pipelines the loop's block copies (overriding the launch's);
+    the other scheduling hints (loop_unroll_factor, ...) are accepted and not
+    used."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
                  disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False, disable_licm=False):

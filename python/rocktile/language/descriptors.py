@@ -3,12 +3,15 @@ descriptors (`tl.make_tensor_descriptor`, `desc.load`, `desc.store`) and
 its older block pointers (`tl.make_block_ptr`, `tl.advance`, `tl.load` /
 `tl.store` with `boundary_check` and `padding_option`).
 
-Both are expanded here into pointer tiles with masks: element (i0, i1, ...)
-of a block at `offsets` is at base + sum((offsets[d] + i_d) * strides[d]),
-and is in bounds when 0 <= offsets[d] + i_d < shape[d] in every (checked)
-dimension. Out-of-bounds elements read as the padding (zero, or NaN) and
-are not written. The masked loads and stores are ordinary ones, so a buffer
-under 2 GiB takes the range-checked buffer instructions.
+Element (i0, i1, ...) of a block at `offsets` is at base + sum((offsets[d]
++ i_d) * strides[d]), and is in bounds when 0 <= offsets[d] + i_d < shape[d]
+in every (checked) dimension. Out-of-bounds elements read as the padding
+(zero, or NaN) and are not written. On a target with a Tensor Data Mover
+(gfx1250), a zero-padded load of a 1-D or 2-D block with 32-bit extents and
+strides is one `tile.descriptor_load`, which copies the block to LDS whole;
+every other access is expanded here into a pointer tile with a mask, whose
+ordinary loads and stores take the range-checked buffer instructions for
+buffers under 2 GiB.
 
 Both are NamedTuples of their runtime values (tensors, or numbers) and one
 static part, so loops carry them like any tuple (`ptr = tl.advance(ptr,
@@ -17,7 +20,7 @@ static part, so loops carry them like any tuple (`ptr = tl.advance(ptr,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from . import semantic
@@ -92,6 +95,31 @@ def _block(base, shape, strides, offsets, static, checked, fname):
     return pointers, mask
 
 
+def _copyable(offsets, shape, strides, static):
+    """Whether the target copies this block whole (tile.descriptor_load): it
+    has a Tensor Data Mover, and the block fits its 2-D descriptor."""
+    def i32(x):
+        return -2**31 <= x < 2**31 if isinstance(x, int) else x.dtype == int32
+
+    return (static.padding == "zero" and len(static.block_shape) <= 2 and max(static.block_shape) <= 0xFFFF
+            and semantic.current().C.has_tensor_data_mover(semantic.current().target)
+            and all(i32(x) for x in (*offsets, *shape, *strides)))
+
+
+def _load(base, shape, strides, offsets, static, checked, fname):
+    """The block at `offsets`: copied whole where the target can, else by
+    masked loads."""
+    if _copyable(offsets, shape, strides, static):
+        n = len(static.block_shape)
+        values = [semantic.constant(x, int32) if isinstance(x, int) else x for x in (*offsets, *shape, *strides)]
+        ty = block_type(base.dtype.element_ty, list(static.block_shape))
+        return semantic._emit("tile.descriptor_load", [base, *values], ty,
+                              {"operandSegmentSizes": f"array<i32: 1, {n}, {n}, {n}>"})
+    pointers, mask = _block(base, shape, strides, offsets, static, checked, fname)
+    other = None if mask is None else _padding_value(base.dtype.element_ty, static.padding, fname)
+    return semantic.load(pointers, mask, other)
+
+
 def _padding_value(dtype, padding, fname):
     if padding == "nan":
         if not dtype.is_floating():
@@ -120,15 +148,17 @@ class tensor_descriptor(NamedTuple):
     def block_type(self):
         return block_type(self.dtype, self.block_shape)
 
+    def _offsets(self, offsets, fname):
+        return [_index(o, f"each offset of {fname}")
+                for o in _list(offsets, f"the offsets of {fname}", len(self.static.block_shape))]
+
     def _at(self, offsets, fname):
-        offsets = [_index(o, f"each offset of {fname}")
-                   for o in _list(offsets, f"the offsets of {fname}", len(self.static.block_shape))]
         return _block(self.base, self.shape, self.strides, offsets, self.static, range(len(offsets)), fname)
 
     def load(self, offsets):
         """The block at `offsets`; elements outside the tensor read as the padding."""
-        pointers, mask = self._at(offsets, "desc.load")
-        return semantic.load(pointers, mask, _padding_value(self.dtype, self.static.padding, "desc.load"))
+        offsets = self._offsets(offsets, "desc.load")
+        return _load(self.base, self.shape, self.strides, offsets, self.static, range(len(offsets)), "desc.load")
 
     def store(self, offsets, value):
         """Stores `value` (of the block's shape) at `offsets`; elements outside
@@ -137,7 +167,7 @@ class tensor_descriptor(NamedTuple):
         if list(value.shape) != self.block_shape:
             raise SemanticError(f"desc.store: the value has shape {list(value.shape)}, the descriptor's blocks "
                                 f"{self.block_shape}")
-        pointers, mask = self._at(offsets, "desc.store")
+        pointers, mask = self._at(self._offsets(offsets, "desc.store"), "desc.store")
         return semantic.store(pointers, value, mask)
 
     def gather(self, *args, **kwargs):
@@ -233,9 +263,9 @@ def load_block(ptr, boundary_check, padding_option):
     padding = _unwrap(padding_option) or "zero"
     if padding not in PADDINGS:
         raise SemanticError(f"tl.load: padding_option must be '', 'zero' or 'nan', got {padding!r}")
-    pointers, mask = _block(ptr.base, ptr.shape, ptr.strides, ptr.offsets, ptr.static, checked, "tl.load")
-    other = None if mask is None else _padding_value(ptr.dtype, padding, "tl.load")
-    return semantic.load(pointers, mask, other)
+    # Outside an unchecked dimension any value is right: a copy's zeros too.
+    return _load(ptr.base, ptr.shape, ptr.strides, ptr.offsets, replace(ptr.static, padding=padding), checked,
+                 "tl.load")
 
 
 def store_block(ptr, value, boundary_check):

@@ -2,6 +2,7 @@
 #include "rocktile/Emulator/Fp8.h"
 #include "rocktile/Emulator/HostJit.h"
 #include "rocktile/Emulator/Passes.h"
+#include "rocktile/Emulator/TensorDataMover.h"
 #include "rocktile/Emulator/WaveOps.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -27,6 +28,7 @@
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <atomic>
+#include <deque>
 #include <map>
 #include <set>
 #include <mutex>
@@ -208,6 +210,16 @@ struct WorkerContext {
   };
   std::vector<LdsByte> lds;
   uint32_t epoch = 1;
+  uint8_t *ldsBase = nullptr;
+  /// Tensor copies issued and not yet waited for, per wave in issue order;
+  /// per LDS byte, 1 + the site of the copy that will write it (0: none).
+  struct TensorCopy {
+    int64_t site;
+    TensorDescriptor desc;
+    uint64_t ldsOffset;
+  };
+  std::vector<std::deque<TensorCopy>> copies;
+  std::vector<int32_t> copyPending;
   /// Bank use since the last barrier: each thread's executions of each
   /// site, and for each (site, wave, execution) the (lane, first dword,
   /// dwords) its lanes accessed; totals per site for the launch.
@@ -231,21 +243,121 @@ struct LaunchState {
     uint32_t execution = w.executions[site * kernel.numThreads + thread]++;
     w.pending[{site, wave, execution}].push_back(
         {thread % kernel.waveSize, first / 4, (first + bytes + 3) / 4 - first / 4});
-    uint64_t self = uint64_t(1) << wave;
     for (int64_t byte = first; byte < first + bytes; ++byte) {
-      WorkerContext::LdsByte &e = w.lds[byte];
-      if (e.epoch != w.epoch)
-        e = {w.epoch};
-      if (e.writer >= 0 && e.writer != wave)
-        return reportRace(w, site, e.writeSite, byte, wave, e.writer, write, true);
-      if (write && (e.readers & ~self))
-        return reportRace(w, site, e.readSite, byte, wave, llvm::countr_zero(e.readers & ~self), true,
-                          false);
-      if (write)
-        e.writer = wave, e.writeSite = int32_t(site);
-      else
-        e.readers |= self, e.readSite = int32_t(site);
+      if (int32_t copy = w.copyPending[byte])
+        return reportPending(w, site, copy - 1, byte, thread, write);
+      if (!touchLds(w, site, byte, wave, write))
+        return;
     }
+  }
+
+  /// Records `wave`'s access to LDS byte `byte` at `site`; false (after
+  /// reporting it) when it races with another wave's since the last barrier.
+  bool touchLds(WorkerContext &w, int64_t site, int64_t byte, int32_t wave, bool write) {
+    uint64_t self = uint64_t(1) << wave;
+    WorkerContext::LdsByte &e = w.lds[byte];
+    if (e.epoch != w.epoch)
+      e = {w.epoch};
+    if (e.writer >= 0 && e.writer != wave)
+      return reportRace(w, site, e.writeSite, byte, wave, e.writer, write, true), false;
+    if (write && (e.readers & ~self))
+      return reportRace(w, site, e.readSite, byte, wave, llvm::countr_zero(e.readers & ~self), true, false),
+             false;
+    if (write)
+      e.writer = wave, e.writeSite = int32_t(site);
+    else
+      e.readers |= self, e.readSite = int32_t(site);
+    return true;
+  }
+
+  /// tensor_load_to_lds in each wave of the workgroup.
+  void tensorLoad(WorkerContext &w, int64_t site, const uint32_t *g0, const uint32_t *g1, int64_t n) {
+    for (int64_t first = 0; first < n; first += kernel.waveSize) {
+      auto wave = int32_t(first / kernel.waveSize);
+      for (int64_t t = first + 1; t < first + kernel.waveSize; ++t)
+        if (std::memcmp(g0 + 4 * t, g0 + 4 * first, 16) || std::memcmp(g1 + 8 * t, g1 + 8 * first, 32))
+          return fail(w, site, t, "the lanes of the wave disagree on the descriptor of tensor_load_to_lds");
+      std::array<uint32_t, 4> d0;
+      std::array<uint32_t, 8> d1;
+      std::memcpy(d0.data(), g0 + 4 * first, 16);
+      std::memcpy(d1.data(), g1 + 8 * first, 32);
+      TensorDescriptor d = decodeTensorDescriptor(d0, d1);
+      if (!d.valid)
+        continue;
+      if (std::string why = checkTensorDescriptor(d); !why.empty())
+        return fail(w, site, first, "tensor_load_to_lds: " + why);
+      uint64_t offset = uint32_t(d.ldsAddress - uint32_t(reinterpret_cast<uintptr_t>(w.ldsBase)));
+      if (offset + d.ldsBytes() > w.lds.size())
+        return fail(w, site, first,
+                    llvm::formatv("tensor_load_to_lds writes LDS bytes [{0}, {1}), past the {2} bytes of LDS",
+                                  offset, offset + d.ldsBytes(), w.lds.size()));
+      for (uint64_t i = 0, count = uint64_t(d.tileDim[0]) * d.tileDim[1]; i < count; ++i)
+        for (uint64_t byte = offset + d.ldsOffset(i); byte < offset + d.ldsOffset(i) + d.elementBytes; ++byte) {
+          if (int32_t copy = w.copyPending[byte])
+            return reportPending(w, site, copy - 1, byte, first, true);
+          if (!touchLds(w, site, byte, wave, true))
+            return;
+          w.copyPending[byte] = int32_t(site + 1);
+        }
+      w.copies[wave].push_back({site, d, offset});
+    }
+  }
+
+  /// A copy completes: in-bounds elements land in LDS; out-of-bounds ones
+  /// are dropped, leaving their LDS bytes as they were (the hardware's
+  /// zero fill is not confirmed: the compiler must not rely on it).
+  void completeCopy(WorkerContext &w, int32_t wave, const WorkerContext::TensorCopy &c) {
+    const TensorDescriptor &d = c.desc;
+    for (uint64_t r = 0; r < d.tileDim[1]; ++r) {
+      uint64_t cols = r < d.tensorDim[1] ? std::min<uint64_t>(d.tileDim[0], d.tensorDim[0]) : 0;
+      uint64_t from = d.globalAddress + r * d.stride[0] * d.elementBytes, bytes = cols * d.elementBytes;
+      if (bytes && !insideBuffer(from, bytes))
+        return fail(w, c.site, wave * kernel.waveSize,
+                    llvm::formatv("tensor_load_to_lds reads {0} bytes at address {1:x} (row {2} of the tile), "
+                                  "outside every buffer argument",
+                                  bytes, from, r));
+      for (uint64_t col = 0; col < cols; ++col)
+        std::memcpy(w.ldsBase + c.ldsOffset + d.ldsOffset(r * d.tileDim[0] + col),
+                    reinterpret_cast<const void *>(from + col * d.elementBytes), d.elementBytes);
+    }
+    for (uint64_t i = 0, count = uint64_t(d.tileDim[0]) * d.tileDim[1]; i < count; ++i)
+      for (uint64_t k = 0; k < d.elementBytes; ++k)
+        w.copyPending[c.ldsOffset + d.ldsOffset(i) + k] = 0;
+  }
+
+  void waitTensorcnt(WorkerContext &w, int64_t count) {
+    for (auto [wave, queue] : llvm::enumerate(w.copies))
+      while (int64_t(queue.size()) > count && !failed) {
+        completeCopy(w, int32_t(wave), queue.front());
+        queue.pop_front();
+      }
+  }
+
+  bool insideBuffer(uint64_t address, uint64_t bytes) const {
+    for (auto [slot, a] : llvm::zip(kernel.slots, args))
+      if (slot.isBuffer && address >= a.address &&
+          address + bytes <= a.address + uint64_t(a.numElements) * slot.elementBytes)
+        return true;
+    return false;
+  }
+
+  void reportPending(const WorkerContext &w, int64_t site, int64_t copySite, int64_t byte, int64_t thread,
+                     bool write) {
+    fail(w, site, thread,
+         llvm::formatv("LDS byte {0} {1} before its copy was waited for: the tensor copy at {2} has not "
+                       "completed (s_wait_tensorcnt too weak, or missing)",
+                       byte, write ? "written" : "read", kernel.sites[copySite].location));
+  }
+
+  /// Records the first fault of the launch: `what`, by `thread`, at `site`.
+  void fail(const WorkerContext &w, int64_t site, int64_t thread, const std::string &what) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (failed)
+      return;
+    failed = true;
+    fault = llvm::formatv("kernel {0}, workgroup ({1}, {2}, {3}), wave {4}, lane {5}: {6}\n  at {7}", kernel.name,
+                          w.workgroup[0], w.workgroup[1], w.workgroup[2], thread / kernel.waveSize,
+                          thread % kernel.waveSize, what, kernel.sites[site].location);
   }
 
   /// The bank conflicts of the LDS accesses since the last barrier. A wave's
@@ -354,6 +466,17 @@ extern "C" void rocktile_emu_lds_barrier(int64_t ctx) {
   auto *w = reinterpret_cast<WorkerContext *>(ctx);
   w->launch->flushBanks(*w);
   ++w->epoch;
+}
+
+extern "C" void rocktile_emu_tensor_load(int64_t ctx, int64_t site, int64_t g0, int64_t g1, int64_t n) {
+  auto *w = reinterpret_cast<WorkerContext *>(ctx);
+  w->launch->tensorLoad(*w, site, reinterpret_cast<const uint32_t *>(g0), reinterpret_cast<const uint32_t *>(g1),
+                        n);
+}
+
+extern "C" void rocktile_emu_wait_tensorcnt(int64_t ctx, int64_t count) {
+  auto *w = reinterpret_cast<WorkerContext *>(ctx);
+  w->launch->waitTensorcnt(*w, count);
 }
 
 extern "C" void rocktile_emu_lds_access(int64_t ctx, int64_t site, int64_t index, int64_t bytes,
@@ -487,9 +610,12 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
   auto work = [&]() {
     WorkerContext ctx{&state, {0, 0, 0}};
     ctx.lds.resize(ldsBytes);
+    ctx.copyPending.resize(ldsBytes);
+    ctx.copies.resize(numThreads / waveSize);
     ctx.executions.resize(sites.size() * numThreads);
     ctx.bankUse.resize(sites.size());
     std::vector<uint8_t> lds(std::max<int64_t>(ldsBytes, 1), 0xcd);
+    ctx.ldsBase = lds.data();
     // Packed arguments: ctx, block ids, grid dims, kernel args, LDS; each
     // memref is (allocated, aligned, offset, size, stride).
     std::vector<uint64_t> values;
@@ -517,6 +643,9 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
     for (int64_t wg; !state.failed && (wg = next++) < total;) {
       ctx.workgroup = {wg % grid[0], wg / grid[0] % grid[1], wg / (grid[0] * grid[1])};
       ++ctx.epoch; // a new workgroup: nothing of the last one's LDS accesses counts
+      for (auto &queue : ctx.copies) // nor its copies never waited for
+        queue.clear();
+      std::fill(ctx.copyPending.begin(), ctx.copyPending.end(), 0);
       for (int i = 0; i < 3; ++i)
         values[1 + i] = uint64_t(ctx.workgroup[i]);
       entry(packed.data());

@@ -35,7 +35,7 @@ constexpr llvm::StringLiteral kLaneTranspose = "rocktile.lane_transpose";
 /// Ops after which the lanes of a wave must be in lockstep.
 bool isCrossLane(Operation *op) {
   return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp,
-             amdgpu::MFMAOp, amdgpu::WMMAOp>(op) ||
+             amdgpu::MFMAOp, amdgpu::WMMAOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::WaitTensorcntOp>(op) ||
          (isa<UnrealizedConversionCastOp>(op) && op->hasAttr(kLaneTranspose));
 }
 
@@ -773,6 +773,23 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
     return emitMatrix(op, "gfx950", mfma.getM(), mfma.getN(), mfma.getK());
   if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op))
     return emitMatrix(op, "gfx1250", wmma.getM(), wmma.getN(), wmma.getK());
+  if (auto wait = dyn_cast<ROCDL::WaitTensorcntOp>(op)) {
+    func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_wait_tensorcnt", 2),
+                         ValueRange{ctx, i64(wait.getCount())});
+    return success();
+  }
+  if (auto copy = dyn_cast<ROCDL::TensorLoadToLDSD2Op>(op)) {
+    // Each wave's descriptor, from every lane's copy of it (Emulator.cpp).
+    SmallVector<Value> args{ctx, i64(addSite(op, "tensor copy", Value(), 1))};
+    for (Value group : {copy.getDgroup0(), copy.getDgroup1()}) {
+      if (uniform.contains(group))
+        copyToArrays(group, group, *op->getBlock());
+      args.push_back(addressOf(arrayFor(group)));
+    }
+    args.push_back(i64(numThreads));
+    func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_tensor_load", args.size()), args);
+    return success();
+  }
   Value src = op->getOperand(0);
   if (op->hasAttr(kLaneTranspose)) {
     // Groups of a quarter wave's lanes exchange (test/unit/isa/lds_transpose_reads.json).

@@ -410,3 +410,51 @@ func.func @gather_result(%x: tensor<16x64xf32>, %i: tensor<16x8xi32>) {
   %g = tile.gather %x[%i] {axis = 1 : i32} : tensor<16x64xf32>, tensor<16x8xi32> -> tensor<16x8xf16>
   return
 }
+
+// -----
+
+func.func @descriptor_load_rank(%p: !tile.ptr<f16>, %i: i32) {
+  // expected-error @+1 {{needs one offset, extent and stride per dimension of the 2-D block, got 1, 2 and 2}}
+  %b = tile.descriptor_load %p[%i] shape [%i, %i] strides [%i, %i] : !tile.ptr<f16> -> tensor<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @descriptor_load_type(%p: !tile.ptr<f16>, %i: i32) {
+  // expected-error @+1 {{loads 'f32' through a pointer to 'f16'}}
+  %b = tile.descriptor_load %p[%i] shape [%i] strides [%i] : !tile.ptr<f16> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @local_alloc_space() {
+  // expected-error @+1 {{allocates static workgroup memory, not 'memref<2x16x16xf16>'}}
+  %buf = tile.local_alloc : memref<2x16x16xf16>
+  return
+}
+
+// -----
+
+func.func @local_load_slot(%buf: memref<2x16x16xf16, #gpu.address_space<workgroup>>, %s: i32) {
+  // expected-error @+1 {{a slot of 'memref<2x16x16xf16, #gpu.address_space<workgroup>>' does not hold a 'tensor<16x32xf16>'}}
+  %b = tile.local_load %buf[%s] : memref<2x16x16xf16, #gpu.address_space<workgroup>> -> tensor<16x32xf16>
+  return
+}
+
+// -----
+
+func.func @async_copy_rank(%p: !tile.ptr<f16>, %buf: memref<2x16x16xf16, #gpu.address_space<workgroup>>, %i: i32) {
+  // expected-error @+1 {{needs one offset, extent and stride per dimension of the 2-D block}}
+  tile.async_copy %p[%i] shape [%i] strides [%i] into %buf[%i] : !tile.ptr<f16>, memref<2x16x16xf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @async_copy_type(%p: !tile.ptr<f32>, %buf: memref<2x16x16xf16, #gpu.address_space<workgroup>>, %i: i32) {
+  // expected-error @+1 {{a slot of 'memref<2x16x16xf16, #gpu.address_space<workgroup>>' does not hold a 'tensor<16x16xf32>'}}
+  tile.async_copy %p[%i, %i] shape [%i, %i] strides [%i, %i] into %buf[%i] : !tile.ptr<f32>, memref<2x16x16xf16, #gpu.address_space<workgroup>>
+  return
+}

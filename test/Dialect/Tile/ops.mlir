@@ -104,3 +104,23 @@ func.func @batched_dot(%a: tensor<4x16x32xbf16>, %b: tensor<4x32x16xbf16>, %c: t
   %d = tile.dot %a, %b, %c : tensor<4x16x32xbf16>, tensor<4x32x16xbf16> -> tensor<4x16x16xf32>
   return
 }
+
+// CHECK-LABEL: func.func @descriptor_load
+// CHECK: tile.descriptor_load %{{.*}}[%{{.*}}, %{{.*}}] shape [%{{.*}}, %{{.*}}] strides [%{{.*}}, %{{.*}}] : !tile.ptr<bf16> -> tensor<64x32xbf16>
+func.func @descriptor_load(%p: !tile.ptr<bf16>, %i: i32, %j: i32, %m: i32, %k: i32, %s: i32, %one: i32) {
+  %b = tile.descriptor_load %p[%i, %j] shape [%m, %k] strides [%s, %one] : !tile.ptr<bf16> -> tensor<64x32xbf16>
+  return
+}
+
+// CHECK-LABEL: func.func @async_copies
+// CHECK: %[[BUF:.*]] = tile.local_alloc : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}] shape [%{{.*}}, %{{.*}}] strides [%{{.*}}, %{{.*}}] into %[[BUF]][%{{.*}}] : !tile.ptr<bf16>, memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+// CHECK: tile.async_wait {outstanding = 1 : i32}
+// CHECK: tile.local_load %[[BUF]][%{{.*}}] : memref<2x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16>
+func.func @async_copies(%p: !tile.ptr<bf16>, %i: i32, %slot: i32) {
+  %buf = tile.local_alloc : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+  tile.async_copy %p[%i, %i] shape [%i, %i] strides [%i, %i] into %buf[%slot] : !tile.ptr<bf16>, memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+  tile.async_wait {outstanding = 1 : i32}
+  %b = tile.local_load %buf[%slot] : memref<2x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16>
+  return
+}

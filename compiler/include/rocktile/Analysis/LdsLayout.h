@@ -88,6 +88,11 @@ LdsCost ldsCost(const LinearLayout &layout, const LdsLayout &lds, int64_t eltByt
 /// instructions, then the plainest swizzle).
 LdsLayout chooseLdsLayout(const LinearLayout &from, const LinearLayout &to, int64_t eltBytes,
                           unsigned banks, const LdsTransposeRead &transposeRead = {});
+/// `lds` (an arrangement fixed by whatever writes it, as a Tensor Data Mover
+/// copy) read in layout `to`: with the target's transpose reads where they
+/// are cheaper than plain ones.
+LdsLayout chooseLdsRead(LdsLayout lds, const LinearLayout &to, int64_t eltBytes, unsigned banks,
+                        const LdsTransposeRead &transposeRead = {});
 
 } // namespace rocktile
 

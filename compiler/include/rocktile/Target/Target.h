@@ -32,6 +32,7 @@ struct Target {
   unsigned maxWorkgroupSize;   // threads
   bool hasPermlane32Swap;      // v_permlane32_swap: exchange wave halves
   unsigned ldsBanks;           // LDS banks, 4 bytes wide
+  bool hasTensorDataMover;     // tensor_load_to_lds: whole blocks from global memory to LDS
   llvm::ArrayRef<MatrixCoreInstr> matrixInstrs; // in order of preference
   llvm::ArrayRef<LdsTransposeRead> transposeReads; // the ones rocktile uses
 

@@ -3,6 +3,52 @@
 
 include "mlir/Pass/PassBase.td"
 
+def PipelineCopies : Pass<"tile-pipeline-copies", "mlir::ModuleOp"> {
+  let summary = "Software-pipeline the block copies of a loop over N stages (num_stages)";
+  let description = [{
+    In an `scf.for` that carries `tile.num_stages = N` (`tl.range(...,
+    num_stages=N)`), or else inside a function that carries it (the launch's
+    `num_stages`), or else with N = 2 (Triton's AMD default), when N >= 2, every `tile.descriptor_load` of the loop body whose base,
+    extents and strides are loop-invariant and whose offsets are computed
+    from the induction variable becomes a copy started N - 1 iterations
+    ahead: N LDS slots per load (`tile.local_alloc`), a prologue that starts
+    the first N - 1 iterations' copies, and in each iteration a wait for
+    this iteration's copies (`tile.async_wait`, counting the copies still
+    allowed in flight), the copy N - 1 iterations ahead into the slot read
+    one iteration ago, and the read of this iteration's slot
+    (`tile.local_load`). Iterations past the end start nothing, and waits
+    there count 0, so any trip count (0 and 1 included) is correct. Other
+    loads stay as they are. Where the target's LDS would not hold N + 1
+    blocks per load (the slots and room for the loop's other LDS uses), the
+    loop gets as many stages as it does hold, with a warning at the loop.
+
+    Before (N = 2):
+    ```mlir
+    scf.for %k = %c0 to %n step %c1 : i32 {
+      %off = arith.muli %k, %c32 : i32
+      %a = tile.descriptor_load %base[%m, %off] shape [%M, %K] strides [%s, %c1] : !tile.ptr<bf16> -> tensor<64x32xbf16>
+      ...
+    } {tile.num_stages = 2 : i32}
+    ```
+    After:
+    ```mlir
+    %buf = tile.local_alloc : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+    scf.if %c0 < %n { tile.async_copy %base[%m, %c0 * 32] ... into %buf[%c0] }
+    scf.for %k = %c0 to %n step %c1 : i32 {
+      %slot = (%k - %c0) / %c1 % 2
+      tile.async_wait {outstanding = 0 : i32}
+      scf.if %k + 1 < %n { tile.async_copy %base[%m, (%k + 1) * 32] ... into %buf[(%slot + 1) % 2] }
+      %a = tile.local_load %buf[%slot] : memref<2x64x32xbf16, ...> -> tensor<64x32xbf16>
+      ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"gfx950\"", "Target chip">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 def AssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
   let summary = "Give every tile a layout: coalesced blocked layouts for memory, slices for reductions";
   let description = [{

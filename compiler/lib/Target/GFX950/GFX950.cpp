@@ -82,5 +82,5 @@ extern const Target gfx950Target = {
     /*hasPermlane32Swap=*/true,
     // 64 banks, twice CDNA3's [LLVM's AMDGPU.td, "gfx950 doubled the bank count
     // to 64" (llvm-project #220632); ROCm's HIP hardware documentation]
-    /*ldsBanks=*/64, matrixInstrs, transposeReads};
+    /*ldsBanks=*/64, /*hasTensorDataMover=*/false, matrixInstrs, transposeReads};
 } // namespace rocktile

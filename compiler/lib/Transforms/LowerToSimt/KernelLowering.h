@@ -2,7 +2,8 @@
 // folder, one per op family: LowerToSimt.cpp (the pass, control flow,
 // elementwise ops), Memory.cpp (loads, stores, atomics), Layouts.cpp
 // (layout conversions through registers or LDS), Reductions.cpp, Dot.cpp
-// (matrix instructions), Debug.cpp (device_print, device_assert).
+// (matrix instructions), TensorDataMover.cpp (block copies to LDS), Debug.cpp
+// (device_print, device_assert).
 #ifndef ROCKTILE_TRANSFORMS_LOWERTOSIMT_KERNELLOWERING_H
 #define ROCKTILE_TRANSFORMS_LOWERTOSIMT_KERNELLOWERING_H
 
@@ -92,6 +93,21 @@ private:
                                    function_ref<LinearLayout::Coord(LinearLayout::Coord)> toSrc);
   LogicalResult lowerLoad(tile::LoadOp op);
   LogicalResult lowerStore(tile::StoreOp op);
+  LogicalResult lowerDescriptorLoad(tile::DescriptorLoadOp op);
+  LogicalResult lowerLocalAlloc(tile::LocalAllocOp op);
+  LogicalResult lowerAsyncCopy(tile::AsyncCopyOp op);
+  LogicalResult lowerAsyncWait(tile::AsyncWaitOp op);
+  LogicalResult lowerLocalLoad(tile::LocalLoadOp op);
+  /// Starts the Tensor Data Mover copies (each warp its rows) of the block
+  /// of `type` at `offsets` of the tensor at `base` (tile values) into
+  /// `view` from element `slotElement` on, after zeroing it if the block
+  /// crosses the tensor's edge. Waiting for them is the caller's.
+  void copyBlock(Value base, ValueRange offsets, ValueRange shape, ValueRange strides, RankedTensorType type,
+                 Value view, Value slotElement);
+  /// The block of `type` that copyBlock put at `slotElement` of `view`, read
+  /// in layout `to`.
+  Value readBlock(RankedTensorType type, const LinearLayout &to, Value view, Value slotElement);
+  Value slotElement(MemRefType type, Value slot);
   LogicalResult lowerReduce(tile::ReduceOp op);
   LogicalResult lowerAtomic(Operation *op);
   LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op);
@@ -109,6 +125,17 @@ private:
   /// between barriers.
   void storeToLds(Value values, const LinearLayout &layout, const LdsLayout &lds, const LdsAccess &write,
                   Value view, int64_t eltBytes);
+  /// Reads `to`'s registers (those of piece `piece` of an exchange in
+  /// pieces, whose register bits are `pieceBits`) from `view` laid out as
+  /// `lds`: appends the reads to `parts` and records in `source`, for each
+  /// register, its position in the concatenated parts.
+  void readLds(const LinearLayout &to, const LdsLayout &lds, Value view, Type elt, int64_t eltBytes,
+               ArrayRef<unsigned> pieceBits, int64_t piece, SmallVectorImpl<Value> &parts,
+               MutableArrayRef<int64_t> source, Value first = Value());
+  /// The lane vector of `to` read from `view` laid out as `lds` from
+  /// element `first` on (0 when null).
+  Value loadFromLds(const LinearLayout &to, const LdsLayout &lds, Value view, Type elt, int64_t eltBytes,
+                    Value first = Value());
   /// This lane's part of the LDS offset of its elements of `layout` in `lds`.
   Value ldsThreadOffset(const LinearLayout &layout, const LdsLayout &lds);
   /// The first register and LDS index of each of this lane's `access`es

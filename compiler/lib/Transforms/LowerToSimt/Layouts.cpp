@@ -208,21 +208,13 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   LdsTransposeRead transposeRead = target.transposeRead(eltBytes);
   LdsLayout writeLds = reshape ? LdsLayout::rowMajor(from.getShape())
                                : chooseLdsLayout(pieces.from, pieces.to, eltBytes, target.ldsBanks, transposeRead);
-  LdsLayout readLds = reshape ? LdsLayout::rowMajor(to.getShape()) : writeLds;
+  LdsLayout readArrangement = reshape ? LdsLayout::rowMajor(to.getShape()) : writeLds;
   FailureOr<Value> view = scratchView(op, elt, resultType.getNumElements() / pieces.count());
   if (failed(view))
     return failure();
-  // Transpose reads: each lane reads at the addresses of the layout that
-  // transposeReadLayout gives, and receives `to`'s registers.
-  LinearLayout readLayout = readLds.transposedRead
-                                ? *transposeReadLayout(pieces.to, transposeRead, eltBytes)
-                                : pieces.to;
-  int64_t readBytes = readLds.transposedRead ? transposeRead.elements * eltBytes : 16;
-  LdsAccess write = ldsAccess(pieces.from, writeLds, eltBytes),
-            read = ldsAccess(readLayout, readLds, eltBytes, readBytes);
-  // Each result register's element: (read, position in it).
+  LdsAccess write = ldsAccess(pieces.from, writeLds, eltBytes);
   SmallVector<Value> parts;
-  SmallVector<std::pair<int64_t, int64_t>> source(to.getNumRegisters());
+  SmallVector<int64_t> source(to.getNumRegisters());
   for (int64_t piece = 0; piece < pieces.count(); ++piece) {
     // The lanes that own elements write them (a copy in another wave would
     // race with them, even with the same value), then every lane reads what
@@ -232,27 +224,50 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
       held.push_back(insertBits(r, pieces.fromBits, piece));
     Value pieceValues = vector::ShuffleOp::create(b, loc(), srcVector, srcVector, held);
     storeToLds(pieceValues, pieces.from, writeLds, write, *view, eltBytes);
-    for (auto [reg, at] : ldsAccessIndices(readLayout, readLds, read, /*skipCopies=*/false)) {
-      auto type = VectorType::get({read.width()}, elt);
-      for (auto [j, r] : llvm::enumerate(read.registers(reg)))
-        source[insertBits(readLds.transposedRead ? reg + j : r, pieces.toBits, piece)] = {int64_t(parts.size()),
-                                                                                          int64_t(j)};
-      parts.push_back(readLds.transposedRead
-                          ? transposeLoad(type, *view, at, transposeRead)
-                          : vector::LoadOp::create(b, loc(), type, *view, ValueRange{at}, /*nontemporal=*/false,
-                                                   llvm::Align(read.width() * eltBytes))
-                                .getResult());
-    }
+    readLds(pieces.to, readArrangement, *view, elt, eltBytes, pieces.toBits, piece, parts, source);
   }
   Value out = concatParts(parts);
-  SmallVector<int64_t> mask;
-  for (auto [part, j] : source)
-    mask.push_back(part * read.width() + j);
-  out = vector::ShuffleOp::create(b, loc(), out, out, mask);
+  out = vector::ShuffleOp::create(b, loc(), out, out, source);
   if (elt != vtype.getElementType())
     out = arith::TruncIOp::create(b, loc(), vtype, out);
   values[result] = {src.base, out};
   return success();
+}
+
+void KernelLowering::readLds(const LinearLayout &to, const LdsLayout &lds, Value view, Type elt, int64_t eltBytes,
+                             ArrayRef<unsigned> pieceBits, int64_t piece, SmallVectorImpl<Value> &parts,
+                             MutableArrayRef<int64_t> source, Value first) {
+  // Transpose reads: each lane reads at the addresses of the layout that
+  // transposeReadLayout gives, and receives `to`'s registers.
+  LdsTransposeRead transposeRead = target.transposeRead(eltBytes);
+  LinearLayout readLayout = lds.transposedRead ? *transposeReadLayout(to, transposeRead, eltBytes) : to;
+  int64_t readBytes = lds.transposedRead ? transposeRead.elements * eltBytes : 16;
+  LdsAccess read = ldsAccess(readLayout, lds, eltBytes, readBytes);
+  Value firstIndex = first ? arith::IndexCastOp::create(b, loc(), b.getIndexType(), first).getResult() : Value();
+  for (auto [reg, at] : ldsAccessIndices(readLayout, lds, read, /*skipCopies=*/false)) {
+    auto type = VectorType::get({read.width()}, elt);
+    int64_t position = 0;
+    for (Value p : parts)
+      position += cast<VectorType>(p.getType()).getNumElements();
+    for (auto [j, r] : llvm::enumerate(read.registers(reg)))
+      source[insertBits(lds.transposedRead ? reg + j : r, pieceBits, piece)] = position + int64_t(j);
+    if (firstIndex)
+      at = arith::AddIOp::create(b, loc(), at, firstIndex);
+    parts.push_back(lds.transposedRead
+                        ? transposeLoad(type, view, at, transposeRead)
+                        : vector::LoadOp::create(b, loc(), type, view, ValueRange{at}, /*nontemporal=*/false,
+                                                 llvm::Align(read.width() * eltBytes))
+                              .getResult());
+  }
+}
+
+Value KernelLowering::loadFromLds(const LinearLayout &to, const LdsLayout &lds, Value view, Type elt,
+                                  int64_t eltBytes, Value first) {
+  SmallVector<Value> parts;
+  SmallVector<int64_t> source(to.getNumRegisters());
+  readLds(to, lds, view, elt, eltBytes, {}, 0, parts, source, first);
+  Value out = concatParts(parts);
+  return vector::ShuffleOp::create(b, loc(), out, out, source);
 }
 
 void KernelLowering::storeToLds(Value values, const LinearLayout &layout, const LdsLayout &lds,

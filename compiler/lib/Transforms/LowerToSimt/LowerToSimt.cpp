@@ -322,6 +322,11 @@ LogicalResult KernelLowering::lower(Operation *op) {
         return success();
       })
       .Case([&](tile::LoadOp l) { return lowerLoad(l); })
+      .Case([&](tile::DescriptorLoadOp l) { return lowerDescriptorLoad(l); })
+      .Case([&](tile::LocalAllocOp a) { return lowerLocalAlloc(a); })
+      .Case([&](tile::AsyncCopyOp c) { return lowerAsyncCopy(c); })
+      .Case([&](tile::AsyncWaitOp w) { return lowerAsyncWait(w); })
+      .Case([&](tile::LocalLoadOp l) { return lowerLocalLoad(l); })
       .Case([&](tile::StoreOp s) { return lowerStore(s); })
       .Case([&](tile::ReduceOp r) { return lowerReduce(r); })
       .Case([&](tile::ConvertLayoutOp c) { return lowerConvertLayout(c); })

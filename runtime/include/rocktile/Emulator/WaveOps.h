@@ -43,6 +43,13 @@ void rocktile_emu_lds_barrier(int64_t ctx);
 /// write, read them) since the last barrier.
 void rocktile_emu_lds_access(int64_t ctx, int64_t site, int64_t index, int64_t bytes, int64_t thread,
                              int64_t write);
+/// Each wave's tensor_load_to_lds (`.d2`: groups 0 and 1, per thread in
+/// `g0` and `g1`, the wave's lanes agreeing): queued, its LDS destination
+/// unreadable until a wait covers it.
+void rocktile_emu_tensor_load(int64_t ctx, int64_t site, int64_t g0, int64_t g1, int64_t n);
+/// s_wait_tensorcnt `count` in every wave: each wave's copies but its
+/// `count` newest complete, in issue order.
+void rocktile_emu_wait_tensorcnt(int64_t ctx, int64_t count);
 /// A memory access outside its buffer: records the first one of a launch.
 void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int64_t count,
                         int64_t size, int64_t thread);

@@ -1,4 +1,5 @@
 #include "rocktile/Dialect/Tile/IR/Tile.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/Support/MathExtras.h"
@@ -183,7 +184,7 @@ LogicalResult AddPtrOp::verify() {
 /// mask has the pointers' shape.
 static LogicalResult verifyAccess(Operation *op, Type ptrType, Type valueType,
                                   Value mask) {
-  auto ptr = cast<PointerType>(getElementTypeOrSelf(ptrType));
+  auto ptr = cast<PointerType>(rocktile::tile::getElementTypeOrSelf(ptrType));
   Type expected = cloneWithElementType(ptrType, ptr.getPointeeType());
   if (isa<RankedTensorType>(valueType) && isa<RankedTensorType>(expected))
     expected = cast<RankedTensorType>(expected).cloneWithEncoding(
@@ -204,13 +205,53 @@ LogicalResult LoadOp::verify() {
   return verifyAccess(*this, getPtr().getType(), getType(), getMask());
 }
 
+LogicalResult DescriptorLoadOp::verify() {
+  int64_t rank = getType().getRank();
+  if (int64_t(getOffsets().size()) != rank || int64_t(getShape().size()) != rank ||
+      int64_t(getStrides().size()) != rank)
+    return emitOpError() << "needs one offset, extent and stride per dimension of the " << rank
+                         << "-D block, got " << getOffsets().size() << ", " << getShape().size() << " and "
+                         << getStrides().size();
+  Type pointee = cast<PointerType>(getBase().getType()).getPointeeType();
+  if (pointee != getType().getElementType())
+    return emitOpError() << "loads " << getType().getElementType() << " through a pointer to " << pointee;
+  return success();
+}
+
+/// A slot of `buffer` holds a block of type `block`.
+static LogicalResult verifySlots(Operation *op, MemRefType buffer, RankedTensorType block) {
+  if (buffer.getShape().drop_front() != block.getShape() || buffer.getElementType() != block.getElementType())
+    return op->emitOpError() << "a slot of " << buffer << " does not hold a " << block;
+  return success();
+}
+
+LogicalResult LocalAllocOp::verify() {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(getType().getMemorySpace());
+  if (!space || space.getValue() != gpu::AddressSpace::Workgroup || !getType().hasStaticShape())
+    return emitOpError() << "allocates static workgroup memory, not " << getType();
+  return success();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  MemRefType buffer = getBuffer().getType();
+  Type pointee = cast<PointerType>(getBase().getType()).getPointeeType();
+  auto block = RankedTensorType::get(buffer.getShape().drop_front(), pointee);
+  if (int64_t(getOffsets().size()) != block.getRank() || int64_t(getShape().size()) != block.getRank() ||
+      int64_t(getStrides().size()) != block.getRank())
+    return emitOpError() << "needs one offset, extent and stride per dimension of the " << block.getRank()
+                         << "-D block";
+  return verifySlots(*this, buffer, block);
+}
+
+LogicalResult LocalLoadOp::verify() { return verifySlots(*this, getBuffer().getType(), getType()); }
+
 LogicalResult StoreOp::verify() {
   return verifyAccess(*this, getPtr().getType(), getValue().getType(),
                       getMask());
 }
 
 LogicalResult AtomicRMWOp::verify() {
-  Type elt = getElementTypeOrSelf(getValue().getType());
+  Type elt = rocktile::tile::getElementTypeOrSelf(getValue().getType());
   bool isFloat = isa<FloatType>(elt);
   switch (getKind()) {
   case AtomicKind::umax:
@@ -232,7 +273,7 @@ LogicalResult AtomicRMWOp::verify() {
 }
 
 LogicalResult AtomicCASOp::verify() {
-  Type elt = getElementTypeOrSelf(getValue().getType());
+  Type elt = rocktile::tile::getElementTypeOrSelf(getValue().getType());
   if (!isa<IntegerType>(elt) || (elt.getIntOrFloatBitWidth() != 32 && elt.getIntOrFloatBitWidth() != 64))
     return emitOpError() << "compare-and-swap needs 32- or 64-bit integers, got " << elt;
   return verifyAccess(*this, getPtr().getType(), getValue().getType(), Value());
@@ -269,7 +310,7 @@ LogicalResult ReduceOp::verifyRegions() {
                      : (!isa<RankedTensorType>(res) ||
                         cast<RankedTensorType>(res).getShape() !=
                             ArrayRef<int64_t>(reduced) ||
-                        getElementTypeOrSelf(res) != elt))
+                        rocktile::tile::getElementTypeOrSelf(res) != elt))
       return emitOpError() << "result " << i << " must be "
                            << (scalarResult ? Type(elt)
                                             : Type(RankedTensorType::get(

@@ -240,6 +240,112 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+def Tile_DescriptorLoadOp : Tile_Op<"descriptor_load", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead<DefaultResource>]>]> {
+  let summary = "Load a block of a strided tensor, zero outside its bounds";
+  let description = [{
+    Element `i` of the result is the tensor's element `offsets + i`, the
+    tensor being `shape` elements of `strides` (in elements, the last one
+    1) from `base`; elements outside `[0, shape)` read as zero. This is
+    `desc.load(offsets)` of a tensor descriptor (`tl.make_tensor_descriptor`)
+    or a block pointer's load: the front end emits it where the target
+    copies whole blocks (gfx1250's Tensor Data Mover), and expands other
+    loads into masked `tile.load`s.
+
+    ```mlir
+    %blk = tile.descriptor_load %base[%off0, %off1] shape [%m, %k] strides [%sk, %c1]
+        : !tile.ptr<bf16> -> tensor<64x32xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_PtrType:$base, Variadic<I32>:$offsets, Variadic<I32>:$shape,
+                       Variadic<I32>:$strides);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` `shape` ` ` `[` $shape `]` `strides` ` ` `[` $strides `]` attr-dict
+    `:` qualified(type($base)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous copies (made by tile-pipeline-copies)
+//===----------------------------------------------------------------------===//
+
+def Tile_LdsBuffer : MemRefRankOf<[Tile_Int, Tile_Float], [3, 4]>;
+
+def Tile_LocalAllocOp : Tile_Op<"local_alloc", [MemoryEffects<[MemAlloc<DefaultResource>]>]> {
+  let summary = "LDS for the blocks of an asynchronous copy, one slot per stage";
+  let description = [{
+    Workgroup memory holding `d0` blocks (slots) of the shape of the other
+    dimensions, live for the rest of the function. `tile-allocate-lds`
+    places it (`tile.lds_offset`) apart from every op's scratch.
+
+    ```mlir
+    %buf = tile.local_alloc : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let results = (outs Tile_LdsBuffer:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Start copying a block of a strided tensor into a slot of LDS";
+  let description = [{
+    Starts the copy of the block that `tile.descriptor_load` with the same
+    operands would load into slot `slot` of `buffer`; the copy completes at
+    a `tile.async_wait` that covers it. Elements outside the tensor are
+    zero in the slot.
+
+    ```mlir
+    tile.async_copy %base[%i, %k] shape [%m, %kk] strides [%s, %c1] into %buf[%slot]
+        : !tile.ptr<bf16>, memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins Tile_PtrType:$base, Variadic<I32>:$offsets, Variadic<I32>:$shape,
+                       Variadic<I32>:$strides, Tile_LdsBuffer:$buffer, I32:$slot);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` `shape` ` ` `[` $shape `]` `strides` ` ` `[` $strides `]` `into` $buffer `[` $slot `]`
+    attr-dict `:` qualified(type($base)) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead<DefaultResource>,
+                                                              MemWrite<DefaultResource>]>]> {
+  let summary = "Wait for asynchronous copies, then synchronize the workgroup";
+  let description = [{
+    Each warp waits until at most `outstanding` of the copies it started are
+    still in flight (its oldest ones complete first), then the workgroup
+    meets at a barrier: the completed copies' slots are readable by every
+    warp, and every read issued before the barrier is done (so a slot read
+    before it may be copied into after it).
+
+    ```mlir
+    tile.async_wait {outstanding = 2 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$outstanding);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead<DefaultResource>]>]> {
+  let summary = "Read a block from a slot of LDS";
+  let description = [{
+    The block in slot `slot` of `buffer`, which a completed
+    `tile.async_copy` wrote.
+
+    ```mlir
+    %a = tile.local_load %buf[%slot] : memref<2x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_LdsBuffer:$buffer, I32:$slot);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$buffer `[` $slot `]` attr-dict `:` type($buffer) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_StoreOp : Tile_Op<"store", [
     MemoryEffects<[MemWrite<DefaultResource>]>]> {
   let summary = "Store to global memory, optionally masked";

@@ -1,0 +1,217 @@
+// Block copies on gfx1250's Tensor Data Mover. tile.descriptor_load: each
+// warp copies its share of the block's rows from global memory to LDS with
+// one tensor_load_to_lds, waits for it (s_wait_tensorcnt), and after a
+// barrier every lane reads its elements of the result's layout from LDS.
+// The pipelined form splits this into tile.async_copy (the copy into a slot),
+// tile.async_wait (the wait and the barrier) and tile.local_load (the read).
+// The descriptor's bits are built here, field by field as
+// ../shared/isa/README.md gives them, rather than by
+// amdgpu.make_dma_descriptor (whose MLIR 22 lowering sets the early-timeout
+// bit with a workgroup mask, and misplaces tile_dim3): the emulator decodes
+// the same bits.
+#include "KernelLowering.h"
+#include "rocktile/Analysis/LdsScratch.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace rocktile;
+using namespace rocktile::simt;
+
+/// Why `type`'s blocks cannot be copied with `numWarps` warps on the
+/// target, or an empty string.
+static std::string cannotCopy(const Target &target, RankedTensorType type, unsigned numWarps) {
+  if (!target.hasTensorDataMover || type.getRank() != 2 || type.getDimSize(0) % numWarps)
+    return (llvm::Twine("copies 2-D blocks of at least one row per warp with a Tensor Data Mover, which ") +
+            target.chip + (target.hasTensorDataMover ? " has" : " lacks") + "; load other blocks with masked tile.load")
+        .str();
+  return "";
+}
+
+void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange shape, ValueRange strides,
+                               RankedTensorType type, Value view, Value slotElement) {
+  unsigned numWarps = func->getAttrOfType<IntegerAttr>("tile.num_warps").getInt();
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  Type elt = type.getElementType();
+  int64_t eltBytes = exchangeBytes(type), warpRows = rows / numWarps;
+  Type i64 = b.getI64Type(), i32Type = b.getI32Type();
+  auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, loc(), x, y).getResult(); };
+  auto mul = [&](Value x, Value y) { return arith::MulIOp::create(b, loc(), x, y).getResult(); };
+  auto shl = [&](Value x, int64_t n) { return arith::ShLIOp::create(b, loc(), x, i32(n)).getResult(); };
+  auto shr = [&](Value x, int64_t n) { return arith::ShRUIOp::create(b, loc(), x, i32(n)).getResult(); };
+  auto bitOr = [&](Value x, Value y) { return arith::OrIOp::create(b, loc(), x, y).getResult(); };
+  auto wide = [&](Value x) { return arith::ExtSIOp::create(b, loc(), i64, x).getResult(); };
+  auto low32 = [&](Value x) { return arith::TruncIOp::create(b, loc(), i32Type, x).getResult(); };
+  auto addressOf = [&](Value memref) {
+    Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc(), memref);
+    return arith::IndexCastOp::create(b, loc(), i64, p).getResult();
+  };
+
+  Value stride = lookup(strides[0]);
+  LaneValue base = values.lookup(baseTile);
+  Value ldsBase = add(low32(addressOf(view)), mul(slotElement, i32(eltBytes)));
+  auto maxZero = [&](Value x) { return arith::MaxSIOp::create(b, loc(), x, i32(0)).getResult(); };
+  auto sub = [&](Value x, Value y) { return arith::SubIOp::create(b, loc(), x, y).getResult(); };
+  // One tensor_load_to_lds of `tileRows` x `tileCols` elements from the
+  // tensor's element (row, col) >= (0, 0) to LDS byte `ldsOffset` of the
+  // scratch (none of them where `inside` is false). The descriptor describes
+  // the tensor from that element, so its extents shrink by the offsets (to
+  // 0 past the end: out of bounds).
+  auto copy = [&](Value row, Value col, int64_t tileRows, Value tileCols, Value ldsOffset, Value inside) {
+    Value element = add(arith::IndexCastOp::create(b, loc(), i64, base.value),
+                        add(mul(wide(row), wide(stride)), wide(col)));
+    Value global = add(addressOf(base.base), mul(element, arith::ConstantIntOp::create(b, loc(), eltBytes, 64)));
+    Value dim0 = maxZero(sub(lookup(shape[1]), col)), dim1 = maxZero(sub(lookup(shape[0]), row));
+    if (inside)
+      dim1 = arith::SelectOp::create(b, loc(), inside, dim1, i32(0));
+    // G0: valid, LDS address, global address [56:0], type 2.
+    Value globalHigh = arith::AndIOp::create(
+        b, loc(), low32(arith::ShRUIOp::create(b, loc(), global, arith::ConstantIntOp::create(b, loc(), 32, 64))),
+        i32(0x1FFFFFF));
+    SmallVector<Value> g0 = {i32(1), add(ldsBase, ldsOffset), low32(global),
+                             bitOr(globalHigh, i32(int64_t(2) << 30))};
+    // G1: element size; tensor_dim0/1 (innermost first), tile_dim0/1, and
+    // the stride between rows, 48 bits of which the high 16 stay 0.
+    SmallVector<Value> g1 = {i32(int64_t(llvm::Log2_64(eltBytes)) << 16),
+                             shl(dim0, 16),
+                             bitOr(shr(dim0, 16), shl(dim1, 16)),
+                             bitOr(shr(dim1, 16), shl(tileCols, 16)),
+                             i32(tileRows),
+                             stride,
+                             i32(0),
+                             i32(0)};
+    auto group = [&](ArrayRef<Value> words) {
+      return vector::FromElementsOp::create(b, loc(), VectorType::get({int64_t(words.size())}, i32Type), words)
+          .getResult();
+    };
+    ROCDL::TensorLoadToLDSD2Op::create(b, loc(), group(g0), group(g1), /*cachePolicy=*/0u, nullptr, nullptr,
+                                       nullptr);
+  };
+  auto compare = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc(), p, x, y).getResult();
+  };
+  Value row0 = lookup(offsets[0]), col0 = lookup(offsets[1]);
+  Value negative = bitOr(compare(arith::CmpIPredicate::slt, row0, i32(0)),
+                         compare(arith::CmpIPredicate::slt, col0, i32(0)));
+  auto crosses = [&](Value offset, Value size, int64_t block) {
+    return compare(arith::CmpIPredicate::sgt, add(offset, i32(block)), size);
+  };
+  Value edge = bitOr(negative, bitOr(crosses(row0, lookup(shape[0]), rows), crosses(col0, lookup(shape[1]), cols)));
+
+  // A copy drops the elements outside the tensor (zero fill is not a
+  // documented guarantee): a block that crosses an edge starts from zeros.
+  auto zeroFill = scf::IfOp::create(b, loc(), edge, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(zeroFill.thenBlock()->getTerminator());
+    int64_t threads = int64_t(numWarps) * target.waveSize, vec = std::max<int64_t>(16 / eltBytes, 1);
+    Value zeros = arith::ConstantOp::create(b, loc(), b.getZeroAttr(VectorType::get({vec}, elt)));
+    Value tid = add(mul(warpId, i32(target.waveSize)), laneId);
+    for (int64_t first = 0; first < type.getNumElements(); first += threads * vec) {
+      Value at = add(add(mul(tid, i32(vec)), i32(first)), slotElement);
+      auto store = [&] {
+        vector::StoreOp::create(b, loc(), zeros, view,
+                                ValueRange{arith::IndexCastOp::create(b, loc(), b.getIndexType(), at)},
+                                /*nontemporal=*/false, llvm::Align(vec * eltBytes));
+      };
+      if (type.getNumElements() >= threads * vec) {
+        store();
+        continue;
+      }
+      // A block smaller than one store per thread: the first threads store.
+      auto inside = scf::IfOp::create(b, loc(),
+                                      compare(arith::CmpIPredicate::slt, add(mul(tid, i32(vec)), i32(first)),
+                                              i32(type.getNumElements())),
+                                      /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(inside.thenBlock()->getTerminator());
+      store();
+    }
+    gpu::BarrierOp::create(b, loc());
+  }
+  // Each warp copies its rows: as one block where the offsets are >= 0;
+  // else row by row, each from its first column inside the tensor to where
+  // that column goes in the block. A row outside the tensor is described
+  // with no rows (tensor_dim1 = 0): all of it out of bounds, none copied.
+  Value firstRow = mul(warpId, i32(warpRows));
+  auto byRows = scf::IfOp::create(b, loc(), negative, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(byRows.elseBlock()->getTerminator());
+    copy(add(row0, firstRow), col0, warpRows, i32(cols), mul(firstRow, i32(cols * eltBytes)), Value());
+    b.setInsertionPoint(byRows.thenBlock()->getTerminator());
+    Value col = maxZero(col0), skipped = sub(col, col0);
+    Value leftOf = compare(arith::CmpIPredicate::sge, skipped, i32(cols));
+    auto select = [&](Value c, Value x, Value y) { return arith::SelectOp::create(b, loc(), c, x, y).getResult(); };
+    Value shift = select(leftOf, i32(0), skipped), tileCols = select(leftOf, i32(cols), sub(i32(cols), skipped));
+    auto rowLoop = scf::ForOp::create(b, loc(), i32(0), i32(warpRows), i32(1));
+    b.setInsertionPoint(rowLoop.getBody()->getTerminator());
+    Value r = add(firstRow, rowLoop.getInductionVar()), row = add(row0, r);
+    Value inside = arith::AndIOp::create(b, loc(), compare(arith::CmpIPredicate::sge, row, i32(0)),
+                                         arith::XOrIOp::create(b, loc(), leftOf,
+                                                               arith::ConstantIntOp::create(b, loc(), 1, 1)));
+    copy(maxZero(row), col, 1, tileCols, mul(add(mul(r, i32(cols)), shift), i32(eltBytes)), inside);
+    ROCDL::WaitTensorcntOp::create(b, loc(), 0);
+  }
+}
+
+LogicalResult KernelLowering::lowerDescriptorLoad(tile::DescriptorLoadOp op) {
+  RankedTensorType type = op.getType();
+  LinearLayout to = layoutOf(op);
+  if (std::string why = cannotCopy(target, type, to.getNumWarps()); !why.empty())
+    return op.emitError() << "tile.descriptor_load " << why;
+  FailureOr<Value> view = scratchView(op, type.getElementType(), type.getNumElements());
+  if (failed(view))
+    return failure();
+  // Other waves may still read the previous block in this scratch.
+  gpu::BarrierOp::create(b, loc());
+  copyBlock(op.getBase(), op.getOffsets(), op.getShape(), op.getStrides(), type, *view, i32(0));
+  ROCDL::WaitTensorcntOp::create(b, loc(), 0);
+  gpu::BarrierOp::create(b, loc());
+  values[op] = {Value(), readBlock(type, to, *view, Value())};
+  return success();
+}
+
+Value KernelLowering::readBlock(RankedTensorType type, const LinearLayout &to, Value view, Value slotElement) {
+  int64_t eltBytes = exchangeBytes(type);
+  LdsLayout arrangement = chooseLdsRead(LdsLayout::rowMajor(type.getShape()), to, eltBytes, target.ldsBanks,
+                                        target.transposeRead(eltBytes));
+  return loadFromLds(to, arrangement, view, type.getElementType(), eltBytes, slotElement);
+}
+
+LogicalResult KernelLowering::lowerLocalAlloc(tile::LocalAllocOp op) {
+  FailureOr<Value> view = scratchView(op, op.getType().getElementType(), op.getType().getNumElements());
+  if (failed(view))
+    return failure();
+  values[op] = {Value(), *view};
+  return success();
+}
+
+/// The element index of `slot`'s first element in a buffer of `type`.
+Value KernelLowering::slotElement(MemRefType type, Value slot) {
+  return arith::MulIOp::create(b, loc(), lookup(slot), i32(type.getNumElements() / type.getDimSize(0)));
+}
+
+LogicalResult KernelLowering::lowerAsyncCopy(tile::AsyncCopyOp op) {
+  MemRefType buffer = op.getBuffer().getType();
+  auto type = RankedTensorType::get(buffer.getShape().drop_front(), buffer.getElementType());
+  unsigned numWarps = func->getAttrOfType<IntegerAttr>("tile.num_warps").getInt();
+  if (std::string why = cannotCopy(target, type, numWarps); !why.empty())
+    return op.emitError() << "tile.async_copy " << why;
+  copyBlock(op.getBase(), op.getOffsets(), op.getShape(), op.getStrides(), type, lookup(op.getBuffer()),
+            slotElement(buffer, op.getSlot()));
+  return success();
+}
+
+LogicalResult KernelLowering::lowerAsyncWait(tile::AsyncWaitOp op) {
+  ROCDL::WaitTensorcntOp::create(b, loc(), op.getOutstanding());
+  gpu::BarrierOp::create(b, loc());
+  return success();
+}
+
+LogicalResult KernelLowering::lowerLocalLoad(tile::LocalLoadOp op) {
+  values[op] = {Value(), readBlock(op.getType(), layoutOf(op), lookup(op.getBuffer()),
+                                   slotElement(op.getBuffer().getType(), op.getSlot()))};
+  return success();
+}

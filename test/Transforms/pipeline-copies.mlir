@@ -1,0 +1,93 @@
+// RUN: rocktile-opt %s -split-input-file --tile-pipeline-copies="target=gfx1250" | FileCheck %s
+
+// Two stages: one copy ahead. The prologue starts iteration 0's copy if the
+// loop runs at all; each iteration waits for all its warp's copies (none may
+// stay in flight), starts the next iteration's into the other slot, and
+// reads its own slot. The offsets of a copy ahead are the loop's, computed
+// at that iteration.
+// CHECK-LABEL: func.func @two_stages
+// CHECK: %[[BUF:.*]] = tile.local_alloc : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[FIRST:.*]] = arith.cmpi slt, %c0_i32, %[[N:.*]] : i32
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}] shape [%{{.*}}, %{{.*}}] strides [%{{.*}}, %{{.*}}] into %[[BUF]][%c0_i32{{.*}}]
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args
+// CHECK: %[[SLOT:.*]] = arith.remsi %[[K]], %c2_i32
+// CHECK: tile.async_wait {outstanding = 0 : i32}
+// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %{{.*}} : i32
+// CHECK: %[[NEXTSLOT:.*]] = arith.remsi
+// CHECK: scf.if
+// CHECK: %[[OFF:.*]] = arith.muli %[[NEXT]], %c32_i32
+// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %[[OFF]]] {{.*}} into %[[BUF]][%[[NEXTSLOT]]]
+// CHECK: tile.local_load %[[BUF]][%[[SLOT]]] : memref<2x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16>
+// CHECK-NOT: tile.descriptor_load
+func.func @two_stages(%base: !tile.ptr<bf16>, %m: i32, %M: i32, %K: i32, %s: i32, %n: i32) -> tensor<64x32xbf16> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : bf16
+  %init = tile.splat %zero : bf16 -> tensor<64x32xbf16>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<64x32xbf16>) : i32 {
+    %off = arith.muli %k, %c32 : i32
+    %a = tile.descriptor_load %base[%m, %off] shape [%M, %K] strides [%s, %c1] : !tile.ptr<bf16> -> tensor<64x32xbf16>
+    %sum = arith.addf %acc, %a : tensor<64x32xbf16>
+    scf.yield %sum : tensor<64x32xbf16>
+  } {tile.num_stages = 2 : i32}
+  return %r : tensor<64x32xbf16>
+}
+
+// -----
+
+// Three stages and two loads: the prologue starts two iterations' copies;
+// an iteration may leave the next iteration's two copies in flight, except
+// the last one, which has none after it and waits for all.
+// CHECK-LABEL: func.func @three_stages
+// CHECK-COUNT-2: tile.local_alloc : memref<3x32x32xbf16
+// CHECK: scf.if
+// CHECK-COUNT-2: tile.async_copy
+// CHECK: scf.if
+// CHECK-COUNT-2: tile.async_copy
+// CHECK: scf.for
+// CHECK: %[[SLOT:.*]] = arith.remsi %{{.*}}, %c3_i32
+// CHECK: scf.if
+// CHECK-NEXT: tile.async_wait {outstanding = 2 : i32}
+// CHECK-NEXT: } else {
+// CHECK-NEXT: tile.async_wait {outstanding = 0 : i32}
+// CHECK: scf.if
+// CHECK-COUNT-2: tile.async_copy
+// CHECK-COUNT-2: tile.local_load %{{.*}}[%[[SLOT]]]
+func.func @three_stages(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %M: i32, %s: i32, %n: i32) -> tensor<32x32xbf16> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant 0.0 : bf16
+  %init = tile.splat %zero : bf16 -> tensor<32x32xbf16>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<32x32xbf16>) : i32 {
+    %x = tile.descriptor_load %a[%k, %c0] shape [%M, %M] strides [%s, %c1] : !tile.ptr<bf16> -> tensor<32x32xbf16>
+    %y = tile.descriptor_load %b[%c0, %k] shape [%M, %M] strides [%s, %c1] : !tile.ptr<bf16> -> tensor<32x32xbf16>
+    %p = arith.addf %x, %y : tensor<32x32xbf16>
+    %sum = arith.addf %acc, %p : tensor<32x32xbf16>
+    scf.yield %sum : tensor<32x32xbf16>
+  } {tile.num_stages = 3 : i32}
+  return %r : tensor<32x32xbf16>
+}
+
+// -----
+
+// Not pipelined: one stage; an offset carried by the loop (a block pointer
+// advanced each iteration), which only the loop computes.
+// CHECK-LABEL: func.func @unpipelined
+// CHECK-NOT: tile.async_copy
+// CHECK-COUNT-2: tile.descriptor_load
+func.func @unpipelined(%base: !tile.ptr<bf16>, %M: i32, %s: i32, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c32 = arith.constant 32 : i32
+  scf.for %k = %c0 to %n step %c1 : i32 {
+    %x = tile.descriptor_load %base[%k, %c0] shape [%M, %M] strides [%s, %c1] : !tile.ptr<bf16> -> tensor<32x32xbf16>
+  } {tile.num_stages = 1 : i32}
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%off = %c0) -> (i32) : i32 {
+    %x = tile.descriptor_load %base[%off, %c0] shape [%M, %M] strides [%s, %c1] : !tile.ptr<bf16> -> tensor<32x32xbf16>
+    %next = arith.addi %off, %c32 : i32
+    scf.yield %next : i32
+  } {tile.num_stages = 2 : i32}
+  return
+}

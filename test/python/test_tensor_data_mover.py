@@ -1,0 +1,230 @@
+"""gfx1250's Tensor Data Mover under tensor descriptors and block pointers:
+the K loop of a descriptor GEMM copies its blocks with tensor_load_to_lds,
+the emulator runs the copies (their descriptors decoded from the bits) with
+numerics checked against numpy for trip counts 0, 1, 2 and many and ragged
+edges, and compiler bugs planted in the SIMT program are caught: a wait too
+weak or missing, a barrier missing on either side of the copy."""
+import os
+import re
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import rocktile
+import rocktile.language as tl
+from rocktile.compiler import load_C
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+from descriptor_matmul import matmul, matmul_descriptor_kernel  # noqa: E402
+
+SIGNATURE = {"a_ptr": "*bf16:16", "b_ptr": "*bf16:16", "c_ptr": "*fp32:16", "M": "i32", "N": "i32", "K": "i32",
+             "stride_am": "i32:16", "stride_bk": "i32:16", "stride_cm": "i32:16"}
+
+
+def compiled(target, blocks=(64, 64, 32), num_warps=4, num_stages=2):
+    bm, bn, bk = blocks
+    return rocktile.compile(matmul_descriptor_kernel, SIGNATURE, {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk},
+                            target=target, num_warps=num_warps, num_stages=num_stages)
+
+
+def test_k_loop_copies_blocks_with_the_tensor_data_mover():
+    kernel = compiled("gfx1250", (128, 128, 64))
+    assert kernel.asm["tile"].count("tile.async_copy") == 4  # prologue and loop, A and B
+    asm = kernel.asm["amdgcn"]
+    # Both operands are copied (a block per warp, or row by row for a
+    # negative offset) and waited for; nothing is loaded through pointers.
+    assert len(re.findall(r"\btensor_load_to_lds\b", asm)) >= 2, asm
+    assert re.search(r"\bs_wait_tensorcnt 0x0\b", asm)
+    assert not re.search(r"\b(global|buffer)_load", asm)
+    assert "ds_load_tr16_b128" in asm  # B (N-contiguous) read transposed from the copy
+    assert kernel.n_spills == 0
+    # gfx950 has no Tensor Data Mover: its blocks are masked loads.
+    other = compiled("gfx950", (128, 128, 64))
+    assert "tile.async_copy" not in other.asm["tile"] and "tile.descriptor_load" not in other.asm["tile"]
+    assert "tensor_load_to_lds" not in other.asm["amdgcn"]
+
+
+def bf16(shape, seed):
+    return np.random.default_rng(seed).standard_normal(shape).astype(ml_dtypes.bfloat16)
+
+
+def test_pipelined_k_loop_keeps_copies_in_flight():
+    # 3 stages: 3 slots per operand; in the loop, a wait that leaves the
+    # next iteration's 2 copies in flight (0 in the last iteration).
+    kernel = compiled("gfx1250", (128, 128, 64), num_stages=3)
+    assert kernel.asm["tile"].count("tile.local_alloc") == 2
+    assert kernel.metadata["lds_bytes"] == 2 * 3 * 128 * 64 * 2
+    assert re.search(r"\bs_wait_tensorcnt 0x2\b", kernel.asm["amdgcn"])
+    assert kernel.n_spills == 0
+    # One stage: no slots, each block copied and waited for where it is read.
+    assert "tile.local_alloc" not in compiled("gfx1250", (128, 128, 64), num_stages=1).asm["tile"]
+
+
+# K = 0, 16, 64 and 200 with BLOCK_K = 32: 0, 1 (a partial block), 2 and 7
+# (the last partial) trips; M and N not multiples of the blocks.
+@pytest.mark.parametrize("num_stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("K", [0, 16, 64, 200])
+def test_gemm_stages_trip_counts_and_edges(K, num_stages):
+    a, b = bf16((72, K), 1), bf16((K, 40), 2)
+    c = np.empty((72, 40), np.float32)
+    matmul_descriptor_kernel[(3, 2)](a, b, c, 72, 40, K, max(K, 8), 40, 40, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32,
+                                     num_warps=2, num_stages=num_stages, target="gfx1250")
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
+
+
+@rocktile.jit
+def staged_loop(a_ptr, out_ptr, M, K, STAGES: tl.constexpr, BM: tl.constexpr, BK: tl.constexpr):
+    desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BM, BK])
+    acc = tl.zeros((BM, BK), tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BK), num_stages=STAGES):
+        acc += desc.load([0, k * BK]).to(tl.float32)
+    rows, cols = tl.arange(0, BM), tl.arange(0, BK)
+    tl.store(out_ptr + rows[:, None] * BK + cols[None, :], acc)
+
+
+def test_range_num_stages_overrides_the_launch():
+    a = bf16((32, 96), 7)
+    out = np.empty((32, 32), np.float32)
+    staged_loop[(1,)](a, out, 32, 96, STAGES=3, BM=32, BK=32, num_warps=2, num_stages=1, target="gfx1250")
+    np.testing.assert_allclose(out, a.astype(np.float32).reshape(32, 3, 32).sum(axis=1), rtol=1e-6)
+    kernel = staged_loop.warmup(a, out, 32, 96, STAGES=3, BM=32, BK=32, num_warps=2, num_stages=1,
+                                target="gfx1250")
+    assert "memref<3x32x32xbf16" in kernel.asm["tile"]
+
+
+@rocktile.jit
+def block_pointer_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                         BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    a = tl.make_block_ptr(a_ptr, (M, K), (stride_am, 1), (tl.program_id(0) * BM, 0), (BM, BK), (1, 0))
+    b = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, 1), (0, tl.program_id(1) * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), tl.float32)
+    for _ in range(0, K, BK):
+        acc += tl.dot(tl.load(a, boundary_check=(0, 1)), tl.load(b, boundary_check=(0, 1)))
+        a = tl.advance(a, (0, BK))
+        b = tl.advance(b, (BK, 0))
+    c = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, 1), (tl.program_id(0) * BM, tl.program_id(1) * BN),
+                          (BM, BN), (1, 0))
+    tl.store(c, acc, boundary_check=(0, 1))
+
+
+def test_block_pointers_take_the_same_copies():
+    M, N, K = 50, 48, 72
+    a, b = bf16((M, K), 3), bf16((K, N), 4)
+    c = np.zeros((M, N), np.float32)
+    block_pointer_matmul[(2, 2)](a, b, c, M, N, K, K, N, N, BM=32, BN=32, BK=32, num_warps=2, target="gfx1250")
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
+    signature = {**SIGNATURE, **{n: "i32" for n in ("M", "N", "K", "stride_am", "stride_bk", "stride_cm")}}
+    kernel = rocktile.compile(block_pointer_matmul, signature, {"BM": 32, "BN": 32, "BK": 32}, target="gfx1250",
+                              num_warps=2)
+    assert kernel.asm["tile"].count("tile.descriptor_load") == 2
+
+
+# Planted bugs: the compiler's SIMT program for a 2-trip K loop on 2 waves,
+# edited as a compiler bug would leave it, then run in the emulator.
+def planted(edit=None, num_stages=1):
+    kernel = compiled("gfx1250", (32, 32, 32), num_warps=2, num_stages=num_stages)
+    simt = kernel._simt_with_locations
+    if edit:
+        edited = "\n".join(edit(simt.splitlines()))
+        assert edited != simt, "the edit changed nothing"
+        simt = edited
+    emulator = load_C().Emulator(simt, 32, 64)
+    a, b = bf16((32, 128), 5), bf16((128, 32), 6)
+    c = np.zeros((32, 32), np.float32)
+    args = [("buffer", "a_ptr", a.ctypes.data, a.size), ("buffer", "b_ptr", b.ctypes.data, b.size),
+            ("buffer", "c_ptr", c.ctypes.data, c.size), ("int", "M", 32), ("int", "N", 32), ("int", "K", 128),
+            ("int", "stride_am", 128), ("int", "stride_bk", 32), ("int", "stride_cm", 32)]
+    emulator.launch((1, 1, 1), args, 1)
+    return c, a.astype(np.float32) @ b.astype(np.float32)
+
+
+@pytest.mark.parametrize("num_stages", [1, 3])
+def test_unplanted_program_runs(num_stages):
+    c, want = planted(num_stages=num_stages)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("bug", ["missing", "too weak"])
+def test_wait_too_weak_is_a_read_before_the_copy(bug):
+    C = load_C()
+
+    def edit(lines):
+        return [("" if bug == "missing" else line.replace("tensorcnt 0", "tensorcnt 1"))
+                if "rocdl.s.wait.tensorcnt" in line else line for line in lines]
+    with pytest.raises(C.EmulatorFault) as info:
+        planted(edit)
+    message = str(info.value)
+    assert "before its copy was waited for" in message, message
+    # The copy of A (line 24) and the read of its block, which the copy feeds.
+    assert "the tensor copy at" in message and "descriptor_matmul.py:24:13" in message, message
+
+
+def barriers(lines, before):
+    """The barriers that follow a wait for a copy, or (`before`) that open a
+    copy: the others but the one closing the zeroing of a block that crosses
+    an edge (after its stores)."""
+    def kind(i):
+        return "wait" if "tensorcnt" in lines[i - 1] else "zeros" if "vector.store" in lines[i - 1] else "before"
+    return {i for i, line in enumerate(lines) if "gpu.barrier" in line and kind(i) == ("before" if before else "wait")}
+
+
+@pytest.mark.parametrize("before", [False, True], ids=["after the wait", "before the copy"])
+def test_missing_barrier_is_a_race(before):
+    C = load_C()
+
+    def edit(lines):
+        drop = barriers(lines, before)
+        assert len(drop) == 2  # one per operand
+        return [line for i, line in enumerate(lines) if i not in drop]
+    with pytest.raises(C.EmulatorFault) as info:
+        planted(edit)
+    assert "LDS race on byte" in str(info.value), str(info.value)
+
+
+# Planted in the 3-stage pipeline (a 4-trip loop, so that the steady state
+# runs): the wait in the loop one too weak; the copy ahead into the slot of
+# the next iteration (one stage early), which still has a copy in flight; no
+# barrier after the wait, so a warp copies into a slot another still reads.
+def edit_pipeline(lines, bug):
+    text = "\n".join(lines)
+    if bug == "weak wait":
+        text = text.replace("rocdl.s.wait.tensorcnt 2", "rocdl.s.wait.tensorcnt 3")
+    elif bug == "slot":
+        # (iv + 2) % 3 -> (iv + 1) % 3: the slot iteration iv + 1 reads.
+        ahead = re.search(r"(%\d+) = arith.addi (%arg\d+), %c1_i32 : i32.*\n.*arith.cmpi slt, \1", text)
+        text = re.sub(r"(= arith.remsi )(%\d+)(, %c3_i32 : i32 loc\(#loc\d+\)\n\s+%\d+ = arith.cmpi slt, \2)",
+                      lambda m: m.group(1) + ahead.group(1) + m.group(3), text, count=1)
+    else:
+        text = re.sub(r"(rocdl.s.wait.tensorcnt 2 loc\(#loc\d+\)\n)\s*gpu.barrier[^\n]*\n", r"\1", text)
+    return text.splitlines()
+
+
+@pytest.mark.parametrize("bug, message", [("weak wait", "read before its copy was waited for"),
+                                          ("slot", "written before its copy was waited for"),
+                                          ("barrier", "LDS race on byte")])
+def test_planted_pipeline_bugs_are_caught(bug, message):
+    C = load_C()
+    with pytest.raises(C.EmulatorFault) as info:
+        planted(lambda lines: edit_pipeline(lines, bug), num_stages=3)
+    assert message in str(info.value), str(info.value)
+
+
+@rocktile.jit
+def big_blocks(a_ptr, out_ptr, M, K, STAGES: tl.constexpr, BM: tl.constexpr, BK: tl.constexpr):
+    desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BM, BK])
+    total = 0.0
+    for k in tl.range(0, tl.cdiv(K, BK), num_stages=STAGES):
+        total += tl.sum(desc.load([0, k * BK]).to(tl.float32))
+    tl.store(out_ptr, total)
+
+
+def test_stages_beyond_the_lds_are_fewer_with_a_warning():
+    signature = {"a_ptr": "*bf16:16", "out_ptr": "*fp32", "M": "i32", "K": "i32"}
+    line = big_blocks.fn.__code__.co_firstlineno + 4  # the loop
+    with pytest.warns(rocktile.CompilationWarning, match=rf"test_tensor_data_mover.py:{line}:\d+: warning: "
+                      r"num_stages=5 needs 393216 bytes .* pipelined with 4 stages"):
+        kernel = rocktile.compile(big_blocks, signature, {"STAGES": 5, "BM": 128, "BK": 256}, target="gfx1250",
+                                  num_warps=8)
+    assert "memref<4x128x256xbf16" in kernel.asm["tile"]
