@@ -1,6 +1,7 @@
-"""The tutorial GEMM (examples/matmul.py) compiled by rocktile and by Triton
-3.9, side by side: per target, tile config and dtype, what the K loop holds
-and what the kernel uses. Not a test; read the table.
+"""The tutorial GEMM (examples/matmul.py) and the tensor-descriptor GEMM
+(examples/descriptor_matmul.py) compiled by rocktile and by Triton 3.9, side
+by side at the same num_stages: per target, tile config and dtype, what the
+K loop holds and what the kernel uses. Not a test; read the table.
 
     python bench/gemm.py                  # rocktile, and Triton if installed
     python bench/gemm.py --install-triton # first puts Triton 3.9 from PyPI into bench/.venv-triton
@@ -14,14 +15,16 @@ pointers, sizes divisible by 16, unit strides as constants).
 
 Columns, counted in the K loop's body (from the label its back edge jumps
 to, up to that branch) of the amdgcn: matrix instructions, LDS reads and
-writes, global loads, other VALU and SALU, waits, barriers, and non-matrix
-instructions per 16384 MACs per wave; then VGPRs, AGPRs, spills, scratch
+writes, global loads, copies to LDS (tensor_load_to_lds, direct-to-LDS and
+async loads), other VALU and SALU, waits, the waits among them whose
+counter is 0, barriers, and non-matrix instructions per 16384 MACs per wave; then VGPRs, AGPRs, spills, scratch
 and LDS bytes (from the code object's metadata; Triton allocates its LDS
 dynamically at launch, so its code object says 0), and compile seconds
 (the best of REPEATS compiles, each Triton one with a fresh cache). For
 rocktile, `bank` is the emulator's measurement on one output tile (K = 2
 BLOCK_K): the cycles bank conflicts add per wave-wide LDS access.
-rocktile has no software pipelining yet: its row is num_stages=1 (s1).
+rocktile pipelines block copies (tensor descriptors on gfx1250), not loads
+through pointers: its tutorial-GEMM row is num_stages=1 (s1).
 """
 import argparse
 import json
@@ -34,6 +37,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "matmul.py")
+DESCRIPTOR_EXAMPLE = os.path.join(HERE, "..", "examples", "descriptor_matmul.py")
+DESCRIPTOR_CONFIGS = [(128, 128, 64, 4), (256, 128, 64, 8)]
+STAGES = (1, 2, 3)
 VENV = os.path.join(HERE, ".venv-triton")
 TRITON = "triton==3.9.0"
 TARGETS = {"gfx950": 64, "gfx1250": 32}
@@ -69,11 +75,19 @@ def k_loop(asm):
 
 
 def count(asm, macs_per_wave):
-    body = [line.split()[0] for line in k_loop(asm).splitlines()
-            if line.strip() and not line.strip().startswith((";", ".", "//")) and not line.strip().endswith(":")]
+    lines = [line.strip() for line in k_loop(asm).splitlines()
+             if line.strip() and not line.strip().startswith((";", ".", "//")) and not line.strip().endswith(":")]
+    body = [line.split()[0] for line in lines]
     kinds = {"matrix": r"v_(mfma|wmma)", "lds_rd": r"ds_(read|load)", "lds_wr": r"ds_(write|store)",
-             "gload": r"(global|buffer)_load", "wait": r"s_wait", "barrier": r"s_barrier"}
+             "wait": r"s_wait", "barrier": r"s_barrier"}
     out = {k: sum(bool(re.match(p, op)) for op in body) for k, p in kinds.items()}
+    # Copies to LDS (the TDM's, direct-to-LDS loads with an `lds` operand or
+    # in their name, async loads), apart from the other global loads.
+    copy = re.compile(r"tensor_load_to_lds|\S*load\S*(lds|async)|(global|buffer)_load\S*\s.*\blds\b")
+    out["copies"] = sum(bool(copy.match(line)) for line in lines)
+    out["gload"] = sum(bool(re.match(r"(global|buffer)_load", line)) and not copy.match(line) for line in lines)
+    # Waits for a counter to reach 0 (what a schedule with copies in flight avoids).
+    out["wait0"] = sum(bool(re.match(r"s_wait\w*\s+(\w+\(0\)|0x0\b|0\b)", line)) for line in lines)
     out["valu"] = sum(op.startswith("v_") for op in body) - out["matrix"]
     out["salu"] = sum(op.startswith("s_") for op in body) - out["wait"] - out["barrier"]
     other = len(body) - out["matrix"]
@@ -205,7 +219,7 @@ def triton_rows(jobs, example=EXAMPLE, timeout=None):
     return json.loads(done.stdout.splitlines()[-1])
 
 
-COLUMNS = ["matrix", "lds_rd", "lds_wr", "gload", "valu", "salu", "wait", "barrier", "per16k",
+COLUMNS = ["matrix", "lds_rd", "lds_wr", "gload", "copies", "valu", "salu", "wait", "wait0", "barrier", "per16k",
            "vgpr", "agpr", "spills", "scratch", "lds", "sec", "bank"]
 
 
@@ -233,6 +247,38 @@ def print_row(head, row, macs):
     print(head + " ".join(f"{str(values[c]):>7}" for c in COLUMNS))
 
 
+DESCRIPTOR_SIGNATURE = {"a_ptr": "*bf16:16:range32", "b_ptr": "*bf16:16:range32", "c_ptr": "*fp32:16:range32",
+                        "M": "i32:16", "N": "i32:16", "K": "i32:16", "stride_am": "i32:16", "stride_bk": "i32:16",
+                        "stride_cm": "i32:16"}
+
+
+def descriptor_row(target, bm, bn, bk, warps, stages):
+    sys.path.insert(0, os.path.dirname(EXAMPLE))
+    import rocktile
+    from descriptor_matmul import matmul_descriptor_kernel
+    start = time.perf_counter()
+    kernel = rocktile.compile(matmul_descriptor_kernel, DESCRIPTOR_SIGNATURE,
+                              {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk}, target=target, num_warps=warps,
+                              num_stages=stages)
+    return {"asm": kernel.asm["amdgcn"], "seconds": time.perf_counter() - start}
+
+
+def descriptor_table():
+    """The descriptor GEMM at num_stages 1, 2 and 3 in both compilers."""
+    cases = [(t, c, s) for t in TARGETS for c in DESCRIPTOR_CONFIGS for s in STAGES]
+    jobs = [{"target": t, "wave": TARGETS[t], "warps": c[3], "stages": s, "signature": DESCRIPTOR_SIGNATURE,
+             "constexprs": {"BLOCK_M": c[0], "BLOCK_N": c[1], "BLOCK_K": c[2]}, "kernel": "matmul_descriptor_kernel"}
+            for t, c, s in cases]
+    triton = triton_rows(jobs, DESCRIPTOR_EXAMPLE) or []
+    print("\nexamples/descriptor_matmul.py (tensor descriptors)")
+    print_header()
+    for i, (target, (bm, bn, bk, warps), stages) in enumerate(cases):
+        rows = [(f"rocktile s{stages}", descriptor_row(target, bm, bn, bk, warps, stages))]
+        rows += [(f"triton s{stages}", triton[i])] if triton else []
+        for name, row in rows:
+            print_row(f"{target:8} {'bf16':5} {f'{bm}x{bn}x{bk} w{warps}':13} {name:12} ", row, bm * bn * bk / warps)
+
+
 def main():
     parse_args(__doc__)
 
@@ -255,6 +301,7 @@ def main():
         rows += [(f"triton s{s}", triton[(target, dtype, (bm, bn, bk, warps), s)]) for s in (1, 2) if triton]
         for name, row in rows:
             print_row(f"{target:8} {dtype:5} {f'{bm}x{bn}x{bk} w{warps}':13} {name:12} ", row, bm * bn * bk / warps)
+    descriptor_table()
 
 
 if __name__ == "__main__":

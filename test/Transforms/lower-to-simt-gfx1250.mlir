@@ -110,3 +110,25 @@ func.func @pipelined_block(%base: !tile.ptr<bf16>, %out: !tile.ptr<bf16>, %row: 
   tile.store %p, %b : tensor<32x32x!tile.ptr<bf16>, #rows>, tensor<32x32xbf16, #rows>
   return
 }
+
+// -----
+
+// A block read in WMMA's A layout (lanes down the rows, 16 bytes each): rows
+// of 64 bytes would put lanes 4 rows apart in the same banks, so the copy
+// pads each row (every 16 dwords) by 4 dwords: 32 x 40 elements in LDS, and
+// G1 word 0 = 1 << 16 (bf16) | 1 << 20 (pad) | (log2(16) - 1) << 22 |
+// (4 - 1) << 25 = 114360320.
+// CHECK-LABEL: gpu.func @padded_block
+// CHECK: memref.view %{{.*}} to memref<1280xbf16, #gpu.address_space<workgroup>>
+// CHECK: vector.from_elements %c114360320_i32, %{{.*}}, %{{.*}}, %{{.*}}, %c16_i32, %arg4, %c0_i32, %c0_i32 : vector<8xi32>
+// CHECK: vector.load %{{.*}} : memref<1280xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+#opA = #tile.linear<register = [[0, 1], [0, 2], [0, 4], [0, 16]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8]], warp = [[16, 0]]>
+func.func @padded_block(%base: !tile.ptr<bf16>, %out: !tile.ptr<bf16>, %row: i32, %m: i32, %stride: i32)
+    attributes {tile.lds_bytes = 4096 : i64, tile.num_warps = 2 : i32} {
+  %c1 = arith.constant 1 : i32
+  %b = tile.descriptor_load %base[%row, %row] shape [%m, %m] strides [%stride, %c1] {tile.lds_offset = 0 : i64}
+      : !tile.ptr<bf16> -> tensor<32x32xbf16, #opA>
+  %p = tile.splat %out : !tile.ptr<bf16> -> tensor<32x32x!tile.ptr<bf16>, #opA>
+  tile.store %p, %b : tensor<32x32x!tile.ptr<bf16>, #opA>, tensor<32x32xbf16, #opA>
+  return
+}

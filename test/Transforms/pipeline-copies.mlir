@@ -1,24 +1,32 @@
 // RUN: rocktile-opt %s -split-input-file --tile-pipeline-copies="target=gfx1250" | FileCheck %s
 
 // Two stages: one copy ahead. The prologue starts iteration 0's copy if the
-// loop runs at all; each iteration waits for all its warp's copies (none may
-// stay in flight), starts the next iteration's into the other slot, and
-// reads its own slot. The offsets of a copy ahead are the loop's, computed
-// at that iteration.
+// loop runs at all. The loop splits: all but its last iteration wait for
+// their warp's copies (none may stay in flight), start the next iteration's
+// into the other slot (its offsets the loop's, computed at that iteration)
+// and read their own slot; the last iteration, from where those end, only
+// waits and reads.
 // CHECK-LABEL: func.func @two_stages
 // CHECK: %[[BUF:.*]] = tile.local_alloc : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[FIRST:.*]] = arith.cmpi slt, %c0_i32, %[[N:.*]] : i32
 // CHECK: scf.if %[[FIRST]] {
 // CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}] shape [%{{.*}}, %{{.*}}] strides [%{{.*}}, %{{.*}}] into %[[BUF]][%c0_i32{{.*}}]
-// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args
+// CHECK: %[[MAINUB:.*]] = arith.subi %[[N]], %c1_i32
+// CHECK: %[[TAILLB:.*]] = arith.maxsi %[[MAINUB]]
+// CHECK: %[[MAIN:.*]] = scf.for %[[K:.*]] = %c0_i32 to %[[MAINUB]] step %{{.*}} iter_args
 // CHECK: %[[SLOT:.*]] = arith.remsi %[[K]], %c2_i32
 // CHECK: tile.async_wait {outstanding = 0 : i32}
-// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %{{.*}} : i32
 // CHECK: %[[NEXTSLOT:.*]] = arith.remsi
-// CHECK: scf.if
+// CHECK-NOT: scf.if
+// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %c1_i32 : i32
 // CHECK: %[[OFF:.*]] = arith.muli %[[NEXT]], %c32_i32
 // CHECK: tile.async_copy %{{.*}}[%{{.*}}, %[[OFF]]] {{.*}} into %[[BUF]][%[[NEXTSLOT]]]
 // CHECK: tile.local_load %[[BUF]][%[[SLOT]]] : memref<2x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16>
+// CHECK: scf.for %[[T:.*]] = %[[TAILLB]] to %[[N]] step %{{.*}} iter_args(%{{.*}} = %[[MAIN]])
+// CHECK: %[[TAILSLOT:.*]] = arith.remsi %[[T]], %c2_i32
+// CHECK-NEXT: tile.async_wait {outstanding = 0 : i32}
+// CHECK-NOT: tile.async_copy
+// CHECK: tile.local_load %[[BUF]][%[[TAILSLOT]]]
 // CHECK-NOT: tile.descriptor_load
 func.func @two_stages(%base: !tile.ptr<bf16>, %m: i32, %M: i32, %K: i32, %s: i32, %n: i32) -> tensor<64x32xbf16> {
   %c0 = arith.constant 0 : i32
@@ -38,23 +46,24 @@ func.func @two_stages(%base: !tile.ptr<bf16>, %m: i32, %M: i32, %K: i32, %s: i32
 // -----
 
 // Three stages and two loads: the prologue starts two iterations' copies;
-// an iteration may leave the next iteration's two copies in flight, except
-// the last one, which has none after it and waits for all.
+// the loop's first part may leave the next iteration's two copies in flight;
+// its last two iterations wait for all.
 // CHECK-LABEL: func.func @three_stages
 // CHECK-COUNT-2: tile.local_alloc : memref<3x32x32xbf16
 // CHECK: scf.if
 // CHECK-COUNT-2: tile.async_copy
 // CHECK: scf.if
 // CHECK-COUNT-2: tile.async_copy
+// CHECK: arith.subi %{{.*}}, %c2_i32
 // CHECK: scf.for
 // CHECK: %[[SLOT:.*]] = arith.remsi %{{.*}}, %c3_i32
-// CHECK: scf.if
 // CHECK-NEXT: tile.async_wait {outstanding = 2 : i32}
-// CHECK-NEXT: } else {
-// CHECK-NEXT: tile.async_wait {outstanding = 0 : i32}
-// CHECK: scf.if
 // CHECK-COUNT-2: tile.async_copy
 // CHECK-COUNT-2: tile.local_load %{{.*}}[%[[SLOT]]]
+// CHECK: scf.for
+// CHECK: tile.async_wait {outstanding = 0 : i32}
+// CHECK-NOT: tile.async_copy
+// CHECK-COUNT-2: tile.local_load
 func.func @three_stages(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %M: i32, %s: i32, %n: i32) -> tensor<32x32xbf16> {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

@@ -25,7 +25,7 @@ int64_t LdsLayout::offsetOf(llvm::ArrayRef<int64_t> coord) const {
     c[order[1]] ^= (c[order[1]] >> rowShift) & 1;
   int64_t offset = 0, stride = 1;
   for (unsigned d : order)
-    offset += c[d] * stride, stride *= shape[d];
+    offset += c[d] * stride, stride *= d == order[0] && rowPitch ? rowPitch : shape[d];
   return offset;
 }
 
@@ -41,6 +41,8 @@ std::string LdsLayout::str() const {
     os << ", rowShift = " << rowShift;
   if (transposedRead)
     os << ", transposed reads";
+  if (rowPitch)
+    os << ", rowPitch = " << rowPitch;
   return s;
 }
 
@@ -134,14 +136,15 @@ LdsCost rocktile::ldsCost(const LinearLayout &layout, const LdsLayout &lds, int6
   // Every instruction of a side has the cycles of the first: its offsets
   // are the first's XOR a constant (the map is linear), which permutes
   // dwords and banks alike. And a lane's offset is the XOR of its lane
-  // bits' offsets.
+  // bits' offsets (their sum, in padded rows, where a constant shifts all).
   auto laneBases = layout.getBases(LinearLayout::Lane);
   llvm::SmallVector<int64_t, 8> baseOffsets;
   for (const LinearLayout::Coord &basis : laneBases)
     baseOffsets.push_back(lds.offsetOf(basis));
   llvm::SmallVector<int64_t, 64> offsets(layout.getNumLanes(), 0);
   for (int64_t lane = 1; lane < layout.getNumLanes(); ++lane)
-    offsets[lane] = offsets[lane & (lane - 1)] ^ baseOffsets[llvm::countr_zero(uint64_t(lane))];
+    offsets[lane] = lds.rowPitch ? offsets[lane & (lane - 1)] + baseOffsets[llvm::countr_zero(uint64_t(lane))]
+                                 : offsets[lane & (lane - 1)] ^ baseOffsets[llvm::countr_zero(uint64_t(lane))];
   // (phase, bank, dword) of one instruction's lanes, packed to sort fast.
   llvm::SmallVector<uint64_t, 256> touched;
   for (int64_t lane = 0; lane < layout.getNumLanes(); ++lane) {
@@ -222,10 +225,12 @@ static int64_t chooseRead(const LinearLayout &to, LdsLayout &l, int64_t eltBytes
 }
 
 LdsLayout rocktile::chooseLdsRead(LdsLayout lds, const LinearLayout &to, int64_t eltBytes, unsigned banks,
-                                  const LdsTransposeRead &transposeRead) {
+                                  const LdsTransposeRead &transposeRead, int64_t *cycles) {
   int64_t instructions = 0;
-  chooseRead(to, lds, eltBytes, banks, transposeRead, transposeReadLayout(to, transposeRead, eltBytes),
-             instructions);
+  int64_t read = chooseRead(to, lds, eltBytes, banks, transposeRead, transposeReadLayout(to, transposeRead, eltBytes),
+                            instructions);
+  if (cycles)
+    *cycles = read;
   return lds;
 }
 

@@ -1,4 +1,5 @@
 #include "rocktile/Analysis/LdsScratch.h"
+#include "llvm/Support/MathExtras.h"
 #include <optional>
 #include <tuple>
 
@@ -96,14 +97,53 @@ ExchangePieces rocktile::splitExchange(const LinearLayout &from, const LinearLay
   return pieces;
 }
 
-int64_t rocktile::getLdsScratchBytes(Operation *op) {
+LdsLayout rocktile::blockCopyLayout(RankedTensorType block, const Target &target) {
+  int64_t eltBytes = exchangeBytes(block);
+  LdsLayout plain = LdsLayout::rowMajor(block.getShape());
+  std::optional<LinearLayout> to = tile::getLinearLayout(block);
+  if (!to || block.getRank() != 2)
+    return plain;
+  LdsTransposeRead transposeRead = target.transposeRead(eltBytes);
+  int64_t cycles = 0;
+  LdsLayout best = chooseLdsRead(plain, *to, eltBytes, target.ldsBanks, transposeRead, &cycles);
+  int64_t rowDwords = block.getDimSize(1) * eltBytes / 4;
+  // The copy pads after every pad-interval dwords: a power of two, 2 to 256.
+  if (!llvm::isPowerOf2_64(rowDwords) || rowDwords < 2 || rowDwords > 256)
+    return best;
+  for (int64_t padDwords : {4, 8}) {
+    LdsLayout padded = plain;
+    padded.rowPitch = block.getDimSize(1) + padDwords * 4 / eltBytes;
+    int64_t c = 0;
+    padded = chooseLdsRead(padded, *to, eltBytes, target.ldsBanks, transposeRead, &c);
+    if (c < cycles)
+      cycles = c, best = padded;
+  }
+  return best;
+}
+
+int64_t rocktile::blockCopyElements(const LdsLayout &lds) {
+  int64_t elements = 1;
+  for (auto [i, d] : llvm::enumerate(lds.order))
+    elements *= i == 0 && lds.rowPitch ? lds.rowPitch : lds.shape[d];
+  return elements;
+}
+
+RankedTensorType rocktile::slotType(tile::LocalAllocOp buffer) {
+  for (Operation *user : buffer->getUsers())
+    if (auto load = dyn_cast<tile::LocalLoadOp>(user))
+      return load.getType();
+  MemRefType type = buffer.getType();
+  return RankedTensorType::get(type.getShape().drop_front(), type.getElementType());
+}
+
+int64_t rocktile::getLdsScratchBytes(Operation *op, const Target &target) {
   // A scalar atomic runs in one thread, which hands the old value to all.
   if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType()))
     return std::max<int64_t>(op->getResult(0).getType().getIntOrFloatBitWidth() / 8, 4);
   if (auto reshape = dyn_cast<tile::ReshapeOp>(op))
     return reshape.getType().getNumElements() * exchangeBytes(reshape.getType());
   if (auto copy = dyn_cast<tile::DescriptorLoadOp>(op)) // the block as the copy lands it
-    return copy.getType().getNumElements() * exchangeBytes(copy.getType());
+    return blockCopyElements(blockCopyLayout(copy.getType(), target)) * exchangeBytes(copy.getType());
   if (auto gather = dyn_cast<tile::GatherOp>(op))
     return gather.getSrc().getType().getNumElements() * exchangeBytes(gather.getSrc().getType());
   if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op)) {

@@ -29,15 +29,16 @@ struct AllocateLdsPass : public rocktile::impl::AllocateLdsBase<AllocateLdsPass>
       // end: each gets its own bytes, from 0 up.
       int64_t persistent = 0;
       func.walk([&](tile::LocalAllocOp alloc) {
-        MemRefType type = alloc.getType();
+        RankedTensorType slot = slotType(alloc);
         alloc->setAttr("tile.lds_offset", IntegerAttr::get(i64, persistent));
-        persistent += type.getNumElements() * std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1);
+        persistent += alloc.getType().getDimSize(0) * blockCopyElements(blockCopyLayout(slot, *t)) *
+                      exchangeBytes(slot);
         persistent = llvm::alignTo(persistent, 16);
       });
       int64_t total = persistent;
       Operation *largest = nullptr;
       func.walk([&](Operation *op) {
-        int64_t bytes = getLdsScratchBytes(op);
+        int64_t bytes = getLdsScratchBytes(op, *t);
         if (!bytes)
           return;
         // Scratch is live only inside its op, which synchronizes the

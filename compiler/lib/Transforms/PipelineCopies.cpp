@@ -92,48 +92,72 @@ public:
     // Prologue: the copies of iterations 0 .. N - 2 that exist.
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
     for (int64_t s = 0; s + 1 < stages; ++s)
-      startCopies(b.createOrFold<arith::AddIOp>(loc, lb, mul(step, s)), constant(s));
-    // Each iteration: wait for its copies, start the one N - 1 ahead, read.
+      startCopies(b.createOrFold<arith::AddIOp>(loc, lb, mul(step, s)), constant(s), /*guarded=*/true);
+    // The loop splits in two: the iterations whose copy N - 1 ahead exists
+    // (all but the last N - 1), and the others, which start no copy and
+    // wait for all. The second starts where the first's iterations end.
+    Value mainUb = b.createOrFold<arith::SubIOp>(loc, ub, mul(step, stages - 1));
+    Value mainTrips = b.createOrFold<arith::MaxSIOp>(
+        loc, constant(0),
+        b.createOrFold<arith::CeilDivSIOp>(loc, b.createOrFold<arith::SubIOp>(loc, mainUb, lb), step));
+    Value tailLb = b.createOrFold<arith::AddIOp>(loc, lb, b.createOrFold<arith::MulIOp>(loc, mainTrips, step));
+    b.setInsertionPointAfter(loop);
+    IRMapping cloned;
+    auto tail = cast<scf::ForOp>(b.clone(*loop, cloned));
+    for (auto [result, final] : llvm::zip(loop.getResults(), tail.getResults()))
+      result.replaceAllUsesWith(final);
+    tail.getInitArgsMutable().assign(loop.getResults());
+    tail.setLowerBound(tailLb);
+    loop.setUpperBound(mainUb);
+
+    // Each iteration of the first part: wait for its copies (leaving the
+    // next N - 2 iterations' in flight), start the one N - 1 ahead, read.
     b.setInsertionPointToStart(loop.getBody());
-    Value iv = loop.getInductionVar();
-    Value i = b.createOrFold<arith::DivSIOp>(loc, b.createOrFold<arith::SubIOp>(loc, iv, lb), step);
+    Value i = iteration(loop, lb);
     Value slot = b.createOrFold<arith::RemSIOp>(loc, i, constant(stages));
-    auto before = [&](int64_t ahead) {
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                   b.createOrFold<arith::AddIOp>(loc, iv, mul(step, ahead)), ub);
-    };
-    int64_t inFlight = (stages - 2) * int64_t(loads.size());
-    if (inFlight == 0) {
-      AsyncWaitOp::create(b, loc, 0);
-    } else {
-      // The last N - 2 iterations have fewer copies after theirs.
-      auto wait = scf::IfOp::create(b, loc, before(stages - 2), /*withElseRegion=*/true);
-      OpBuilder::atBlockTerminator(wait.thenBlock()).create<AsyncWaitOp>(loc, inFlight);
-      OpBuilder::atBlockTerminator(wait.elseBlock()).create<AsyncWaitOp>(loc, 0);
-    }
-    Value next = b.createOrFold<arith::AddIOp>(loc, iv, mul(step, stages - 1));
+    AsyncWaitOp::create(b, loc, (stages - 2) * int64_t(loads.size()));
     Value nextSlot = b.createOrFold<arith::RemSIOp>(loc, b.createOrFold<arith::AddIOp>(loc, i, constant(stages - 1)),
-                                            constant(stages));
-    startCopies(next, nextSlot);
-    for (Pipelined &p : loads) {
-      OpBuilder at(p.load);
-      p.load.replaceAllUsesWith(LocalLoadOp::create(at, p.load.getLoc(), p.load.getType(), p.buffer, slot).getResult());
-      p.load.erase();
-    }
+                                                    constant(stages));
+    startCopies(b.createOrFold<arith::AddIOp>(loc, loop.getInductionVar(), mul(step, stages - 1)), nextSlot,
+                /*guarded=*/false);
+    for (Pipelined &p : loads)
+      replaceWithRead(p.load, p.buffer, slot);
+    // The last N - 1: wait for all, read.
+    b.setInsertionPointToStart(tail.getBody());
+    Value tailSlot = b.createOrFold<arith::RemSIOp>(loc, iteration(tail, lb), constant(stages));
+    AsyncWaitOp::create(b, loc, 0);
+    for (Pipelined &p : loads)
+      replaceWithRead(cast<DescriptorLoadOp>(cloned.lookup(p.load.getOperation())), p.buffer, tailSlot);
   }
 
 private:
   Value constant(int64_t v) { return arith::ConstantIntOp::create(b, loop.getLoc(), v, 32); }
   Value mul(Value x, int64_t k) { return b.createOrFold<arith::MulIOp>(loop.getLoc(), x, constant(k)); }
 
-  /// If `iv` is an iteration of the loop, starts its copies into `slot`.
-  void startCopies(Value iv, Value slot) {
+  /// The index (from 0 at `lb`) of `part`'s current iteration.
+  Value iteration(scf::ForOp part, Value lb) {
     Location loc = loop.getLoc();
-    auto inLoop = scf::IfOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound()),
-        /*withElseRegion=*/false);
+    return b.createOrFold<arith::DivSIOp>(loc, b.createOrFold<arith::SubIOp>(loc, part.getInductionVar(), lb),
+                                          part.getStep());
+  }
+
+  void replaceWithRead(DescriptorLoadOp load, Value buffer, Value slot) {
+    OpBuilder at(load);
+    load.replaceAllUsesWith(LocalLoadOp::create(at, load.getLoc(), load.getType(), buffer, slot).getResult());
+    load.erase();
+  }
+
+  /// Starts the copies of iteration `iv` into `slot` (`guarded`: if `iv` is
+  /// one of the loop's).
+  void startCopies(Value iv, Value slot, bool guarded) {
+    Location loc = loop.getLoc();
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(inLoop.thenBlock()->getTerminator());
+    if (guarded) {
+      auto inLoop = scf::IfOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound()),
+          /*withElseRegion=*/false);
+      b.setInsertionPoint(inLoop.thenBlock()->getTerminator());
+    }
     for (Pipelined &p : loads) {
       IRMapping map;
       map.map(loop.getInductionVar(), iv);

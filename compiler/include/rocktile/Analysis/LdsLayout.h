@@ -30,6 +30,10 @@ struct LdsLayout {
   llvm::SmallVector<int64_t, 2> phaseShifts;
   /// The read side uses the target's transpose reads (transposeReadLayout).
   bool transposedRead = false;
+  /// Elements from one row (along order[1]) to the next; 0: the row's length.
+  /// Padded rows, as the Tensor Data Mover can land them, are unswizzled:
+  /// offsets then add up over the coordinates (not XOR).
+  int64_t rowPitch = 0;
 
   /// Row-major, unswizzled.
   static LdsLayout rowMajor(llvm::ArrayRef<int64_t> shape);
@@ -90,9 +94,9 @@ LdsLayout chooseLdsLayout(const LinearLayout &from, const LinearLayout &to, int6
                           unsigned banks, const LdsTransposeRead &transposeRead = {});
 /// `lds` (an arrangement fixed by whatever writes it, as a Tensor Data Mover
 /// copy) read in layout `to`: with the target's transpose reads where they
-/// are cheaper than plain ones.
+/// are cheaper than plain ones. `cycles`, if given, gets the read's cost.
 LdsLayout chooseLdsRead(LdsLayout lds, const LinearLayout &to, int64_t eltBytes, unsigned banks,
-                        const LdsTransposeRead &transposeRead = {});
+                        const LdsTransposeRead &transposeRead = {}, int64_t *cycles = nullptr);
 
 } // namespace rocktile
 

@@ -4,6 +4,7 @@
 #ifndef ROCKTILE_ANALYSIS_LDSSCRATCH_H
 #define ROCKTILE_ANALYSIS_LDSSCRATCH_H
 
+#include "rocktile/Analysis/LdsLayout.h"
 #include "rocktile/Dialect/Tile/IR/Tile.h"
 
 namespace rocktile {
@@ -33,8 +34,19 @@ ExchangePieces splitExchange(const LinearLayout &from, const LinearLayout &to, i
 /// kernel's other uses and for more workgroups per CU.
 constexpr int64_t kMaxExchangeBytes = 64 * 1024;
 
-/// Bytes of LDS scratch `op` needs; 0 when it needs none.
-int64_t getLdsScratchBytes(mlir::Operation *op);
+/// Bytes of LDS scratch `op` needs on `target`; 0 when it needs none.
+int64_t getLdsScratchBytes(mlir::Operation *op, const Target &target);
+
+/// How a block copied to LDS (tile.descriptor_load, tile.async_copy) lies
+/// there: row-major, its rows padded by the Tensor Data Mover (by 0, 4 or 8
+/// dwords, where its pad interval can be a row) as makes reading it in
+/// `block`'s layout cheapest in the target's banks; with the read chosen.
+LdsLayout blockCopyLayout(mlir::RankedTensorType block, const Target &target);
+/// Elements of LDS a block copied so takes, padding included.
+int64_t blockCopyElements(const LdsLayout &lds);
+/// The type (and layout) in which the slots of `buffer` are read; the
+/// unread slots of a buffer without a tile.local_load are of no layout.
+mlir::RankedTensorType slotType(tile::LocalAllocOp buffer);
 
 } // namespace rocktile
 

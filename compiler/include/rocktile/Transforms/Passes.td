@@ -12,13 +12,13 @@ def PipelineCopies : Pass<"tile-pipeline-copies", "mlir::ModuleOp"> {
     extents and strides are loop-invariant and whose offsets are computed
     from the induction variable becomes a copy started N - 1 iterations
     ahead: N LDS slots per load (`tile.local_alloc`), a prologue that starts
-    the first N - 1 iterations' copies, and in each iteration a wait for
-    this iteration's copies (`tile.async_wait`, counting the copies still
-    allowed in flight), the copy N - 1 iterations ahead into the slot read
-    one iteration ago, and the read of this iteration's slot
-    (`tile.local_load`). Iterations past the end start nothing, and waits
-    there count 0, so any trip count (0 and 1 included) is correct. Other
-    loads stay as they are. Where the target's LDS would not hold N + 1
+    the first N - 1 iterations' copies (those that exist), and the loop in
+    two parts. In all but the last N - 1 iterations: a wait for this
+    iteration's copies (`tile.async_wait`, leaving the next N - 2
+    iterations' in flight), the copy N - 1 iterations ahead into the slot
+    read one iteration ago, and the read of this iteration's slot
+    (`tile.local_load`); in the last N - 1, a wait for all and the read. Any
+    trip count (0 and 1 included) is correct. Other loads stay as they are. Where the target's LDS would not hold N + 1
     blocks per load (the slots and room for the loop's other LDS uses), the
     loop gets as many stages as it does hold, with a warning at the loop.
 
@@ -34,11 +34,16 @@ def PipelineCopies : Pass<"tile-pipeline-copies", "mlir::ModuleOp"> {
     ```mlir
     %buf = tile.local_alloc : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
     scf.if %c0 < %n { tile.async_copy %base[%m, %c0 * 32] ... into %buf[%c0] }
-    scf.for %k = %c0 to %n step %c1 : i32 {
-      %slot = (%k - %c0) / %c1 % 2
+    %r = scf.for %k = %c0 to %n - 1 step %c1 : i32 {
+      %slot = %k % 2
       tile.async_wait {outstanding = 0 : i32}
-      scf.if %k + 1 < %n { tile.async_copy %base[%m, (%k + 1) * 32] ... into %buf[(%slot + 1) % 2] }
+      tile.async_copy %base[%m, (%k + 1) * 32] ... into %buf[(%k + 1) % 2]
       %a = tile.local_load %buf[%slot] : memref<2x64x32xbf16, ...> -> tensor<64x32xbf16>
+      ...
+    }
+    scf.for %k = max(%n - 1, %c0) to %n step %c1 iter_args(... = %r) : i32 {
+      tile.async_wait {outstanding = 0 : i32}
+      %a = tile.local_load %buf[%k % 2] : ...
       ...
     }
     ```

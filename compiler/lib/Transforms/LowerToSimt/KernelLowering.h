@@ -100,14 +100,14 @@ private:
   LogicalResult lowerLocalLoad(tile::LocalLoadOp op);
   /// Starts the Tensor Data Mover copies (each warp its rows) of the block
   /// of `type` at `offsets` of the tensor at `base` (tile values) into
-  /// `view` from element `slotElement` on, after zeroing it if the block
-  /// crosses the tensor's edge. Waiting for them is the caller's.
+  /// `view` from element `slotElement` on, laid out as `lds` (rows padded or
+  /// not), after zeroing it if the block crosses the tensor's edge. Waiting
+  /// for them is the caller's.
   void copyBlock(Value base, ValueRange offsets, ValueRange shape, ValueRange strides, RankedTensorType type,
-                 Value view, Value slotElement);
-  /// The block of `type` that copyBlock put at `slotElement` of `view`, read
-  /// in layout `to`.
-  Value readBlock(RankedTensorType type, const LinearLayout &to, Value view, Value slotElement);
-  Value slotElement(MemRefType type, Value slot);
+                 const LdsLayout &lds, Value view, Value slotElement);
+  /// How a slot of `buffer` (a tile.local_alloc) lies in LDS, and the index
+  /// of slot `slot`'s first element in the buffer's view.
+  FailureOr<std::pair<LdsLayout, Value>> slotOf(Operation *op, Value buffer, Value slot);
   LogicalResult lowerReduce(tile::ReduceOp op);
   LogicalResult lowerAtomic(Operation *op);
   LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op);

@@ -127,7 +127,7 @@ Value KernelLowering::ldsThreadOffset(const LinearLayout &layout, const LdsLayou
   int64_t stride = 1;
   for (unsigned d : lds.order) {
     offset = arith::AddIOp::create(b, loc(), offset, arith::MulIOp::create(b, loc(), coord[d], i32(stride)));
-    stride *= lds.shape[d];
+    stride *= d == lds.order[0] && lds.rowPitch ? lds.rowPitch : lds.shape[d];
   }
   return offset;
 }
@@ -146,8 +146,9 @@ KernelLowering::ldsAccessIndices(const LinearLayout &layout, const LdsLayout &ld
   SmallVector<std::pair<int64_t, Value>> out;
   for (int64_t reg : access.firstRegisters(layout, skipCopies)) {
     int64_t k = lds.offsetOf(layout.apply(LinearLayout::Register, reg));
-    Value at = k & threadBits ? arith::XOrIOp::create(b, loc(), base, i32(k)).getResult()
-                              : arith::AddIOp::create(b, loc(), base, i32(k)).getResult();
+    // (Offsets in padded rows add up.)
+    Value at = k & threadBits && !lds.rowPitch ? arith::XOrIOp::create(b, loc(), base, i32(k)).getResult()
+                                               : arith::AddIOp::create(b, loc(), base, i32(k)).getResult();
     out.emplace_back(reg, arith::IndexCastOp::create(b, loc(), b.getIndexType(), at));
   }
   return out;

@@ -30,11 +30,17 @@ static std::string cannotCopy(const Target &target, RankedTensorType type, unsig
 }
 
 void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange shape, ValueRange strides,
-                               RankedTensorType type, Value view, Value slotElement) {
+                               RankedTensorType type, const LdsLayout &lds, Value view, Value slotElement) {
   unsigned numWarps = func->getAttrOfType<IntegerAttr>("tile.num_warps").getInt();
-  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1), pitch = lds.rowPitch ? lds.rowPitch : cols;
+  int64_t elements = blockCopyElements(lds);
   Type elt = type.getElementType();
   int64_t eltBytes = exchangeBytes(type), warpRows = rows / numWarps;
+  // Padded rows: pad after every row (interval log2(dwords) - 1, amount - 1).
+  int64_t padWord = 0;
+  if (lds.rowPitch)
+    padWord = int64_t(1) << 20 | int64_t(llvm::Log2_64(cols * eltBytes / 4) - 1) << 22 |
+              ((pitch - cols) * eltBytes / 4 - 1) << 25;
   Type i64 = b.getI64Type(), i32Type = b.getI32Type();
   auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, loc(), x, y).getResult(); };
   auto mul = [&](Value x, Value y) { return arith::MulIOp::create(b, loc(), x, y).getResult(); };
@@ -73,7 +79,7 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
                              bitOr(globalHigh, i32(int64_t(2) << 30))};
     // G1: element size; tensor_dim0/1 (innermost first), tile_dim0/1, and
     // the stride between rows, 48 bits of which the high 16 stay 0.
-    SmallVector<Value> g1 = {i32(int64_t(llvm::Log2_64(eltBytes)) << 16),
+    SmallVector<Value> g1 = {i32(int64_t(llvm::Log2_64(eltBytes)) << 16 | padWord),
                              shl(dim0, 16),
                              bitOr(shr(dim0, 16), shl(dim1, 16)),
                              bitOr(shr(dim1, 16), shl(tileCols, 16)),
@@ -108,21 +114,21 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
     int64_t threads = int64_t(numWarps) * target.waveSize, vec = std::max<int64_t>(16 / eltBytes, 1);
     Value zeros = arith::ConstantOp::create(b, loc(), b.getZeroAttr(VectorType::get({vec}, elt)));
     Value tid = add(mul(warpId, i32(target.waveSize)), laneId);
-    for (int64_t first = 0; first < type.getNumElements(); first += threads * vec) {
+    for (int64_t first = 0; first < elements; first += threads * vec) {
       Value at = add(add(mul(tid, i32(vec)), i32(first)), slotElement);
       auto store = [&] {
         vector::StoreOp::create(b, loc(), zeros, view,
                                 ValueRange{arith::IndexCastOp::create(b, loc(), b.getIndexType(), at)},
                                 /*nontemporal=*/false, llvm::Align(vec * eltBytes));
       };
-      if (type.getNumElements() >= threads * vec) {
+      if (first + threads * vec <= elements) {
         store();
         continue;
       }
-      // A block smaller than one store per thread: the first threads store.
+      // A last round with fewer stores than threads (padded rows, small blocks).
       auto inside = scf::IfOp::create(b, loc(),
                                       compare(arith::CmpIPredicate::slt, add(mul(tid, i32(vec)), i32(first)),
-                                              i32(type.getNumElements())),
+                                              i32(elements)),
                                       /*withElseRegion=*/false);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPoint(inside.thenBlock()->getTerminator());
@@ -139,7 +145,7 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(byRows.elseBlock()->getTerminator());
-    copy(add(row0, firstRow), col0, warpRows, i32(cols), mul(firstRow, i32(cols * eltBytes)), Value());
+    copy(add(row0, firstRow), col0, warpRows, i32(cols), mul(firstRow, i32(pitch * eltBytes)), Value());
     b.setInsertionPoint(byRows.thenBlock()->getTerminator());
     Value col = maxZero(col0), skipped = sub(col, col0);
     Value leftOf = compare(arith::CmpIPredicate::sge, skipped, i32(cols));
@@ -151,7 +157,7 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
     Value inside = arith::AndIOp::create(b, loc(), compare(arith::CmpIPredicate::sge, row, i32(0)),
                                          arith::XOrIOp::create(b, loc(), leftOf,
                                                                arith::ConstantIntOp::create(b, loc(), 1, 1)));
-    copy(maxZero(row), col, 1, tileCols, mul(add(mul(r, i32(cols)), shift), i32(eltBytes)), inside);
+    copy(maxZero(row), col, 1, tileCols, mul(add(mul(r, i32(pitch)), shift), i32(eltBytes)), inside);
     ROCDL::WaitTensorcntOp::create(b, loc(), 0);
   }
 }
@@ -161,36 +167,35 @@ LogicalResult KernelLowering::lowerDescriptorLoad(tile::DescriptorLoadOp op) {
   LinearLayout to = layoutOf(op);
   if (std::string why = cannotCopy(target, type, to.getNumWarps()); !why.empty())
     return op.emitError() << "tile.descriptor_load " << why;
-  FailureOr<Value> view = scratchView(op, type.getElementType(), type.getNumElements());
+  LdsLayout lds = blockCopyLayout(type, target);
+  FailureOr<Value> view = scratchView(op, type.getElementType(), blockCopyElements(lds));
   if (failed(view))
     return failure();
   // Other waves may still read the previous block in this scratch.
   gpu::BarrierOp::create(b, loc());
-  copyBlock(op.getBase(), op.getOffsets(), op.getShape(), op.getStrides(), type, *view, i32(0));
+  copyBlock(op.getBase(), op.getOffsets(), op.getShape(), op.getStrides(), type, lds, *view, i32(0));
   ROCDL::WaitTensorcntOp::create(b, loc(), 0);
   gpu::BarrierOp::create(b, loc());
-  values[op] = {Value(), readBlock(type, to, *view, Value())};
+  values[op] = {Value(), loadFromLds(to, lds, *view, type.getElementType(), exchangeBytes(type))};
   return success();
 }
 
-Value KernelLowering::readBlock(RankedTensorType type, const LinearLayout &to, Value view, Value slotElement) {
-  int64_t eltBytes = exchangeBytes(type);
-  LdsLayout arrangement = chooseLdsRead(LdsLayout::rowMajor(type.getShape()), to, eltBytes, target.ldsBanks,
-                                        target.transposeRead(eltBytes));
-  return loadFromLds(to, arrangement, view, type.getElementType(), eltBytes, slotElement);
-}
-
 LogicalResult KernelLowering::lowerLocalAlloc(tile::LocalAllocOp op) {
-  FailureOr<Value> view = scratchView(op, op.getType().getElementType(), op.getType().getNumElements());
+  int64_t slotElements = blockCopyElements(blockCopyLayout(slotType(op), target));
+  FailureOr<Value> view = scratchView(op, op.getType().getElementType(), op.getType().getDimSize(0) * slotElements);
   if (failed(view))
     return failure();
   values[op] = {Value(), *view};
   return success();
 }
 
-/// The element index of `slot`'s first element in a buffer of `type`.
-Value KernelLowering::slotElement(MemRefType type, Value slot) {
-  return arith::MulIOp::create(b, loc(), lookup(slot), i32(type.getNumElements() / type.getDimSize(0)));
+FailureOr<std::pair<LdsLayout, Value>> KernelLowering::slotOf(Operation *op, Value buffer, Value slot) {
+  auto alloc = buffer.getDefiningOp<tile::LocalAllocOp>();
+  if (!alloc)
+    return op->emitError("the buffer of a slot must be a tile.local_alloc");
+  LdsLayout lds = blockCopyLayout(slotType(alloc), target);
+  Value first = arith::MulIOp::create(b, loc(), lookup(slot), i32(blockCopyElements(lds)));
+  return std::pair{lds, first};
 }
 
 LogicalResult KernelLowering::lowerAsyncCopy(tile::AsyncCopyOp op) {
@@ -199,8 +204,11 @@ LogicalResult KernelLowering::lowerAsyncCopy(tile::AsyncCopyOp op) {
   unsigned numWarps = func->getAttrOfType<IntegerAttr>("tile.num_warps").getInt();
   if (std::string why = cannotCopy(target, type, numWarps); !why.empty())
     return op.emitError() << "tile.async_copy " << why;
-  copyBlock(op.getBase(), op.getOffsets(), op.getShape(), op.getStrides(), type, lookup(op.getBuffer()),
-            slotElement(buffer, op.getSlot()));
+  auto slot = slotOf(op, op.getBuffer(), op.getSlot());
+  if (failed(slot))
+    return failure();
+  copyBlock(op.getBase(), op.getOffsets(), op.getShape(), op.getStrides(), type, slot->first,
+            lookup(op.getBuffer()), slot->second);
   return success();
 }
 
@@ -211,7 +219,10 @@ LogicalResult KernelLowering::lowerAsyncWait(tile::AsyncWaitOp op) {
 }
 
 LogicalResult KernelLowering::lowerLocalLoad(tile::LocalLoadOp op) {
-  values[op] = {Value(), readBlock(op.getType(), layoutOf(op), lookup(op.getBuffer()),
-                                   slotElement(op.getBuffer().getType(), op.getSlot()))};
+  auto slot = slotOf(op, op.getBuffer(), op.getSlot());
+  if (failed(slot))
+    return failure();
+  values[op] = {Value(), loadFromLds(layoutOf(op), slot->first, lookup(op.getBuffer()),
+                                     op.getType().getElementType(), exchangeBytes(op.getType()), slot->second)};
   return success();
 }
