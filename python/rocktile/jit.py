@@ -266,7 +266,7 @@ class JITFunction(semantic.KernelFunction):
         C = compiler.load_C()
         ctx = C.Context()
         ir = semantic.IRBuilder(C, ctx, _KERNEL_CODES, definition_position(self.fn))
-        ir.target = spec.target
+        ir.target, ir.num_warps = spec.target, spec.num_warps
         b, loc = ir.builder, ir.default_loc
         module = ctx.create_module(loc)
         b.set_insertion_point_to_end(module.body())

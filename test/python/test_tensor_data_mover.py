@@ -249,3 +249,33 @@ def test_stages_beyond_the_lds_are_fewer_with_a_warning():
         kernel = rocktile.compile(big_blocks, signature, {"STAGES": 5, "BM": 128, "BK": 256}, target="gfx1250",
                                   num_warps=8)
     assert "memref<4x128x256xbf16" in kernel.asm["tile"]
+
+
+@rocktile.jit
+def copy_block(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    x = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
+    y = tl.make_tensor_descriptor(y_ptr, [M, N], [N, 1], [BM, BN])
+    y.store([tl.program_id(0) * BM, 0], x.load([tl.program_id(0) * BM, 0]) * 2)
+
+
+@rocktile.jit
+def copy_row(x_ptr, y_ptr, N, BN: tl.constexpr):
+    x = tl.make_tensor_descriptor(x_ptr, [N], [1], [BN])
+    y = tl.make_tensor_descriptor(y_ptr, [N], [1], [BN])
+    y.store([tl.program_id(0) * BN], x.load([tl.program_id(0) * BN]) + 1)
+
+
+@pytest.mark.parametrize("bm", [2, 8])
+def test_blocks_the_copy_does_not_take_are_loaded(bm):
+    # 2 rows for 4 warps (a copy gives each warp a row at least), and 1-D
+    # blocks: masked loads; 8 rows: copied.
+    x = np.arange(10 * 16, dtype=np.float32).reshape(10, 16)
+    y = np.zeros_like(x)
+    copy_block[(rocktile.cdiv(10, bm),)](x, y, 10, 16, BM=bm, BN=16, num_warps=4, target="gfx1250")
+    np.testing.assert_array_equal(y, 2 * x)
+    kernel = copy_block.warmup(x, y, 10, 16, BM=bm, BN=16, num_warps=4, target="gfx1250")
+    assert ("tile.descriptor_load" in kernel.asm["tile"]) == (bm == 8)
+    v = np.arange(40, dtype=np.float32)
+    w = np.zeros_like(v)
+    copy_row[(3,)](v, w, 40, BN=16, num_warps=4, target="gfx1250")
+    np.testing.assert_array_equal(w, v + 1)

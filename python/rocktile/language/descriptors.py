@@ -7,8 +7,8 @@ Element (i0, i1, ...) of a block at `offsets` is at base + sum((offsets[d]
 + i_d) * strides[d]), and is in bounds when 0 <= offsets[d] + i_d < shape[d]
 in every (checked) dimension. Out-of-bounds elements read as the padding
 (zero, or NaN) and are not written. On a target with a Tensor Data Mover
-(gfx1250), a zero-padded load of a 1-D or 2-D block with 32-bit extents and
-strides is one `tile.descriptor_load`, which copies the block to LDS whole;
+(gfx1250), a zero-padded load of a 2-D block of at least a row per warp,
+with 32-bit extents and strides, is one `tile.descriptor_load`, which copies the block to LDS whole;
 every other access is expanded here into a pointer tile with a mask, whose
 ordinary loads and stores take the range-checked buffer instructions for
 buffers under 2 GiB.
@@ -95,21 +95,24 @@ def _block(base, shape, strides, offsets, static, checked, fname):
     return pointers, mask
 
 
-def _copyable(offsets, shape, strides, static):
+def _copyable(base, offsets, shape, strides, static):
     """Whether the target copies this block whole (tile.descriptor_load): it
-    has a Tensor Data Mover, and the block fits its 2-D descriptor."""
+    has a Tensor Data Mover, and the block fits its 2-D descriptor with at
+    least one row per warp (each warp copies its rows)."""
     def i32(x):
         return -2**31 <= x < 2**31 if isinstance(x, int) else x.dtype == int32
 
-    return (static.padding == "zero" and len(static.block_shape) <= 2 and max(static.block_shape) <= 0xFFFF
-            and semantic.current().C.has_tensor_data_mover(semantic.current().target)
+    ir = semantic.current()
+    rows, cols = static.block_shape if len(static.block_shape) == 2 else (0, 0)
+    return (static.padding == "zero" and rows and rows % ir.num_warps == 0 and max(rows, cols) <= 0xFFFF
+            and not base.dtype.element_ty.is_bool() and ir.C.has_tensor_data_mover(ir.target)
             and all(i32(x) for x in (*offsets, *shape, *strides)))
 
 
 def _load(base, shape, strides, offsets, static, checked, fname):
     """The block at `offsets`: copied whole where the target can, else by
     masked loads."""
-    if _copyable(offsets, shape, strides, static):
+    if _copyable(base, offsets, shape, strides, static):
         n = len(static.block_shape)
         values = [semantic.constant(x, int32) if isinstance(x, int) else x for x in (*offsets, *shape, *strides)]
         ty = block_type(base.dtype.element_ty, list(static.block_shape))

@@ -53,7 +53,7 @@ class IRBuilder:
         # op; the tensors made there are listed in `region_tensors`, to be
         # invalidated when the body is left: no IR outside can use them.
         self.dry_runs, self.regions, self.region_tensors = 0, 0, []
-        self.target = None  # the chip being compiled for: set by the tracer
+        self.target, self.num_warps = None, 4  # what is compiled for: set by the tracer
 
     def type(self, ty):
         text = ty.mlir
