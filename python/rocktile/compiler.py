@@ -154,10 +154,11 @@ def check_target(target):
         raise ValueError(f"unknown target {target!r}: expected one of {', '.join(targets)}")
 
 
-# Options a launch, warmup() or a Config's kwargs may give beside num_warps,
-# num_stages and target, as for Triton's AMD backend. These two change the
-# code (and so are part of the specialization); each is an attribute of the
-# kernel function (name -> (attribute, default)):
+# Options a launch, warmup() or a Config's kwargs may give beside num_warps
+# and target, as for Triton's AMD backend (num_stages also fills a kernel
+# parameter of that name). These change the code (and so are part of the
+# specialization); each is an attribute of the kernel function (name ->
+# (attribute, default)):
 CODEGEN_OPTIONS = {
     # the waves per SIMD the register allocation aims for (LLVM's
     # amdgpu-waves-per-eu); 0: no aim

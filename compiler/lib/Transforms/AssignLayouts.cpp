@@ -689,13 +689,6 @@ private:
         preferences.try_emplace(v, layout);
     };
     for (Operation &op : llvm::reverse(body)) {
-      // What an `if`'s results are wanted in, its branches should yield.
-      if (auto branch = dyn_cast<scf::IfOp>(op))
-        for (auto [i, r] : llvm::enumerate(branch.getResults()))
-          if (Attribute layout = preferences.lookup(r))
-            for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()})
-              if (!region->empty())
-                prefer(region->front().getTerminator()->getOperand(i), layout);
       for (Region &region : op.getRegions())
         for (Block &inner : region)
           choosePreferences(inner);
@@ -715,14 +708,11 @@ private:
         }
       if (auto dot = dyn_cast<DotOp>(op)) {
         prefer(dot.getAcc(), std::get<2>(dots.lookup(dot)));
-        // A block copied to LDS is read back in any layout: the operand's
-        // (also when an `if` chooses between the copy and another load).
-        auto free = [](Value v) {
-          return v.getDefiningOp<DescriptorLoadOp>() || v.getDefiningOp<LocalLoadOp>() || v.getDefiningOp<scf::IfOp>();
-        };
-        if (free(dot.getA()))
+        // A block copied to LDS is read back in any layout: the operand's.
+        auto copied = [](Value v) { return v.getDefiningOp<DescriptorLoadOp>() || v.getDefiningOp<LocalLoadOp>(); };
+        if (copied(dot.getA()))
           prefer(dot.getA(), std::get<0>(dots.lookup(dot)));
-        if (free(dot.getB()))
+        if (copied(dot.getB()))
           prefer(dot.getB(), std::get<1>(dots.lookup(dot)));
         continue; // its operands' layouts are its own, not its result's
       }

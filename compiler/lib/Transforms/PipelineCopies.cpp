@@ -78,8 +78,8 @@ public:
     return bytes;
   }
 
-  void run(int64_t n) {
-    stages = n;
+  /// Pipelines the loop over `stages` stages.
+  void run(int64_t stages) {
     Location loc = loop.getLoc();
     for (Pipelined &p : loads) {
       RankedTensorType type = p.load.getType();
@@ -172,7 +172,6 @@ private:
   }
 
   scf::ForOp loop;
-  int64_t stages = 0;
   OpBuilder b;
   SmallVector<Pipelined> loads;
 };

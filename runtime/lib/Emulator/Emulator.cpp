@@ -355,9 +355,13 @@ struct LaunchState {
     if (failed)
       return;
     failed = true;
-    fault = llvm::formatv("kernel {0}, workgroup ({1}, {2}, {3}), wave {4}, lane {5}: {6}\n  at {7}", kernel.name,
-                          w.workgroup[0], w.workgroup[1], w.workgroup[2], thread / kernel.waveSize,
-                          thread % kernel.waveSize, what, kernel.sites[site].location);
+    fault = llvm::formatv("{0}: {1}\n  at {2}", where(w, thread), what, kernel.sites[site].location);
+  }
+
+  /// "kernel K, workgroup (x, y, z), wave W, lane L": who faulted.
+  std::string where(const WorkerContext &w, int64_t thread) const {
+    return llvm::formatv("kernel {0}, workgroup ({1}, {2}, {3}), wave {4}, lane {5}", kernel.name, w.workgroup[0],
+                         w.workgroup[1], w.workgroup[2], thread / kernel.waveSize, thread % kernel.waveSize);
   }
 
   /// The bank conflicts of the LDS accesses since the last barrier. A wave's
@@ -411,9 +415,7 @@ struct LaunchState {
       return;
     failed = true;
     const FaultSite &s = kernel.sites[site];
-    std::string where = llvm::formatv("kernel {0}, workgroup ({1}, {2}, {3}), wave {4}, lane {5}",
-                                      kernel.name, w.workgroup[0], w.workgroup[1], w.workgroup[2],
-                                      thread / kernel.waveSize, thread % kernel.waveSize);
+    std::string where = this->where(w, thread);
     if (s.kind == "assert") {
       fault = llvm::formatv("{0}: device_assert failed: {1}\n  at {2}", where, s.message, s.location);
       return;

@@ -252,7 +252,7 @@ private:
   AxisInfoAnalysis axis;
   OpBuilder b;
   Location currentLoc = UnknownLoc::get(func.getContext());
-  Value laneId, warpId;
+  Value threadId, laneId, warpId; // i32
   DenseMap<Value, LaneValue> values;
   /// Kernel-argument memrefs as buffer resources (#amdgpu.fat_raw_buffer),
   /// for arguments specialized as under 2 GiB.

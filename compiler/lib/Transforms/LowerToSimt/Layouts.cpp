@@ -247,9 +247,7 @@ void KernelLowering::readLds(const LinearLayout &to, const LdsLayout &lds, Value
   Value firstIndex = first ? arith::IndexCastOp::create(b, loc(), b.getIndexType(), first).getResult() : Value();
   for (auto [reg, at] : ldsAccessIndices(readLayout, lds, read, /*skipCopies=*/false)) {
     auto type = VectorType::get({read.width()}, elt);
-    int64_t position = 0;
-    for (Value p : parts)
-      position += cast<VectorType>(p.getType()).getNumElements();
+    int64_t position = int64_t(parts.size()) * read.width(); // every part is one such read
     for (auto [j, r] : llvm::enumerate(read.registers(reg)))
       source[insertBits(lds.transposedRead ? reg + j : r, pieceBits, piece)] = position + int64_t(j);
     if (firstIndex)

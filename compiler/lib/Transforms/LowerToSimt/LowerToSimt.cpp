@@ -56,11 +56,11 @@ LogicalResult KernelLowering::run() {
   Block &entry = kernel.getBody().front();
   b.setInsertionPointToStart(&entry);
   currentLoc = func.getLoc();
-  Value tid = arith::IndexCastOp::create(
+  threadId = arith::IndexCastOp::create(
       b, loc(), b.getI32Type(), gpu::ThreadIdOp::create(b, loc(), gpu::Dimension::x));
   unsigned waveBits = llvm::Log2_32(target.waveSize);
-  laneId = arith::AndIOp::create(b, loc(), tid, i32(target.waveSize - 1));
-  warpId = arith::ShRUIOp::create(b, loc(), tid, i32(waveBits));
+  laneId = arith::AndIOp::create(b, loc(), threadId, i32(target.waveSize - 1));
+  warpId = arith::ShRUIOp::create(b, loc(), threadId, i32(waveBits));
 
   for (auto [arg, lowered] : llvm::zip(func.getArguments(), kernel.getArguments())) {
     if (!isa<tile::PointerType>(arg.getType())) {

@@ -113,9 +113,8 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
     b.setInsertionPoint(zeroFill.thenBlock()->getTerminator());
     int64_t threads = int64_t(numWarps) * target.waveSize, vec = std::max<int64_t>(16 / eltBytes, 1);
     Value zeros = arith::ConstantOp::create(b, loc(), b.getZeroAttr(VectorType::get({vec}, elt)));
-    Value tid = add(mul(warpId, i32(target.waveSize)), laneId);
     for (int64_t first = 0; first < elements; first += threads * vec) {
-      Value at = add(add(mul(tid, i32(vec)), i32(first)), slotElement);
+      Value at = add(add(mul(threadId, i32(vec)), i32(first)), slotElement);
       auto store = [&] {
         vector::StoreOp::create(b, loc(), zeros, view,
                                 ValueRange{arith::IndexCastOp::create(b, loc(), b.getIndexType(), at)},
@@ -127,7 +126,7 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
       }
       // A last round with fewer stores than threads (padded rows, small blocks).
       auto inside = scf::IfOp::create(b, loc(),
-                                      compare(arith::CmpIPredicate::slt, add(mul(tid, i32(vec)), i32(first)),
+                                      compare(arith::CmpIPredicate::slt, add(mul(threadId, i32(vec)), i32(first)),
                                               i32(elements)),
                                       /*withElseRegion=*/false);
       OpBuilder::InsertionGuard inner(b);
