@@ -29,17 +29,18 @@ def constexprs(bm, bn, d):
     return {"HEAD_DIM": d, "BLOCK_M": bm, "BLOCK_N": bn, "CAUSAL": False}
 
 
-def rocktile_row(target, bm, bn, d, warps):
+def rocktile_row(target, bm, bn, d, warps, stages):
     sys.path.insert(0, os.path.dirname(EXAMPLE))
     import rocktile
     from attention import attention_kernel
     start = time.perf_counter()
-    kernel = rocktile.compile(attention_kernel, SIGNATURE, constexprs(bm, bn, d), target=target, num_warps=warps)
+    kernel = rocktile.compile(attention_kernel, SIGNATURE, constexprs(bm, bn, d), target=target, num_warps=warps,
+                              num_stages=stages)
     return {"asm": kernel.asm["amdgcn"], "seconds": time.perf_counter() - start,
-            "bank": bank_cycles(target, bm, bn, d, warps)}
+            "bank": bank_cycles(target, bm, bn, d, warps, stages)}
 
 
-def bank_cycles(target, bm, bn, d, warps):
+def bank_cycles(target, bm, bn, d, warps, stages):
     """The emulator's extra cycles per LDS access on one block of queries
     over two key blocks."""
     import ml_dtypes
@@ -49,7 +50,7 @@ def bank_cycles(target, bm, bn, d, warps):
     q, kv = np.ones((bm, d), ml_dtypes.bfloat16), np.ones((n, d), ml_dtypes.bfloat16)
     o = np.empty_like(q)
     kernel = attention_kernel[(1, 1)](q, kv, kv, o, 0.125, bm, n, bm * d, d, n * d, d, n * d, d, bm * d, d,
-                                      num_warps=warps, target=target, **constexprs(bm, bn, d))
+                                      num_warps=warps, num_stages=stages, target=target, **constexprs(bm, bn, d))
     return extra_cycles_per_access(kernel)
 
 
@@ -63,8 +64,10 @@ def main():
         print(f"(Triton is not installed: python bench/flash_attention.py --install-triton adds {TRITON})")
     print_header()
     for i, (target, (bm, bn, d, warps)) in enumerate(cases):
-        rows = [("rocktile s1", rocktile_row(target, bm, bn, d, warps))]
-        rows += [(f"triton s{s}", triton[2 * i + s - 1]) for s in (1, 2) if triton]
+        rows = []
+        for s in (1, 2):
+            rows.append((f"rocktile s{s}", rocktile_row(target, bm, bn, d, warps, s)))
+            rows += [(f"triton s{s}", triton[2 * i + s - 1])] if triton else []
         for name, row in rows:
             print_row(f"{target:8} {'bf16':5} {f'{bm}x{bn}x{d} w{warps}':13} {name:12} ", row, 2 * bm * bn * d / warps)
 

@@ -23,8 +23,10 @@ dynamically at launch, so its code object says 0), and compile seconds
 (the best of REPEATS compiles, each Triton one with a fresh cache). For
 rocktile, `bank` is the emulator's measurement on one output tile (K = 2
 BLOCK_K): the cycles bank conflicts add per wave-wide LDS access.
-rocktile pipelines block copies (tensor descriptors on gfx1250), not loads
-through pointers: its tutorial-GEMM row is num_stages=1 (s1).
+rocktile pipelines block copies (tensor descriptors on gfx1250) over
+num_stages, and loads through pointers (the tutorial GEMM) over at most 2
+(into registers; none where the tiles would not fit): its s3 rows of the
+tutorial GEMM are its s2 ones.
 """
 import argparse
 import json
@@ -104,7 +106,7 @@ def metadata(asm):
             "scratch": field("private_segment_fixed_size"), "lds": field("group_segment_fixed_size")}
 
 
-def rocktile_row(target, dtype, bm, bn, bk, warps):
+def rocktile_row(target, dtype, bm, bn, bk, warps, stages):
     sys.path.insert(0, os.path.dirname(EXAMPLE))
     import rocktile
     from matmul import matmul_kernel
@@ -114,15 +116,16 @@ def rocktile_row(target, dtype, bm, bn, bk, warps):
         start = time.perf_counter()
         try:
             kernel = rocktile.compile(matmul_kernel, signature=signature(dtype), constexprs=constexprs(bm, bn, bk),
-                                      target=target, num_warps=warps)
+                                      target=target, num_warps=warps, num_stages=stages)
         except rocktile.CompilationError as e:
             return {"error": str(e).splitlines()[0].split("error: ")[-1][:60]}
         seconds.append(time.perf_counter() - start)
     seconds = min(seconds)
-    return {"asm": kernel.asm["amdgcn"], "seconds": seconds, "bank": bank_cycles(dtype, bm, bn, bk, warps, target)}
+    return {"asm": kernel.asm["amdgcn"], "seconds": seconds,
+            "bank": bank_cycles(dtype, bm, bn, bk, warps, target, stages)}
 
 
-def bank_cycles(dtype, bm, bn, bk, warps, target):
+def bank_cycles(dtype, bm, bn, bk, warps, target, stages):
     import ml_dtypes
     import numpy as np
     from matmul import matmul_kernel
@@ -131,7 +134,7 @@ def bank_cycles(dtype, bm, bn, bk, warps, target):
     c = np.zeros((bm, bn), np.float32)
     consts = {k: v for k, v in constexprs(bm, bn, bk).items() if k not in UNIT_STRIDES}
     kernel = matmul_kernel[(1,)](a, b, c, c, bm, bn, 2 * bk, 2 * bk, 1, bn, 1, bn, 1, num_warps=warps,
-                                 target=target, **consts)
+                                 num_stages=stages, target=target, **consts)
     return extra_cycles_per_access(kernel)
 
 
@@ -285,7 +288,7 @@ def main():
     cases = [(t, d, c) for t in TARGETS for d in DTYPES for c in CONFIGS]
     jobs, keys = [], []
     for target, dtype, (bm, bn, bk, warps) in cases:
-        for stages in (1, 2):
+        for stages in STAGES:
             jobs.append({"target": target, "wave": TARGETS[target], "warps": warps, "stages": stages,
                          "signature": signature(dtype), "constexprs": constexprs(bm, bn, bk),
                          "kernel": "matmul_kernel", "repeats": REPEATS})
@@ -297,8 +300,10 @@ def main():
 
     print_header()
     for target, dtype, (bm, bn, bk, warps) in cases:
-        rows = [("rocktile s1", rocktile_row(target, dtype, bm, bn, bk, warps))]
-        rows += [(f"triton s{s}", triton[(target, dtype, (bm, bn, bk, warps), s)]) for s in (1, 2) if triton]
+        rows = []
+        for s in STAGES:
+            rows.append((f"rocktile s{s}", rocktile_row(target, dtype, bm, bn, bk, warps, s)))
+            rows += [(f"triton s{s}", triton[(target, dtype, (bm, bn, bk, warps), s)])] if triton else []
         for name, row in rows:
             print_row(f"{target:8} {dtype:5} {f'{bm}x{bn}x{bk} w{warps}':13} {name:12} ", row, bm * bn * bk / warps)
     descriptor_table()

@@ -81,22 +81,97 @@ func.func @three_stages(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %M: i32, %s: i
 
 // -----
 
-// Not pipelined: one stage; an offset carried by the loop (a block pointer
-// advanced each iteration), which only the loop computes.
-// CHECK-LABEL: func.func @unpipelined
-// CHECK-NOT: tile.async_copy
-// CHECK-COUNT-2: tile.descriptor_load
-func.func @unpipelined(%base: !tile.ptr<bf16>, %M: i32, %s: i32, %n: i32) {
+// An offset the loop carries (a block pointer advanced each iteration) is
+// stepped ahead with the copies: the prologue computes it for iteration 1,
+// the loop carries it one iteration ahead of its own.
+// CHECK-LABEL: func.func @carried_offset
+// CHECK: %[[SECOND:.*]] = arith.addi %c0_i32{{.*}}, %c32_i32
+// CHECK: scf.if
+// CHECK: tile.async_copy %{{.*}}[%c0_i32{{.*}}, %c0_i32{{.*}}]
+// CHECK: scf.for %{{.*}} = %{{.*}} iter_args(%[[OFF:.*]] = %c0_i32{{.*}}, %[[AHEAD:.*]] = %[[SECOND]]) -> (i32, i32)
+// CHECK: %[[NEXT:.*]] = arith.addi %[[AHEAD]], %c32_i32
+// CHECK: tile.async_copy %{{.*}}[%[[AHEAD]], %c0_i32{{.*}}]
+// CHECK: scf.yield %{{.*}}, %[[NEXT]] : i32, i32
+// CHECK-NOT: tile.descriptor_load
+func.func @carried_offset(%base: !tile.ptr<bf16>, %M: i32, %s: i32, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c32 = arith.constant 32 : i32
-  scf.for %k = %c0 to %n step %c1 : i32 {
-    %x = tile.descriptor_load %base[%k, %c0] shape [%M, %M] strides [%s, %c1] : !tile.ptr<bf16> -> tensor<32x32xbf16>
-  } {tile.num_stages = 1 : i32}
   %r = scf.for %k = %c0 to %n step %c1 iter_args(%off = %c0) -> (i32) : i32 {
     %x = tile.descriptor_load %base[%off, %c0] shape [%M, %M] strides [%s, %c1] : !tile.ptr<bf16> -> tensor<32x32xbf16>
     %next = arith.addi %off, %c32 : i32
     scf.yield %next : i32
+  } {tile.num_stages = 2 : i32}
+  return
+}
+
+// -----
+
+// A dot operand loaded through pointers the loop advances: the load of
+// iteration i + 1 is made at the end of iteration i, from pointers the loop
+// carries one iteration ahead, and its tile carried in registers to its
+// iteration. Such a loop keeps 2 stages when asked for more (a second tile
+// in flight would be copied register by register each iteration). The
+// prologue loads iteration 0 if it exists; the last iteration loads nothing.
+// CHECK-LABEL: func.func @pointer_loads
+// CHECK-NOT: tile.local_alloc
+// CHECK: %[[SECOND:.*]] = tile.addptr %[[P0:.*]], %[[STEP:.*]] :
+// CHECK: %[[T0:.*]] = scf.if %{{.*}} -> (tensor<32x32xbf16>) {
+// CHECK:   tile.load %[[P0]], mask
+// CHECK: } else {
+// CHECK:   tile.splat
+// CHECK: %[[MAINUB:.*]] = arith.subi %{{.*}}, %c1_i32
+// CHECK: %[[MAIN:.*]]:4 = scf.for {{.*}} to %[[MAINUB]] {{.*}} iter_args(%{{.*}} = %[[P0]], %{{.*}} = %{{.*}}, %[[P:.*]] = %[[SECOND]], %[[CUR:.*]] = %[[T0]])
+// CHECK-NOT: tile.async_wait
+// CHECK: %[[D:.*]] = tile.dot %[[CUR]], %[[CUR]]
+// CHECK: %[[Q:.*]] = tile.addptr %[[P]], %[[STEP]]
+// CHECK: %[[LOADED:.*]] = tile.load %[[P]], mask
+// CHECK: scf.yield %{{.*}}, %[[D]], %[[Q]], %[[LOADED]]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[MAIN]]#0, %{{.*}} = %[[MAIN]]#1, %[[TCUR:.*]] = %[[MAIN]]#3)
+// CHECK-NOT: tile.load
+// CHECK: tile.dot %[[TCUR]], %[[TCUR]]
+func.func @pointer_loads(%p0: tensor<32x32x!tile.ptr<bf16>>, %step: tensor<32x32xi32>, %n: i32) -> tensor<32x32xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = tile.splat %zero : f32 -> tensor<32x32xf32>
+  %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%p = %p0, %acc = %init) -> (tensor<32x32x!tile.ptr<bf16>>, tensor<32x32xf32>) : i32 {
+    %bound = tile.splat %k : i32 -> tensor<32x32xi32>
+    %m = arith.cmpi slt, %step, %bound : tensor<32x32xi32>
+    %x = tile.load %p, mask = %m : tensor<32x32xi1> : tensor<32x32x!tile.ptr<bf16>> -> tensor<32x32xbf16>
+    %d = tile.dot %x, %x, %acc : tensor<32x32xbf16>, tensor<32x32xbf16> -> tensor<32x32xf32>
+    %q = tile.addptr %p, %step : tensor<32x32x!tile.ptr<bf16>>, tensor<32x32xi32>
+    scf.yield %q, %d : tensor<32x32x!tile.ptr<bf16>>, tensor<32x32xf32>
+  } {tile.num_stages = 3 : i32}
+  return %r#1 : tensor<32x32xf32>
+}
+
+// -----
+
+// Not pipelined: one stage; a load whose tile is no dot operand; pointers
+// computed from a loaded value.
+// CHECK-LABEL: func.func @unpipelined
+// CHECK-NOT: tile.async_copy
+// CHECK-NOT: scf.if
+// CHECK-COUNT-3: tile.load
+func.func @unpipelined(%base: !tile.ptr<bf16>, %p: tensor<32x32x!tile.ptr<bf16>>, %idx: tensor<32x32x!tile.ptr<i32>>,
+                       %M: i32, %s: i32, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = tile.splat %zero : f32 -> tensor<32x32xf32>
+  scf.for %k = %c0 to %n step %c1 : i32 {
+    %x = tile.descriptor_load %base[%k, %c0] shape [%M, %M] strides [%s, %c1] : !tile.ptr<bf16> -> tensor<32x32xbf16>
+  } {tile.num_stages = 1 : i32}
+  scf.for %k = %c0 to %n step %c1 : i32 {
+    %x = tile.load %p : tensor<32x32x!tile.ptr<bf16>> -> tensor<32x32xbf16>
+    %y = arith.addf %x, %x : tensor<32x32xbf16>
+  } {tile.num_stages = 2 : i32}
+  scf.for %k = %c0 to %n step %c1 : i32 {
+    %o = tile.load %idx : tensor<32x32x!tile.ptr<i32>> -> tensor<32x32xi32>
+    %q = tile.addptr %p, %o : tensor<32x32x!tile.ptr<bf16>>, tensor<32x32xi32>
+    %x = tile.load %q : tensor<32x32x!tile.ptr<bf16>> -> tensor<32x32xbf16>
+    %d = tile.dot %x, %x, %init : tensor<32x32xbf16>, tensor<32x32xbf16> -> tensor<32x32xf32>
   } {tile.num_stages = 2 : i32}
   return
 }

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace rocktile {
@@ -48,6 +49,35 @@ struct GridDimFromHiddenArgs : public ConvertOpToLLVMPattern<gpu::GridDimOp> {
                                        /*isVolatile=*/false, /*isNonTemporal=*/false,
                                        /*isInvariant=*/true);
     rewriter.replaceOpWithNewOp<LLVM::ZExtOp>(op, getTypeConverter()->getIndexType(), count);
+    return success();
+  }
+};
+
+/// `tl.exp2` of f32 (math.exp2 with `afn`) is the hardware's v_exp_f32, as
+/// in Triton's AMD backend: without LLVM's rescaling for results below 2^-126
+/// (which then flush to 0), four instructions fewer per element.
+struct HardwareExp2 : public ConvertOpToLLVMPattern<math::Exp2Op> {
+  explicit HardwareExp2(const LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(math::Exp2Op op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto vector = dyn_cast<VectorType>(op.getType());
+    if (!arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn) ||
+        !getElementTypeOrSelf(op.getType()).isF32() || (vector && vector.getRank() != 1))
+      return failure();
+    Location loc = op.getLoc();
+    Value x = adaptor.getOperand();
+    if (!vector) {
+      rewriter.replaceOpWithNewOp<ROCDL::ROCDLExp2>(op, x.getType(), x);
+      return success();
+    }
+    Value out = LLVM::PoisonOp::create(rewriter, loc, x.getType());
+    for (int64_t i = 0; i < vector.getNumElements(); ++i) {
+      Value index = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), i);
+      Value element = LLVM::ExtractElementOp::create(rewriter, loc, x, index);
+      Value exp = ROCDL::ROCDLExp2::create(rewriter, loc, element.getType(), element);
+      out = LLVM::InsertElementOp::create(rewriter, loc, out, exp, index);
+    }
+    rewriter.replaceOp(op, out);
     return success();
   }
 };
@@ -94,6 +124,7 @@ struct ConvertSimtToLLVMPass
 
     RewritePatternSet patterns(ctx);
     // Ahead of any device-library lowering of the same ops.
+    patterns.add<HardwareExp2>(converter);
     populateMathToLLVMConversionPatterns(converter, patterns, /*approximateLog1p=*/true,
                                          /*benefit=*/10);
     patterns.add<GridDimFromHiddenArgs>(converter, /*benefit=*/10);

@@ -68,7 +68,7 @@ void rocktile::buildTilePipeline(OpPassManager &pm, const CompileOptions &o) {
   // fp8. The front end does fp8 arithmetic in fp32, but the canonicalizer
   // fuses truncf(sitofp) into an int -> fp8 sitofp.
   pm.addPass(arith::createArithEmulateUnsupportedFloats({{"f8E4M3FN", "f8E5M2"}, "f32"}));
-  pm.addPass(createPipelineCopies({o.target}));
+  pm.addPass(createPipelineCopies({o.target, o.numWarps}));
   pm.addPass(createAssignLayouts({o.target, o.numWarps}));
   pm.addPass(createAllocateLds({o.target}));
 }

@@ -17,6 +17,13 @@ LdsTransposeRead Target::transposeRead(int64_t eltBytes) const {
   return {};
 }
 
+unsigned Target::waveVgprs(unsigned numWarps) const {
+  // A workgroup's waves spread over a compute unit's 4 SIMDs (as LLVM's
+  // AMDGPU backend bounds a kernel's VGPRs by its workgroup size).
+  unsigned wavesPerSimd = std::max(1u, (numWarps + 3) / 4);
+  return std::min(maxWaveVgprs, vgprsPerSimd / wavesPerSimd);
+}
+
 const Target *lookupTarget(llvm::StringRef chip) {
   auto it = llvm::find_if(allTargets(),
                           [&](const Target *t) { return t->chip == chip; });

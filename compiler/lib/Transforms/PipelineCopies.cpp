@@ -7,6 +7,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace rocktile {
 #define GEN_PASS_DEF_PIPELINECOPIES
@@ -23,83 +24,121 @@ constexpr llvm::StringLiteral kNumStages = "tile.num_stages";
 /// Without a loop's or function's num_stages: Triton's AMD default.
 constexpr int64_t kDefaultStages = 2;
 
-/// The ops of `loop`'s body that compute `values` from the induction
-/// variable and values defined outside the loop, in program order; nullopt
-/// when some value depends on anything else (a loop-carried value, a load).
-std::optional<SmallVector<Operation *>> offsetSlice(scf::ForOp loop, ValueRange values) {
-  llvm::SetVector<Operation *> slice;
-  SmallVector<Value> work(values.begin(), values.end());
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (v == loop.getInductionVar() || loop.isDefinedOutsideOfLoop(v))
-      continue;
-    Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != loop.getBody() || def->getNumRegions() || !isMemoryEffectFree(def))
-      return std::nullopt;
-    if (slice.insert(def))
-      llvm::append_range(work, def->getOperands());
-  }
-  SmallVector<Operation *> ordered(slice.begin(), slice.end());
-  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return ordered;
-}
-
+/// A load started N - 1 iterations ahead of its use: a block copy
+/// (`tile.descriptor_load`) into LDS slots, or a dot operand loaded through
+/// pointers (`tile.load`), carried to its iteration in registers.
 struct Pipelined {
-  DescriptorLoadOp load;
-  SmallVector<Operation *> slice;
-  Value buffer;
+  Operation *load;
+  Value buffer; // a block copy's slots
 };
+
+/// The index of each of `loop`'s region iter args among its block arguments.
+unsigned argIndex(scf::ForOp loop, BlockArgument arg) { return arg.getArgNumber() - loop.getNumInductionVars(); }
 
 class LoopPipeliner {
 public:
   explicit LoopPipeliner(scf::ForOp loop) : loop(loop), b(loop) {}
 
-  /// Finds the loads to pipeline; false when there are none.
-  bool findLoads() {
+  /// Finds the loads to pipeline; false when there are none. Pointer loads
+  /// only while their tiles fit in registers beside the loop's: each then
+  /// lives three times (loaded ahead, the one in use, in its operand
+  /// layout) beside the carried values (accumulators), an estimate in
+  /// 32-bit words per lane that must stay under 80% of what a wave of
+  /// `numWarps` may use, the rest for addresses, masks and the backend.
+  bool findLoads(const Target &target, unsigned numWarps) {
     if (!loop.getInductionVar().getType().isInteger(32))
       return false;
-    for (Operation &op : *loop.getBody())
+    auto words = [&](Type type) -> int64_t {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor || isa<PointerType>(tensor.getElementType()))
+        return 0;
+      return tensor.getNumElements() * std::max<int64_t>(tensor.getElementTypeBitWidth(), 8) /
+             (32 * int64_t(numWarps) * target.waveSize);
+    };
+    int64_t registers = 0;
+    for (Value arg : loop.getRegionIterArgs())
+      registers += words(arg.getType());
+    SmallVector<std::pair<Operation *, ValueRange>> candidates;
+    for (Operation &op : *loop.getBody()) {
       if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
         bool invariant = loop.isDefinedOutsideOfLoop(load.getBase()) &&
                          llvm::all_of(load.getShape(), [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }) &&
                          llvm::all_of(load.getStrides(), [&](Value v) { return loop.isDefinedOutsideOfLoop(v); });
-        std::optional<SmallVector<Operation *>> slice = offsetSlice(loop, load.getOffsets());
-        if (invariant && slice)
-          loads.push_back({load, std::move(*slice), Value()});
+        if (invariant)
+          candidates.push_back({&op, load.getOffsets()});
+      } else if (auto load = dyn_cast<LoadOp>(op)) {
+        auto type = dyn_cast<RankedTensorType>(load.getType());
+        // Directly or transposed (attention's K in Q K^T).
+        std::function<bool(Value)> dotOperand = [&](Value v) {
+          return llvm::any_of(v.getUsers(), [&](Operation *user) {
+            if (auto trans = dyn_cast<TransOp>(user))
+              return dotOperand(trans.getResult());
+            auto dot = dyn_cast<DotOp>(user);
+            return dot && (dot.getA() == v || dot.getB() == v);
+          });
+        };
+        if (type && type.getRank() == 2 && dotOperand(load.getResult())) {
+          candidates.push_back({&op, load->getOperands()});
+          registers += 3 * words(type);
+        }
       }
+    }
+    bool pointerLoadsFit = registers * 5 <= int64_t(target.waveVgprs(numWarps)) * 4;
+    for (auto [op, operands] : candidates)
+      if ((isa<DescriptorLoadOp>(op) || pointerLoadsFit) && addSlice(operands))
+        loads.push_back({op, Value()});
+    llvm::sort(ahead, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
     return !loads.empty();
   }
 
-  /// LDS bytes of one block of each load.
+  bool loadsThroughPointers() {
+    return llvm::any_of(loads, [](Pipelined &p) { return isa<LoadOp>(p.load); });
+  }
+
+  /// LDS bytes of one block of each block copy.
   int64_t blockBytes() {
     int64_t bytes = 0;
     for (Pipelined &p : loads)
-      bytes += p.load.getType().getNumElements() * std::max<int64_t>(p.load.getType().getElementTypeBitWidth() / 8, 1);
+      if (auto load = dyn_cast<DescriptorLoadOp>(p.load))
+        bytes += load.getType().getNumElements() * std::max<int64_t>(load.getType().getElementTypeBitWidth() / 8, 1);
     return bytes;
   }
 
   /// Pipelines the loop over `stages` stages.
   void run(int64_t stages) {
     Location loc = loop.getLoc();
-    for (Pipelined &p : loads) {
-      RankedTensorType type = p.load.getType();
-      SmallVector<int64_t> shape{stages};
-      llvm::append_range(shape, type.getShape());
-      auto space = gpu::AddressSpaceAttr::get(loop.getContext(), gpu::AddressSpace::Workgroup);
-      p.buffer = LocalAllocOp::create(b, p.load.getLoc(), MemRefType::get(shape, type.getElementType(),
+    int64_t copies = 0;
+    for (Pipelined &p : loads)
+      if (auto load = dyn_cast<DescriptorLoadOp>(p.load)) {
+        RankedTensorType type = load.getType();
+        SmallVector<int64_t> shape{stages};
+        llvm::append_range(shape, type.getShape());
+        auto space = gpu::AddressSpaceAttr::get(loop.getContext(), gpu::AddressSpace::Workgroup);
+        p.buffer = LocalAllocOp::create(b, load.getLoc(), MemRefType::get(shape, type.getElementType(),
                                                                           MemRefLayoutAttrInterface(), space));
-    }
-    // Prologue: the copies of iterations 0 .. N - 2 that exist.
+        ++copies;
+      }
+    // Prologue: the loads of iterations 0 .. N - 2 that exist, and the
+    // carried values (pointers, offsets) that iteration N - 1 starts from.
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
-    for (int64_t s = 0; s + 1 < stages; ++s)
-      startCopies(b.createOrFold<arith::AddIOp>(loc, lb, mul(step, s)), constant(s), /*guarded=*/true);
-    // The loop splits in two: the iterations whose copy N - 1 ahead exists
-    // (all but the last N - 1), and the others, which start no copy and
-    // wait for all. The second starts where the first's iterations end.
+    SmallVector<Value> chainValues;
+    for (unsigned j : chains)
+      chainValues.push_back(loop.getInitArgs()[j]);
+    SmallVector<Value> tiles; // per pointer load, its loaded tile (N = 2)
+    for (int64_t s = 0; s + 1 < stages; ++s) {
+      IRMapping map = startLoads(b.createOrFold<arith::AddIOp>(loc, lb, mul(step, s)), chainValues, constant(s),
+                                 /*guarded=*/true, tiles, Kind::All);
+      chainValues = nextChains(map);
+    }
+    // The loop splits in two: the iterations whose loads N - 1 ahead exist
+    // (all but the last N - 1), and the others, which start none. The
+    // second starts where the first's iterations end.
     Value mainUb = b.createOrFold<arith::SubIOp>(loc, ub, mul(step, stages - 1));
-    Value mainTrips = b.createOrFold<arith::MaxSIOp>(
-        loc, constant(0),
-        b.createOrFold<arith::CeilDivSIOp>(loc, b.createOrFold<arith::SubIOp>(loc, mainUb, lb), step));
+    // ceil((mainUb - lb) / step) for a positive step, at least 0.
+    Value span = b.createOrFold<arith::AddIOp>(loc, b.createOrFold<arith::SubIOp>(loc, mainUb, lb),
+                                               b.createOrFold<arith::SubIOp>(loc, step, constant(1)));
+    Value mainTrips =
+        b.createOrFold<arith::MaxSIOp>(loc, constant(0), b.createOrFold<arith::DivSIOp>(loc, span, step));
     Value tailLb = b.createOrFold<arith::AddIOp>(loc, lb, b.createOrFold<arith::MulIOp>(loc, mainTrips, step));
     b.setInsertionPointAfter(loop);
     IRMapping cloned;
@@ -110,70 +149,206 @@ public:
     tail.setLowerBound(tailLb);
     loop.setUpperBound(mainUb);
 
-    // Each iteration of the first part: wait for its copies (leaving the
-    // next N - 2 iterations' in flight), start the one N - 1 ahead, read.
-    b.setInsertionPointToStart(loop.getBody());
-    Value i = iteration(loop, lb);
-    Value slot = b.createOrFold<arith::RemSIOp>(loc, i, constant(stages));
-    AsyncWaitOp::create(b, loc, (stages - 2) * int64_t(loads.size()));
-    Value nextSlot = b.createOrFold<arith::RemSIOp>(loc, b.createOrFold<arith::AddIOp>(loc, i, constant(stages - 1)),
-                                                    constant(stages));
-    startCopies(b.createOrFold<arith::AddIOp>(loc, loop.getInductionVar(), mul(step, stages - 1)), nextSlot,
-                /*guarded=*/false);
+    // Each iteration of the first part: wait for its block copies (leaving
+    // the next N - 2 iterations' in flight), start the loads N - 1 ahead
+    // (copies into the slot read one iteration ago), use its own.
+    SmallVector<Value> inits(chainValues);
+    llvm::append_range(inits, tiles);
+    size_t numChains = chains.size(), numOriginal = loop.getNumRegionIterArgs();
+    auto main = withCarried(loop, inits, [&](ValueRange args) {
+      Value iv = loop.getInductionVar();
+      Value slot, nextSlot;
+      if (copies) {
+        Value i = iteration(iv, step, lb);
+        slot = b.createOrFold<arith::RemSIOp>(loc, i, constant(stages));
+        AsyncWaitOp::create(b, loc, (stages - 2) * copies);
+        nextSlot = b.createOrFold<arith::RemSIOp>(loc, b.createOrFold<arith::AddIOp>(loc, i, constant(stages - 1)),
+                                                  constant(stages));
+      }
+      // Copies start first, into the slot all warps are done reading; the
+      // pointer loads at the end, once this iteration's carried tiles are
+      // in LDS, so that they take those tiles' registers.
+      Value ahead = b.createOrFold<arith::AddIOp>(loc, iv, mul(step, stages - 1));
+      SmallVector<Value> started;
+      IRMapping map;
+      if (copies)
+        map = startLoads(ahead, args.take_front(numChains), nextSlot, /*guarded=*/false, started, Kind::Copies);
+      if (copies < int64_t(loads.size())) {
+        b.setInsertionPoint(loop.getBody()->getTerminator());
+        map = startLoads(ahead, args.take_front(numChains), nextSlot, /*guarded=*/false, started,
+                         Kind::PointerLoads);
+      }
+      SmallVector<Value> yields = nextChains(map);
+      useLoads(loads, args.drop_front(numChains), slot, yields, started);
+      return yields;
+    });
+    // The last N - 1: wait for all copies, use the loads already made.
+    SmallVector<Pipelined> tailLoads;
     for (Pipelined &p : loads)
-      replaceWithRead(p.load, p.buffer, slot);
-    // The last N - 1: wait for all, read.
-    b.setInsertionPointToStart(tail.getBody());
-    Value tailSlot = b.createOrFold<arith::RemSIOp>(loc, iteration(tail, lb), constant(stages));
-    AsyncWaitOp::create(b, loc, 0);
-    for (Pipelined &p : loads)
-      replaceWithRead(cast<DescriptorLoadOp>(cloned.lookup(p.load.getOperation())), p.buffer, tailSlot);
+      tailLoads.push_back({cloned.lookup(p.load), p.buffer});
+    SmallVector<Value> carriedTiles(main.getResults().drop_front(numOriginal + numChains));
+    withCarried(tail, carriedTiles, [&](ValueRange args) {
+      Value slot;
+      if (copies) {
+        slot = b.createOrFold<arith::RemSIOp>(loc, iteration(tail.getInductionVar(), step, lb), constant(stages));
+        AsyncWaitOp::create(b, loc, 0);
+      }
+      SmallVector<Value> yields;
+      useLoads(tailLoads, args, slot, yields, /*started=*/{});
+      return yields;
+    });
   }
 
 private:
   Value constant(int64_t v) { return arith::ConstantIntOp::create(b, loop.getLoc(), v, 32); }
   Value mul(Value x, int64_t k) { return b.createOrFold<arith::MulIOp>(loop.getLoc(), x, constant(k)); }
 
-  /// The index (from 0 at `lb`) of `part`'s current iteration.
-  Value iteration(scf::ForOp part, Value lb) {
-    Location loc = loop.getLoc();
-    return b.createOrFold<arith::DivSIOp>(loc, b.createOrFold<arith::SubIOp>(loc, part.getInductionVar(), lb),
-                                          part.getStep());
-  }
-
-  void replaceWithRead(DescriptorLoadOp load, Value buffer, Value slot) {
-    OpBuilder at(load);
-    load.replaceAllUsesWith(LocalLoadOp::create(at, load.getLoc(), load.getType(), buffer, slot).getResult());
-    load.erase();
-  }
-
-  /// Starts the copies of iteration `iv` into `slot` (`guarded`: if `iv` is
-  /// one of the loop's).
-  void startCopies(Value iv, Value slot, bool guarded) {
-    Location loc = loop.getLoc();
-    OpBuilder::InsertionGuard guard(b);
-    if (guarded) {
-      auto inLoop = scf::IfOp::create(
-          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound()),
-          /*withElseRegion=*/false);
-      b.setInsertionPoint(inLoop.thenBlock()->getTerminator());
+  /// Adds the ops computing `roots` from the induction variable, values
+  /// defined outside the loop and carried values the loop itself advances
+  /// that way (a pointer or offset stepped each iteration) to `ahead`;
+  /// false, adding nothing, when some value depends on anything else (a
+  /// load, a value carried otherwise).
+  bool addSlice(ValueRange roots) {
+    llvm::SetVector<Operation *> slice;
+    llvm::SetVector<unsigned> carried;
+    SmallVector<Value> work(roots.begin(), roots.end());
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (v == loop.getInductionVar() || loop.isDefinedOutsideOfLoop(v))
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        unsigned j = argIndex(loop, arg);
+        if (carried.insert(j))
+          work.push_back(loop.getYieldedValues()[j]);
+        continue;
+      }
+      Operation *def = v.getDefiningOp();
+      if (def->getBlock() != loop.getBody() || def->getNumRegions() || !isMemoryEffectFree(def))
+        return false;
+      if (slice.insert(def))
+        llvm::append_range(work, def->getOperands());
     }
+    for (Operation *op : slice)
+      if (!llvm::is_contained(ahead, op))
+        ahead.push_back(op);
+    for (unsigned j : carried)
+      if (!llvm::is_contained(chains, j))
+        chains.push_back(j);
+    return true;
+  }
+
+  /// `part` carrying `inits` besides its own values: `body` builds, at the
+  /// start of its body, what the next iteration carries from the values
+  /// this one carries (`args`). Returns the loop that replaces `part`.
+  scf::ForOp withCarried(scf::ForOp part, ValueRange inits, function_ref<SmallVector<Value>(ValueRange)> body) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(part.getBody());
+    if (inits.empty()) {
+      body({});
+      return part;
+    }
+    IRRewriter rewriter(part.getContext());
+    auto replaced = part.replaceWithAdditionalYields(
+        rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+          // The new loop's arguments, used in the old body, which then moves.
+          b.setInsertionPointToStart(part.getBody());
+          return body(SmallVector<Value>(args.begin(), args.end()));
+        });
+    return cast<scf::ForOp>(replaced->getOperation());
+  }
+
+  /// The index (from 0 at `lb`) of the iteration at `iv`.
+  Value iteration(Value iv, Value step, Value lb) {
+    Location loc = loop.getLoc();
+    return b.createOrFold<arith::DivSIOp>(loc, b.createOrFold<arith::SubIOp>(loc, iv, lb), step);
+  }
+
+  enum class Kind { All, Copies, PointerLoads };
+
+  /// Starts the loads of `kind` of iteration `iv` whose carried values are
+  /// `chainValues`: copies into `slot`, pointer loads appended to `tiles`
+  /// (`guarded`: only if `iv` is one of the loop's). Returns the mapping of
+  /// the loop's values to that iteration's.
+  IRMapping startLoads(Value iv, ValueRange chainValues, Value slot, bool guarded, SmallVector<Value> &tiles,
+                       Kind kind) {
+    Location loc = loop.getLoc();
+    IRMapping map;
+    map.map(loop.getInductionVar(), iv);
+    for (auto [j, v] : llvm::zip(chains, chainValues))
+      map.map(loop.getRegionIterArgs()[j], v);
+    for (Operation *op : ahead)
+      b.clone(*op, map);
+    Value exists = guarded ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound())
+                           : Value();
     for (Pipelined &p : loads) {
-      IRMapping map;
-      map.map(loop.getInductionVar(), iv);
-      for (Operation *op : p.slice)
-        b.clone(*op, map);
-      SmallVector<Value> offsets;
-      for (Value o : p.load.getOffsets())
-        offsets.push_back(map.lookupOrDefault(o));
-      AsyncCopyOp::create(b, p.load.getLoc(), p.load.getBase(), offsets, p.load.getShape(), p.load.getStrides(),
-                          p.buffer, slot);
+      bool copy = isa<DescriptorLoadOp>(p.load);
+      if (kind != Kind::All && copy != (kind == Kind::Copies))
+        continue;
+      if (auto load = dyn_cast<DescriptorLoadOp>(p.load)) {
+        OpBuilder::InsertionGuard guard(b);
+        if (exists)
+          b.setInsertionPoint(scf::IfOp::create(b, loc, exists, /*withElseRegion=*/false).thenBlock()->getTerminator());
+        SmallVector<Value> offsets;
+        for (Value o : load.getOffsets())
+          offsets.push_back(map.lookupOrDefault(o));
+        AsyncCopyOp::create(b, load.getLoc(), load.getBase(), offsets, load.getShape(), load.getStrides(), p.buffer,
+                            slot);
+        continue;
+      }
+      if (!exists) {
+        tiles.push_back(b.clone(*p.load, map)->getResult(0));
+        continue;
+      }
+      // A tile of zeros for an iteration that does not exist: never used.
+      auto type = cast<RankedTensorType>(p.load->getResult(0).getType());
+      auto inLoop = scf::IfOp::create(
+          b, loc, exists,
+          [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, bb.clone(*p.load, map)->getResult(0)); },
+          [&](OpBuilder &bb, Location l) {
+            Value zero = arith::ConstantOp::create(bb, l, bb.getZeroAttr(type.getElementType()));
+            scf::YieldOp::create(bb, l, SplatOp::create(bb, l, type, zero).getResult());
+          });
+      tiles.push_back(inLoop.getResult(0));
+    }
+    return map;
+  }
+
+  /// The carried values of the iteration after the one `map` maps to.
+  SmallVector<Value> nextChains(IRMapping &map) {
+    SmallVector<Value> next;
+    for (unsigned j : chains)
+      next.push_back(map.lookupOrDefault(loop.getYieldedValues()[j]));
+    return next;
+  }
+
+  /// Replaces each of `uses` by what was loaded for its iteration: a block
+  /// copy by the read of `slot`; a pointer load by its carried tile (of
+  /// `carried`, in order), appending the tile the next iteration carries to
+  /// `yields`: the one `started` (or, without one, the same again).
+  void useLoads(ArrayRef<Pipelined> uses, ValueRange carried, Value slot, SmallVector<Value> &yields,
+                ArrayRef<Value> started) {
+    size_t pointerLoad = 0;
+    for (const Pipelined &p : uses) {
+      OpBuilder at(p.load);
+      Value value;
+      if (auto load = dyn_cast<DescriptorLoadOp>(p.load)) {
+        value = LocalLoadOp::create(at, load.getLoc(), load.getType(), p.buffer, slot);
+      } else {
+        value = carried[pointerLoad];
+        yields.push_back(started.empty() ? value : started[pointerLoad]);
+        ++pointerLoad;
+      }
+      p.load->getResult(0).replaceAllUsesWith(value);
+      p.load->erase();
     }
   }
 
   scf::ForOp loop;
   OpBuilder b;
   SmallVector<Pipelined> loads;
+  SmallVector<Operation *> ahead; // the loads' operands' ops, in program order
+  SmallVector<unsigned> chains;   // the carried values they read
 };
 
 struct PipelineCopiesPass : public rocktile::impl::PipelineCopiesBase<PipelineCopiesPass> {
@@ -186,13 +361,13 @@ struct PipelineCopiesPass : public rocktile::impl::PipelineCopiesBase<PipelineCo
       return signalPassFailure();
     }
     getOperation().walk([&](scf::ForOp loop) {
+      auto func = loop->getParentOfType<func::FuncOp>();
       auto stages = loop->getAttrOfType<IntegerAttr>(kNumStages);
-      if (!stages)
-        if (auto func = loop->getParentOfType<func::FuncOp>())
-          stages = func->getAttrOfType<IntegerAttr>(kNumStages);
+      if (!stages && func)
+        stages = func->getAttrOfType<IntegerAttr>(kNumStages);
       int64_t asked = stages ? stages.getInt() : kDefaultStages, n = asked;
       LoopPipeliner pipeliner(loop);
-      if (n < 2 || !pipeliner.findLoads())
+      if (n < 2 || !pipeliner.findLoads(*t, numWarps))
         return;
       // As many stages as the LDS holds, leaving a block's room per load
       // for the loop's other LDS uses.
@@ -203,6 +378,11 @@ struct PipelineCopiesPass : public rocktile::impl::PipelineCopiesBase<PipelineCo
                            << (asked + 1) * pipeliner.blockBytes() << " bytes of LDS for this loop's copies; "
                            << t->chip << " has " << t->ldsBytes << ": pipelined with " << std::max<int64_t>(n, 1)
                            << " stage" << (n < 2 ? "" : "s");
+      // A tile loaded through pointers waits in registers: a second one in
+      // flight would cost a copy of every register each iteration (and
+      // spills where the accumulators are large), so such loops keep one.
+      if (pipeliner.loadsThroughPointers())
+        n = std::min<int64_t>(n, 2);
       if (n >= 2)
         pipeliner.run(n);
     });

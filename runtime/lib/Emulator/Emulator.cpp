@@ -13,6 +13,7 @@
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -166,6 +167,34 @@ struct HostPackedTrunc2xFp8 : public ConvertOpToLLVMPattern<amdgpu::PackedTrunc2
   }
 };
 
+/// math.exp2 with `afn` on f32 runs as the GPU's v_exp_f32 (SimtToLLVM's
+/// HardwareExp2): exp2, with results below 2^-126 flushed to +0. (The
+/// hardware's result is within 1 ulp of the host's; its exact bits are not
+/// documented.)
+struct HostHardwareExp2 : public ConvertOpToLLVMPattern<math::Exp2Op> {
+  explicit HostHardwareExp2(const LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(math::Exp2Op op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn) ||
+        !getElementTypeOrSelf(op.getType()).isF32())
+      return failure();
+    Location loc = op.getLoc();
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!LLVM::isCompatibleType(type) || isa<LLVM::LLVMArrayType>(type))
+      return failure();
+    Value exp = LLVM::Exp2Op::create(rewriter, loc, type, adaptor.getOperand());
+    auto splat = [&](float v) -> Value {
+      Attribute value = rewriter.getF32FloatAttr(v);
+      if (auto vector = dyn_cast<VectorType>(type))
+        value = SplatElementsAttr::get(vector, value);
+      return LLVM::ConstantOp::create(rewriter, loc, type, cast<TypedAttr>(value));
+    };
+    Value tiny = LLVM::FCmpOp::create(rewriter, loc, LLVM::FCmpPredicate::olt, exp, splat(0x1p-126f));
+    rewriter.replaceOpWithNewOp<LLVM::SelectOp>(op, tiny, splat(0.0f), exp);
+    return success();
+  }
+};
+
 /// The host program in upstream dialects -> LLVM dialect. Every GPU address
 /// space is host memory.
 struct HostToLLVM : public PassWrapper<HostToLLVM, OperationPass<ModuleOp>> {
@@ -175,7 +204,7 @@ struct HostToLLVM : public PassWrapper<HostToLLVM, OperationPass<ModuleOp>> {
     LLVMTypeConverter converter(ctx);
     populateGpuMemorySpaceAttributeConversions(converter, [](gpu::AddressSpace) { return 0u; });
     RewritePatternSet patterns(ctx);
-    patterns.add<HostPrintf, HostExtPackedFp8, HostPackedTrunc2xFp8>(converter);
+    patterns.add<HostPrintf, HostExtPackedFp8, HostPackedTrunc2xFp8, HostHardwareExp2>(converter);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns);

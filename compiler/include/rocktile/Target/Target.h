@@ -33,6 +33,12 @@ struct Target {
   bool hasPermlane32Swap;      // v_permlane32_swap: exchange wave halves
   unsigned ldsBanks;           // LDS banks, 4 bytes wide
   bool hasTensorDataMover;     // tensor_load_to_lds: whole blocks from global memory to LDS
+  unsigned vgprsPerSimd;       // a SIMD's VGPRs per lane, shared by its waves
+  unsigned maxWaveVgprs;       // the most one wave may address (AGPRs apart)
+
+  /// VGPRs per lane a wave of a workgroup of `numWarps` may use: the SIMD's
+  /// share of each of the (4 per compute unit) SIMDs running them.
+  unsigned waveVgprs(unsigned numWarps) const;
   llvm::ArrayRef<MatrixCoreInstr> matrixInstrs; // in order of preference
   llvm::ArrayRef<LdsTransposeRead> transposeReads; // the ones rocktile uses
 

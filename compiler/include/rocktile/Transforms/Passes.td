@@ -4,23 +4,36 @@
 include "mlir/Pass/PassBase.td"
 
 def PipelineCopies : Pass<"tile-pipeline-copies", "mlir::ModuleOp"> {
-  let summary = "Software-pipeline the block copies of a loop over N stages (num_stages)";
+  let summary = "Software-pipeline a loop's block copies and dot operand loads over N stages (num_stages)";
   let description = [{
     In an `scf.for` that carries `tile.num_stages = N` (`tl.range(...,
     num_stages=N)`), or else inside a function that carries it (the launch's
-    `num_stages`), or else with N = 2 (Triton's AMD default), when N >= 2, every `tile.descriptor_load` of the loop body whose base,
-    extents and strides are loop-invariant and whose offsets are computed
-    from the induction variable becomes a copy started N - 1 iterations
-    ahead: N LDS slots per load (`tile.local_alloc`), a prologue that starts
-    the first N - 1 iterations' copies (those that exist), and the loop in
-    two parts. In all but the last N - 1 iterations: a wait for this
-    iteration's copies (`tile.async_wait`, leaving the next N - 2
-    iterations' in flight), the copy N - 1 iterations ahead into the slot
-    read one iteration ago, and the read of this iteration's slot
-    (`tile.local_load`); in the last N - 1, a wait for all and the read. Any
-    trip count (0 and 1 included) is correct. Other loads stay as they are. Where the target's LDS would not hold N + 1
-    blocks per load (the slots and room for the loop's other LDS uses), the
-    loop gets as many stages as it does hold, with a warning at the loop.
+    `num_stages`), or else with N = 2 (Triton's AMD default), when N >= 2,
+    the loads of the loop body whose operands the loop computes from its
+    induction variable, loop-invariant values and values it carries and
+    advances that way (a pointer or offset stepped each iteration) start
+    N - 1 iterations ahead, those carried values stepped ahead with them:
+
+    - every `tile.descriptor_load` with loop-invariant base, extents and
+      strides becomes a copy into one of N LDS slots (`tile.local_alloc`). In
+      all but the last N - 1 iterations: a wait for this iteration's copies
+      (`tile.async_wait`, leaving the next N - 2 iterations' in flight), the
+      copy N - 1 iterations ahead into the slot read one iteration ago, and
+      the read of this iteration's slot (`tile.local_load`); in the last
+      N - 1, a wait for all and the read. Where the target's LDS would not
+      hold N + 1 blocks per copy (the slots and room for the loop's other
+      LDS uses), the loop gets as many stages as it does hold, with a
+      warning at the loop.
+    - every `tile.load` of a 2-D tile that is a `tile.dot` operand is made at
+      the end of the iteration before its own, and its tile carried there in
+      registers. A loop with such loads has at most 2 stages: a second tile
+      per load in flight would cost a copy of each of its registers every
+      iteration.
+
+    A prologue makes the first N - 1 iterations' loads (those that exist),
+    and the loop splits in two: the iterations whose loads N - 1 ahead exist,
+    then the last N - 1, which start none. Any trip count (0 and 1 included)
+    is correct. Other loads stay as they are.
 
     Before (N = 2):
     ```mlir
@@ -50,6 +63,7 @@ def PipelineCopies : Pass<"tile-pipeline-copies", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", "\"gfx950\"", "Target chip">,
+    Option<"numWarps", "num-warps", "unsigned", "4", "Warps per workgroup">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }

@@ -1,0 +1,87 @@
+"""Software pipelining of dot operands loaded through pointers (the tutorial
+GEMM): at num_stages >= 2 each K-loop iteration loads the next iteration's
+tiles after its own are in LDS, and the tiles wait in registers; numerics
+against numpy for stages x trip counts x targets, ragged edges included."""
+import os
+import re
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import rocktile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+from matmul import matmul_kernel  # noqa: E402
+
+SIGNATURE = {"a_ptr": "*bf16:16:range32", "b_ptr": "*bf16:16:range32", "c_ptr": "*fp32:16:range32",
+             "bias_ptr": "*fp32:16:range32", "M": "i32:16", "N": "i32:16", "K": "i32:16",
+             "stride_am": "i32:16", "stride_bk": "i32:16", "stride_cm": "i32:16"}
+
+
+def compiled(target, num_stages, blocks=(128, 128, 64), num_warps=4):
+    bm, bn, bk = blocks
+    constexprs = dict(BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, HAS_BIAS=False,
+                      ACTIVATION="", stride_ak=1, stride_bn=1, stride_cn=1)
+    return rocktile.compile(matmul_kernel, signature=SIGNATURE, constexprs=constexprs, target=target,
+                            num_warps=num_warps, num_stages=num_stages)
+
+
+def k_loop(asm):
+    return next(body for label, body in re.findall(r"^(\.LBB\d+_\d+):(.*?)s_cbranch_\w+ \1\b", asm, re.S | re.M)
+                if re.search(r"v_(mfma|wmma)", body))
+
+
+# What each target's waits for global loads look like.
+LOAD_WAIT = {"gfx950": r"s_waitcnt vmcnt", "gfx1250": r"s_wait_loadcnt"}
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+def test_k_loop_loads_the_next_tiles_and_does_not_wait_for_them(target):
+    kernel = compiled(target, num_stages=2)
+    tile_ir = kernel.asm["tile"]
+    # The loop carries A's and B's bf16 tiles; the prologue loads the first.
+    loop_types = re.search(r"scf\.for .*? -> \((.*)\)", tile_ir).group(1)
+    assert "tensor<128x64xbf16" in loop_types and "tensor<64x128xbf16" in loop_types, loop_types
+    assert re.search(r"scf\.if .* -> \(tensor<128x64xbf16", tile_ir)
+    # In the K loop, no wait for a global load follows the last one: the
+    # next iteration writes those tiles to LDS. Unpipelined, each
+    # iteration waits for its own loads.
+    body = k_loop(kernel.asm["amdgcn"])
+    after_loads = body[max(m.end() for m in re.finditer(r"buffer_load\w*", body)):]
+    assert not re.search(LOAD_WAIT[target], after_loads), after_loads
+    assert kernel.n_spills == 0
+    unpipelined = k_loop(compiled(target, num_stages=1).asm["amdgcn"])
+    after_loads = unpipelined[max(m.end() for m in re.finditer(r"buffer_load\w*", unpipelined)):]
+    assert re.search(LOAD_WAIT[target], after_loads)
+
+
+def test_tiles_too_large_for_registers_stay_unpipelined():
+    # 256x256 fp32 accumulators (128 VGPRs per lane of 8 waves of 64) and
+    # three copies of the operand tiles would not fit in gfx950's 256.
+    kernel = compiled("gfx950", num_stages=2, blocks=(256, 256, 64), num_warps=8)
+    loop_types = re.search(r"scf\.for .*? -> \((.*)\)", kernel.asm["tile"]).group(1)
+    assert "bf16>" not in loop_types.replace("!tile.ptr<bf16>", "")
+    assert kernel.n_spills == 0
+
+
+def bf16(shape, seed):
+    return np.random.default_rng(seed).standard_normal(shape).astype(ml_dtypes.bfloat16)
+
+
+# K = 0, 20, 64 and 200 with BLOCK_K = 32: 0, 1 (a partial block), 2 and 7
+# (the last partial) trips; M and N not multiples of the blocks. num_stages
+# 3 is pipelined as 2.
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+@pytest.mark.parametrize("num_stages", [1, 2, 3])
+@pytest.mark.parametrize("K", [0, 20, 64, 200])
+def test_gemm_stages_trip_counts_and_edges(target, K, num_stages):
+    M, N = 72, 40
+    a, b = bf16((M, K), 1), bf16((K, N), 2)
+    c = np.empty((M, N), np.float32)
+    grid = (rocktile.cdiv(M, 32) * rocktile.cdiv(N, 32),)
+    matmul_kernel[grid](a, b, c, c, M, N, K, max(K, 1), 1, N, 1, N, 1, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32,
+                        BLOCK_SIZE_K=32, GROUP_SIZE_M=2, HAS_BIAS=False, ACTIVATION="", num_warps=2,
+                        num_stages=num_stages, target=target)
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
