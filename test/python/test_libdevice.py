@@ -4,6 +4,7 @@ against float64 numpy over their domains (printed with -s) and held to the
 bounds docs/language.md states; the exact ones must match numpy bit for bit,
 special values included."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -292,3 +293,31 @@ def test_ilogb_and_logb(target, dtype):
     np.testing.assert_array_equal(f[:-5], want.astype(dtype))
     np.testing.assert_array_equal(i[-5:], [-2**31, -2**31, 2**31 - 1, 2**31 - 1, -2**31])
     np.testing.assert_array_equal(f[-5:], np.array([-np.inf, -np.inf, np.inf, np.inf, np.nan], dtype))
+
+
+@rocktile.jit
+def exp2_pair(x_ptr, fast_ptr, exact_ptr, N: tl.constexpr, FAST_ONLY: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(fast_ptr + offs, tl.exp2(x))
+    if not FAST_ONLY:
+        tl.store(exact_ptr + offs, libdevice.exp2(x))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tl_exp2_is_the_hardware_instruction(target):
+    # tl.exp2 in fp32 is v_exp_f32 (as in Triton's AMD backend): results
+    # below 2^-126 are 0; libdevice.exp2 scales them and keeps them.
+    x = np.array([-130, -126.5, -126, -1, 0, 0.5, 3.3, 127.9, 128, np.nan, -np.inf, np.inf, 7, -7, 1e-40, 2],
+                 np.float32)
+    fast, exact = np.empty_like(x), np.empty_like(x)
+    exp2_pair[(1,)](x, fast, exact, N=16, FAST_ONLY=False, target=target)
+    with np.errstate(over="ignore"):
+        expected = np.exp2(x.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(exact, expected)
+    normal = ~(expected < np.float32(2.0 ** -126))
+    np.testing.assert_array_equal(fast[normal], expected[normal])
+    np.testing.assert_array_equal(fast[~normal], 0)
+    asm = rocktile.compile(exp2_pair, {"x_ptr": "*fp32", "fast_ptr": "*fp32", "exact_ptr": "*fp32"},
+                           {"N": 256, "FAST_ONLY": True}, target=target).asm["amdgcn"]
+    assert re.search(r"\bv_exp_f32", asm) and "v_ldexp" not in asm, asm

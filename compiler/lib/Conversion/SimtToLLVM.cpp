@@ -57,7 +57,7 @@ struct GridDimFromHiddenArgs : public ConvertOpToLLVMPattern<gpu::GridDimOp> {
 /// in Triton's AMD backend: without LLVM's rescaling for results below 2^-126
 /// (which then flush to 0), four instructions fewer per element.
 struct HardwareExp2 : public ConvertOpToLLVMPattern<math::Exp2Op> {
-  explicit HardwareExp2(const LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  explicit HardwareExp2(const LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/11) {}
   LogicalResult matchAndRewrite(math::Exp2Op op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto vector = dyn_cast<VectorType>(op.getType());
@@ -123,7 +123,8 @@ struct ConvertSimtToLLVMPass
     populateAMDGPUTypeAndAttributeConversions(converter);
 
     RewritePatternSet patterns(ctx);
-    // Ahead of any device-library lowering of the same ops.
+    // Ahead of any device-library lowering of the same ops (and of
+    // math.exp2's to llvm.exp2, HardwareExp2's).
     patterns.add<HardwareExp2>(converter);
     populateMathToLLVMConversionPatterns(converter, patterns, /*approximateLog1p=*/true,
                                          /*benefit=*/10);

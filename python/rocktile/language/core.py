@@ -289,15 +289,18 @@ def div_rn(x, y):
     return semantic.float_div(_unwrap(x), _unwrap(y), "tl.div_rn")
 
 
-def _float_math(name):
+def _float_math(name, approximate=False):
     def fn(x):
-        return semantic.float_math(f"math.{name}", _unwrap(x), name)
+        return semantic.float_math(f"math.{name}", _unwrap(x), name, approximate)
     fn.__name__ = fn.__qualname__ = name
     return _tensor_method(fn)
 
 
-exp, exp2, log, log2, sqrt, rsqrt, sin, cos, erf, floor, ceil = (
-    _float_math(name) for name in ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "erf", "floor", "ceil"))
+exp, log, log2, sqrt, rsqrt, sin, cos, erf, floor, ceil = (
+    _float_math(name) for name in ("exp", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "erf", "floor", "ceil"))
+# As in Triton's AMD backend, the hardware's exp2 in fp32: results below
+# 2^-126 are 0 (libdevice.exp2 keeps them).
+exp2 = _float_math("exp2", approximate=True)
 
 
 @_tensor_method

@@ -843,13 +843,15 @@ def where(condition, x, y):
     return _emit("arith.select", [condition, x, y], x.type)
 
 
-def float_math(op_name, x, fname):
-    """A math-dialect function of a float (fp16/bf16/fp8 computed in fp32)."""
+def float_math(op_name, x, fname, approximate=False):
+    """A math-dialect function of a float (fp16/bf16/fp8 computed in fp32);
+    `approximate`: in fp32, the hardware's instruction where there is one
+    (`afn`), not the correctly scaled expansion."""
     x = _numeric(x, f"tl.{fname}")
     if not x.dtype.is_floating():
         raise SemanticError(f"tl.{fname} expects a floating-point tensor, got {x.dtype}; "
                             "convert it first, e.g. x.to(tl.float32)")
-    return _in_float32(op_name, [x])
+    return _in_float32(op_name, [x], {"fastmath": "#arith.fastmath<afn>"} if approximate else None)
 
 
 def float_math2(op_name, a, b, fname):
@@ -861,14 +863,15 @@ def float_math2(op_name, a, b, fname):
     return _in_float32(op_name, [x, y])
 
 
-def _in_float32(op_name, operands):
+def _in_float32(op_name, operands, fp32_attrs=None):
     """`op_name` of operands of one float type; fp16/bf16/fp8 computed in
-    fp32 (the AMDGPU backend handles fp32 transcendentals best)."""
+    fp32 (the AMDGPU backend handles fp32 transcendentals best), with
+    `fp32_attrs` there."""
     ty = operands[0].dtype
     if _narrow_float(ty):
         wide = [cast(o, float32) for o in operands]
-        return cast(_emit(op_name, wide, wide[0].type), ty)
-    return _emit(op_name, operands, operands[0].type)
+        return cast(_emit(op_name, wide, wide[0].type, fp32_attrs), ty)
+    return _emit(op_name, operands, operands[0].type, fp32_attrs if ty == float32 else None)
 
 
 def sigmoid(x):
