@@ -15,6 +15,12 @@
 // CHECK: llvm.load %[[Y]] invariant {alignment = 4 : i64} : !llvm.ptr<4> -> i32
 // CHECK: llvm.intr.exp(%{{.*}}) : (vector<4xf32>) -> vector<4xf32>
 // CHECK: llvm.intr.exp2
+// tl.exp2 (afn) is the hardware instruction, element by element.
+// CHECK: %[[E:.*]] = llvm.extractelement %{{.*}}[%{{.*}} : i32] : vector<2xf32>
+// CHECK: %[[X:.*]] = rocdl.exp2 %[[E]] f32 -> f32
+// CHECK: llvm.insertelement %[[X]]
+// CHECK: rocdl.exp2
+// CHECK-NOT: rocdl.exp2
 // CHECK: llvm.intr.log
 // CHECK: llvm.intr.sqrt
 // CHECK: llvm.fdiv
@@ -33,7 +39,13 @@ module attributes {gpu.container_module} {
       %gy = gpu.grid_dim y
       %e = math.exp %v : vector<4xf32>
       %e2 = math.exp2 %s : f32
-      %l = math.log %e2 : f32
+      %pair = vector.broadcast %s : f32 to vector<2xf32>
+      %fast = math.exp2 %pair fastmath<afn> : vector<2xf32>
+      %fast0 = vector.extract %fast[0] : f32 from vector<2xf32>
+      %fast1 = vector.extract %fast[1] : f32 from vector<2xf32>
+      %fsum = arith.addf %fast0, %fast1 : f32
+      %e2f = arith.addf %e2, %fsum : f32
+      %l = math.log %e2f : f32
       %r = math.rsqrt %l : f32
       %d = amdgpu.dpp %r %r quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32]) : f32
       %w = amdgpu.swizzle_bitmode %d 31 0 4 : f32
