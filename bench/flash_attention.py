@@ -1,4 +1,4 @@
-"""The flash-attention forward of examples/attention.py compiled by rocktile
+"""The flash-attention forward of examples/flash_attention.py compiled by rocktile
 and by Triton 3.9, side by side, in the table of bench/gemm.py (read its
 docstring for the columns): the loop counted is the one over key blocks,
 and MACs per wave are those of its two dots, BLOCK_M x BLOCK_N x HEAD_DIM
@@ -14,7 +14,7 @@ import time
 from gemm import TARGETS, TRITON, extra_cycles_per_access, parse_args, print_header, print_row, triton_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-EXAMPLE = os.path.join(HERE, "..", "examples", "attention.py")
+EXAMPLE = os.path.join(HERE, "..", "examples", "flash_attention.py")
 CONFIGS = [(128, 64, 64, 4), (128, 64, 128, 4), (128, 32, 128, 8)]  # BLOCK_M, BLOCK_N, HEAD_DIM, warps
 
 # A launch on contiguous bf16 tensors: aligned pointers into buffers under
@@ -32,7 +32,7 @@ def constexprs(bm, bn, d):
 def rocktile_row(target, bm, bn, d, warps, stages):
     sys.path.insert(0, os.path.dirname(EXAMPLE))
     import rocktile
-    from attention import attention_kernel
+    from flash_attention import attention_kernel
     start = time.perf_counter()
     kernel = rocktile.compile(attention_kernel, SIGNATURE, constexprs(bm, bn, d), target=target, num_warps=warps,
                               num_stages=stages)
@@ -45,7 +45,7 @@ def bank_cycles(target, bm, bn, d, warps, stages):
     over two key blocks."""
     import ml_dtypes
     import numpy as np
-    from attention import attention_kernel
+    from flash_attention import attention_kernel
     n = 2 * bn
     q, kv = np.ones((bm, d), ml_dtypes.bfloat16), np.ones((n, d), ml_dtypes.bfloat16)
     o = np.empty_like(q)

@@ -6,7 +6,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import attention
+import flash_attention
 import fp8_quantize
 import int8_matmul
 import softmax
@@ -78,13 +78,13 @@ def test_fp8_quantize_matches_numpy(target):
 
 
 @pytest.mark.parametrize("script", ["vector_add.py", "softmax.py", "layer_norm.py", "fp8_quantize.py", "int8_matmul.py",
-                                    "batched_matmul.py", "attention.py", "descriptor_matmul.py"])
+                                    "batched_matmul.py", "flash_attention.py", "descriptor_matmul.py"])
 def test_example_main(script, capsys):
     runpy.run_path(os.path.join(EXAMPLES, script), run_name="__main__")
     out = capsys.readouterr().out
     assert "gfx950" in out and "gfx1250" in out
     expected = {"layer_norm.py": "backward max error", "int8_matmul.py": "int32 exact",
-                "batched_matmul.py": "max |error|", "attention.py": "max |error|",
+                "batched_matmul.py": "max |error|", "flash_attention.py": "max |error|",
                 "descriptor_matmul.py": "max |error|"}.get(script, "vgpr_count")
     assert expected in out
 
@@ -107,6 +107,7 @@ def test_int8_matmul_exact_and_dequantized(target, M, N, K, blocks, num_warps):
     np.testing.assert_allclose(y, want * sa[:, None].astype(np.float64) * sb[None, :], rtol=1e-6)
 
 
+@pytest.mark.parametrize("num_stages", [1, 2])
 @pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
 @pytest.mark.parametrize("dtype,heads,n_q,n_kv,d,causal,blocks,num_warps", [
     (ml_dtypes.bfloat16, 2, 100, 70, 64, False, (64, 32), 4),
@@ -114,15 +115,17 @@ def test_int8_matmul_exact_and_dequantized(target, M, N, K, blocks, num_warps):
     (np.float16, 3, 16, 130, 64, False, (16, 64), 1),
     (np.float16, 1, 130, 200, 128, True, (128, 64), 8),
 ])
-def test_attention(target, dtype, heads, n_q, n_kv, d, causal, blocks, num_warps):
-    """examples/attention.py against float64 numpy. Error sources: p rounded to
-    the input dtype before P·V (relative eps/2 per term, so at most eps/2 *
+def test_attention(target, dtype, heads, n_q, n_kv, d, causal, blocks, num_warps, num_stages):
+    """examples/flash_attention.py against float64 numpy, its K and V loads
+    pipelined (num_stages=2) or not. Error sources: p rounded to the input
+    dtype before P·V (relative eps/2 per term, so at most eps/2 *
     max|v| on the output) and the output's own rounding (eps/2 * max|o|):
     atol = eps * max|v|. Ragged lengths mask keys and queries; causal rows
     start with every key masked in all but the first block."""
     rng = np.random.default_rng(n_q * n_kv + d)
     q, k, v = (rng.standard_normal((heads, n, d)).astype(dtype) for n in (n_q, n_kv, n_kv))
-    o = attention.attention(q, k, v, causal=causal, target=target, blocks=blocks, num_warps=num_warps)
-    want = attention.attention_reference(q, k, v, causal=causal)
+    o = flash_attention.attention(q, k, v, causal=causal, target=target, blocks=blocks, num_warps=num_warps,
+                                  num_stages=num_stages)
+    want = flash_attention.attention_reference(q, k, v, causal=causal)
     eps = float(ml_dtypes.finfo(dtype).eps)
     np.testing.assert_allclose(o.astype(np.float64), want, rtol=0, atol=eps * np.abs(v.astype(np.float64)).max())

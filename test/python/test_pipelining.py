@@ -13,6 +13,7 @@ import pytest
 import rocktile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+from flash_attention import attention_kernel  # noqa: E402
 from matmul import matmul_kernel  # noqa: E402
 
 SIGNATURE = {"a_ptr": "*bf16:16:range32", "b_ptr": "*bf16:16:range32", "c_ptr": "*fp32:16:range32",
@@ -55,6 +56,20 @@ def test_k_loop_loads_the_next_tiles_and_does_not_wait_for_them(target):
     unpipelined = k_loop(compiled(target, num_stages=1).asm["amdgcn"])
     after_loads = unpipelined[max(m.end() for m in re.finditer(r"buffer_load\w*", unpipelined)):]
     assert re.search(LOAD_WAIT[target], after_loads)
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+def test_attention_loads_k_and_v_one_block_ahead(target):
+    # K reaches its dot transposed, V directly: both are carried.
+    signature = {**{p: "*bf16:16:range32" for p in ("q_ptr", "k_ptr", "v_ptr", "o_ptr")}, "sm_scale": "fp32",
+                 **{n: "i32:16" for n in ("N_Q", "N_KV", "stride_qh", "stride_qm", "stride_kh", "stride_kn",
+                                          "stride_vh", "stride_vn", "stride_oh", "stride_om")}}
+    kernel = rocktile.compile(attention_kernel, signature,
+                              {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False}, target=target,
+                              num_warps=4, num_stages=2)
+    loop_types = re.search(r"scf\.for .*? -> \((.*)\)", kernel.asm["tile"]).group(1)
+    assert loop_types.count("tensor<64x64xbf16") == 2, loop_types
+    assert kernel.n_spills == 0
 
 
 def test_tiles_too_large_for_registers_stay_unpipelined():

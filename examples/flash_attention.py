@@ -49,7 +49,7 @@ def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, N_Q, N_KV,
              mask=offs_m[:, None] < N_Q)
 
 
-def attention(q, k, v, causal=False, target="gfx950", blocks=(64, 32), num_warps=4):
+def attention(q, k, v, causal=False, target="gfx950", blocks=(64, 32), num_warps=4, num_stages=2):
     """q (heads x N_Q x D), k and v (heads x N_KV x D), bf16 or fp16 numpy arrays:
     softmax(q kᵀ / sqrt(D)) v per head, in q's dtype."""
     (heads, n_q, d), n_kv = q.shape, k.shape[1]
@@ -58,7 +58,7 @@ def attention(q, k, v, causal=False, target="gfx950", blocks=(64, 32), num_warps
     strides = [s // x.itemsize for x in (q, k, v, o) for s in x.strides[:2]]
     attention_kernel[(rocktile.cdiv(n_q, bm), heads)](
         q, k, v, o, 1.0 / np.sqrt(d), n_q, n_kv, *strides, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal,
-        num_warps=num_warps, target=target)
+        num_warps=num_warps, num_stages=num_stages, target=target)
     return o
 
 
