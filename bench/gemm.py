@@ -1,7 +1,9 @@
-"""The tutorial GEMM (examples/matmul.py) and the tensor-descriptor GEMM
-(examples/descriptor_matmul.py) compiled by rocktile and by Triton 3.9, side
+"""The tutorial GEMM (examples/matmul.py), the tensor-descriptor GEMM
+(examples/descriptor_matmul.py) and the flash-attention forward
+(examples/flash_attention.py) compiled by rocktile and by Triton 3.9, side
 by side at the same num_stages: per target, tile config and dtype, what the
-K loop holds and what the kernel uses. Not a test; read the table.
+K loop (attention: the loop over key blocks) holds and what the kernel
+uses. Not a test; read the tables.
 
     python bench/gemm.py                  # rocktile, and Triton if installed
     python bench/gemm.py --install-triton # first puts Triton 3.9 from PyPI into bench/.venv-triton
@@ -282,6 +284,57 @@ def descriptor_table():
             print_row(f"{target:8} {'bf16':5} {f'{bm}x{bn}x{bk} w{warps}':13} {name:12} ", row, bm * bn * bk / warps)
 
 
+ATTENTION_EXAMPLE = os.path.join(HERE, "..", "examples", "flash_attention.py")
+ATTENTION_CONFIGS = [(128, 64, 64, 4), (128, 64, 128, 4), (128, 32, 128, 8)]  # BLOCK_M, BLOCK_N, HEAD_DIM, warps
+# A launch on contiguous bf16 tensors: aligned pointers into buffers under
+# 2 GiB, lengths and strides divisible by 16.
+ATTENTION_SIGNATURE = {**{p: "*bf16:16:range32" for p in ("q_ptr", "k_ptr", "v_ptr", "o_ptr")}, "sm_scale": "fp32",
+                       "N_Q": "i32:16", "N_KV": "i32:16",
+                       **{s: "i32:16" for s in ("stride_qh", "stride_qm", "stride_kh", "stride_kn", "stride_vh",
+                                                "stride_vn", "stride_oh", "stride_om")}}
+
+
+def attention_constexprs(bm, bn, d):
+    return {"HEAD_DIM": d, "BLOCK_M": bm, "BLOCK_N": bn, "CAUSAL": False}
+
+
+def attention_row(target, bm, bn, d, warps, stages):
+    sys.path.insert(0, os.path.dirname(ATTENTION_EXAMPLE))
+    import ml_dtypes
+    import numpy as np
+    import rocktile
+    from flash_attention import attention_kernel
+    start = time.perf_counter()
+    kernel = rocktile.compile(attention_kernel, ATTENTION_SIGNATURE, attention_constexprs(bm, bn, d), target=target,
+                              num_warps=warps, num_stages=stages)
+    seconds = time.perf_counter() - start
+    # The bank conflicts on one block of queries over two key blocks.
+    n = 2 * bn
+    q, kv = np.ones((bm, d), ml_dtypes.bfloat16), np.ones((n, d), ml_dtypes.bfloat16)
+    o = np.empty_like(q)
+    launched = attention_kernel[(1, 1)](q, kv, kv, o, 0.125, bm, n, bm * d, d, n * d, d, n * d, d, bm * d, d,
+                                        num_warps=warps, num_stages=stages, target=target,
+                                        **attention_constexprs(bm, bn, d))
+    return {"asm": kernel.asm["amdgcn"], "seconds": seconds, "bank": extra_cycles_per_access(launched)}
+
+
+def attention_table():
+    """examples/flash_attention.py's forward at num_stages 1 and 2 in both
+    compilers: the loop counted is the one over key blocks, and MACs per
+    wave are those of its two dots, BLOCK_M x BLOCK_N x HEAD_DIM each."""
+    cases = [(t, c, s) for t in TARGETS for c in ATTENTION_CONFIGS for s in (1, 2)]
+    jobs = [{"target": t, "wave": TARGETS[t], "warps": c[3], "stages": s, "signature": ATTENTION_SIGNATURE,
+             "constexprs": attention_constexprs(*c[:3]), "kernel": "attention_kernel"} for t, c, s in cases]
+    triton = triton_rows(jobs, ATTENTION_EXAMPLE) or []
+    print("\nexamples/flash_attention.py (bf16, not causal)")
+    print_header()
+    for i, (target, (bm, bn, d, warps), stages) in enumerate(cases):
+        rows = [(f"rocktile s{stages}", attention_row(target, bm, bn, d, warps, stages))]
+        rows += [(f"triton s{stages}", triton[i])] if triton else []
+        for name, row in rows:
+            print_row(f"{target:8} {'bf16':5} {f'{bm}x{bn}x{d} w{warps}':13} {name:12} ", row, 2 * bm * bn * d / warps)
+
+
 def main():
     parse_args(__doc__)
 
@@ -307,6 +360,7 @@ def main():
         for name, row in rows:
             print_row(f"{target:8} {dtype:5} {f'{bm}x{bn}x{bk} w{warps}':13} {name:12} ", row, bm * bn * bk / warps)
     descriptor_table()
+    attention_table()
 
 
 if __name__ == "__main__":
