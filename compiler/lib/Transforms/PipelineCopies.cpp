@@ -32,7 +32,7 @@ struct Pipelined {
   Value buffer; // a block copy's slots
 };
 
-/// The index of each of `loop`'s region iter args among its block arguments.
+/// The position of `arg`, one of `loop`'s region iter args, among them.
 unsigned argIndex(scf::ForOp loop, BlockArgument arg) { return arg.getArgNumber() - loop.getNumInductionVars(); }
 
 class LoopPipeliner {
