@@ -1,10 +1,13 @@
 """The software pipeline rocktile builds for a loop, as a picture of stages x
-iterations: compiles examples/descriptor_matmul.py for gfx1250 at
-num_stages N and reads the schedule back from the pipelined tile IR (the
+iterations. By default: compiles examples/descriptor_matmul.py for gfx1250
+at num_stages N and reads the schedule back from the pipelined tile IR (the
 copies its prologue starts, how far ahead the loop's copies run, the counts
-its waits leave in flight, and which slot each iteration reads).
+its waits leave in flight, and which slot each iteration reads). With
+--pointers: the tutorial GEMM (examples/matmul.py), whose loads through
+pointers go one iteration ahead into registers (the tiles the loop carries,
+the loads its prologue makes, where its iterations make theirs).
 
-    python scripts/pipeline-schedule.py [num_stages] [trip count]
+    python scripts/pipeline-schedule.py [--pointers] [num_stages] [trip count]
 """
 import os
 import re
@@ -15,6 +18,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 
 import rocktile  # noqa: E402
 from descriptor_matmul import matmul_descriptor_kernel  # noqa: E402
+from matmul import matmul_kernel  # noqa: E402
 
 SIGNATURE = {"a_ptr": "*bf16:16", "b_ptr": "*bf16:16", "c_ptr": "*fp32:16", "M": "i32", "N": "i32", "K": "i32",
              "stride_am": "i32:16", "stride_bk": "i32:16", "stride_cm": "i32:16"}
@@ -32,9 +36,48 @@ def schedule(tile_ir):
     return slots, prologue.count("tile.async_copy") // operands, distance, waits
 
 
+def pointer_schedule(tile_ir):
+    """(tiles carried per operand, prologue loads per operand, how far ahead
+    the loop's loads run) of the pipelined K loop of the tutorial GEMM."""
+    prologue, loop = tile_ir.split("scf.for", 1)
+    body = loop.split("scf.yield", 1)[0]
+    carried = re.search(r"-> \((.*?)\)\s+: i32 \{", loop).group(1)
+    tiles = len(re.findall(r"tensor<\d+x\d+xbf16", carried)) // 2
+    ahead = re.findall(r"arith.addi %arg\w+, %c(\d+)_i32", body)
+    return tiles, prologue.count("tile.load") // 2, max(int(k) for k in ahead)
+
+
+def first(count):
+    return "iteration 0" if count == 1 else f"iterations 0..{count - 1}"
+
+
+def print_pointer_schedule(stages, trips):
+    constexprs = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, HAS_BIAS=False,
+                      ACTIVATION="", stride_ak=1, stride_bn=1, stride_cn=1)
+    signature = {**{p: "*bf16:16:range32" for p in ("a_ptr", "b_ptr")}, "c_ptr": "*fp32:16:range32",
+                 "bias_ptr": "*fp32:16:range32",
+                 **{n: "i32:16" for n in ("M", "N", "K", "stride_am", "stride_bk", "stride_cm")}}
+    for target in ("gfx950", "gfx1250"):
+        kernel = rocktile.compile(matmul_kernel, signature, constexprs, target=target, num_warps=4,
+                                  num_stages=stages)
+        tiles, prologue, distance = pointer_schedule(kernel.asm["tile"])
+        print(f"{target}, num_stages={stages}, through pointers: the loop carries {tiles} tile per operand in "
+              f"registers; the prologue loads {first(prologue)}; iteration i writes its tiles to LDS, "
+              f"computes, and loads i + {distance}'s")
+    width = 11
+    print(f"\n{'':12}" + "".join(f"{f'tile {t}':>{width}}" for t in range(trips)))
+    print(f"{'prologue':12}" + "".join(f"{'load' if t < prologue else '':>{width}}" for t in range(trips)))
+    for i in range(trips):
+        cells = ["LDS,dot" if t == i else "load" if t == i + distance else "" for t in range(trips)]
+        print(f"{f'iteration {i}':12}" + "".join(f"{c:>{width}}" for c in cells))
+
+
 def main():
-    stages = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    trips = int(sys.argv[2]) if len(sys.argv) > 2 else 6
+    args = [a for a in sys.argv[1:] if a != "--pointers"]
+    stages = int(args[0]) if args else 3
+    trips = int(args[1]) if len(args) > 1 else 6
+    if "--pointers" in sys.argv:
+        return print_pointer_schedule(stages, trips)
     kernel = rocktile.compile(matmul_descriptor_kernel, SIGNATURE, {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
                               target="gfx1250", num_warps=4, num_stages=stages)
     slots, prologue, distance, waits = schedule(kernel.asm["tile"])

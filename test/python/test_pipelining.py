@@ -4,6 +4,7 @@ tiles after its own are in LDS, and the tiles wait in registers; numerics
 against numpy for stages x trip counts x targets, ragged edges included."""
 import os
 import re
+import subprocess
 import sys
 
 import ml_dtypes
@@ -100,3 +101,18 @@ def test_gemm_stages_trip_counts_and_edges(target, K, num_stages):
                         BLOCK_SIZE_K=32, GROUP_SIZE_M=2, HAS_BIAS=False, ACTIVATION="", num_warps=2,
                         num_stages=num_stages, target=target)
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
+
+
+def test_schedule_tool_prints_the_pointer_pipeline():
+    # scripts/pipeline-schedule.py --pointers reads the schedule back from
+    # the compiled tutorial GEMM (the picture in docs/internals.md).
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "pipeline-schedule.py")
+    out = subprocess.run([sys.executable, script, "--pointers", "3", "4"], capture_output=True, text=True,
+                         check=True).stdout
+    for target in ("gfx950", "gfx1250"):
+        assert (f"{target}, num_stages=3, through pointers: the loop carries 1 tile per operand in registers; "
+                "the prologue loads iteration 0; iteration i writes its tiles to LDS, computes, and loads i + 1's"
+                in out), out
+    rows = [line.split() for line in out.splitlines() if line.startswith(("prologue", "iteration"))]
+    assert rows == [["prologue", "load"], ["iteration", "0", "LDS,dot", "load"], ["iteration", "1", "LDS,dot", "load"],
+                    ["iteration", "2", "LDS,dot", "load"], ["iteration", "3", "LDS,dot"]], rows
