@@ -274,14 +274,21 @@ def descriptor_table():
     jobs = [{"target": t, "wave": TARGETS[t], "warps": c[3], "stages": s, "signature": DESCRIPTOR_SIGNATURE,
              "constexprs": {"BLOCK_M": c[0], "BLOCK_N": c[1], "BLOCK_K": c[2]}, "kernel": "matmul_descriptor_kernel"}
             for t, c, s in cases]
-    triton = triton_rows(jobs, DESCRIPTOR_EXAMPLE) or []
     print("\nexamples/descriptor_matmul.py (tensor descriptors)")
+    print_bf16_table(cases, triton_rows(jobs, DESCRIPTOR_EXAMPLE), descriptor_row, lambda bm, bn, bk: bm * bn * bk)
+
+
+def print_bf16_table(cases, triton, rocktile_row, macs):
+    """Rows of bf16 cases (target, (M, N, K blocks, warps), stages): rocktile's
+    (`rocktile_row(target, *blocks, warps, stages)`) and Triton's (`triton`,
+    one per case, if installed); `macs(*blocks)` per workgroup and iteration."""
     print_header()
-    for i, (target, (bm, bn, bk, warps), stages) in enumerate(cases):
-        rows = [(f"rocktile s{stages}", descriptor_row(target, bm, bn, bk, warps, stages))]
+    for i, (target, (*blocks, warps), stages) in enumerate(cases):
+        rows = [(f"rocktile s{stages}", rocktile_row(target, *blocks, warps, stages))]
         rows += [(f"triton s{stages}", triton[i])] if triton else []
         for name, row in rows:
-            print_row(f"{target:8} {'bf16':5} {f'{bm}x{bn}x{bk} w{warps}':13} {name:12} ", row, bm * bn * bk / warps)
+            tile = "x".join(map(str, blocks)) + f" w{warps}"
+            print_row(f"{target:8} {'bf16':5} {tile:13} {name:12} ", row, macs(*blocks) / warps)
 
 
 ATTENTION_EXAMPLE = os.path.join(HERE, "..", "examples", "flash_attention.py")
@@ -325,14 +332,8 @@ def attention_table():
     cases = [(t, c, s) for t in TARGETS for c in ATTENTION_CONFIGS for s in (1, 2)]
     jobs = [{"target": t, "wave": TARGETS[t], "warps": c[3], "stages": s, "signature": ATTENTION_SIGNATURE,
              "constexprs": attention_constexprs(*c[:3]), "kernel": "attention_kernel"} for t, c, s in cases]
-    triton = triton_rows(jobs, ATTENTION_EXAMPLE) or []
     print("\nexamples/flash_attention.py (bf16, not causal)")
-    print_header()
-    for i, (target, (bm, bn, d, warps), stages) in enumerate(cases):
-        rows = [(f"rocktile s{stages}", attention_row(target, bm, bn, d, warps, stages))]
-        rows += [(f"triton s{stages}", triton[i])] if triton else []
-        for name, row in rows:
-            print_row(f"{target:8} {'bf16':5} {f'{bm}x{bn}x{d} w{warps}':13} {name:12} ", row, 2 * bm * bn * d / warps)
+    print_bf16_table(cases, triton_rows(jobs, ATTENTION_EXAMPLE), attention_row, lambda bm, bn, d: 2 * bm * bn * d)
 
 
 def main():

@@ -513,3 +513,30 @@ func.func @expanded_math(%x: f32, %out: !tile.ptr<f32>) attributes {tile.lds_byt
 func.func @occupancy_hint() attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32, rocdl.waves_per_eu = 2 : i32} {
   return
 }
+
+// -----
+
+#b2 = #tile.blocked<sizePerThread = [2], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]>
+
+// Inline assembly runs once per element: llvm.inline_asm on each lane's
+// scalars; several outputs come back in a struct.
+// CHECK-LABEL: gpu.func @inline_asm
+// CHECK-SAME: %{{.*}}: memref<?xf32, #gpu.address_space<global>>, %[[S:.*]]: f32)
+// CHECK: %[[R0:.*]] = llvm.inline_asm "v_max_f32 $0, $1, $1", "=v,v" %[[S]] : (f32) -> f32
+// CHECK: %[[R1:.*]] = llvm.inline_asm "v_max_f32 $0, $1, $1", "=v,v" %[[S]] : (f32) -> f32
+// CHECK: %[[X0:.*]] = llvm.inline_asm has_side_effects "v_mov_b32 $0, $2\0Av_mov_b32 $1, $2", "=v,=v,v" %[[R0]] : (f32) -> !llvm.struct<(f32, f32)>
+// CHECK: %[[A0:.*]] = llvm.extractvalue %[[X0]][0] : !llvm.struct<(f32, f32)>
+// CHECK: %[[X1:.*]] = llvm.inline_asm has_side_effects {{.*}} %[[R1]] : (f32) -> !llvm.struct<(f32, f32)>
+// CHECK: %[[A1:.*]] = llvm.extractvalue %[[X1]][0] : !llvm.struct<(f32, f32)>
+// CHECK: vector.from_elements %[[A0]], %[[A1]] : vector<2xf32>
+func.func @inline_asm(%p: !tile.ptr<f32>, %s: f32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 1 : i32} {
+  %a = tile.splat %s : f32 -> tensor<128xf32, #b2>
+  %m = tile.elementwise_inline_asm "v_max_f32 $0, $1, $1" "=v,v" %a {pure} : (tensor<128xf32, #b2>) -> tensor<128xf32, #b2>
+  %x:2 = tile.elementwise_inline_asm "v_mov_b32 $0, $2\nv_mov_b32 $1, $2" "=v,=v,v" %m : (tensor<128xf32, #b2>) -> (tensor<128xf32, #b2>, tensor<128xf32, #b2>)
+  %r = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #b2>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>, #b2>
+  %q = tile.addptr %ps, %r : tensor<128x!tile.ptr<f32>, #b2>, tensor<128xi32, #b2>
+  %sum = arith.addf %x#0, %x#1 : tensor<128xf32, #b2>
+  tile.store %q, %sum : tensor<128x!tile.ptr<f32>, #b2>, tensor<128xf32, #b2>
+  return
+}

@@ -274,6 +274,15 @@ def broadcast(input, other):
     return semantic.broadcast_to(x, shape), semantic.broadcast_to(y, shape)
 
 
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    """AMDGPU inline assembly `asm` run on each element of `args` (broadcast
+    to one shape), with LLVM's `constraints` (outputs first, e.g. "=v,v,v");
+    one result of `dtype`, or a tuple for a sequence of dtypes. `pack` must
+    be 1. It runs only on a GPU: the emulator refuses it."""
+    return semantic.inline_asm_elementwise(_unwrap(asm), _unwrap(constraints), [_unwrap(a) for a in args],
+                                           _unwrap(dtype), _unwrap(is_pure), _unwrap(pack))
+
+
 def umulhi(x, y):
     """The high 32 bits of the 64-bit product of 32-bit integers."""
     return semantic.umulhi(_unwrap(x), _unwrap(y))

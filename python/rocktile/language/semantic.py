@@ -8,6 +8,7 @@ upstream arith/math) to the kernel being traced.  User mistakes raise
 """
 from __future__ import annotations
 
+import json
 import math
 import operator as _op
 import struct
@@ -707,6 +708,32 @@ def mod(a, b):
     if ty.is_floating():
         return _emit("arith.remf", [x, y], x.type)
     return _emit("arith.remsi" if ty.is_int_signed() else "arith.remui", [x, y], x.type)
+
+
+def inline_asm_elementwise(asm, constraints, args, result_dtype, is_pure, pack):
+    fname = "tl.inline_asm_elementwise"
+    if not isinstance(asm, str) or not isinstance(constraints, str):
+        raise SemanticError(f"{fname}: the assembly and its constraints must be strings")
+    if pack != 1:
+        raise SemanticError(f"{fname}: pack={pack!r} is not supported yet (each element runs the assembly once: "
+                            "pack=1)")
+    dtypes = list(result_dtype) if isinstance(result_dtype, (list, tuple)) else [result_dtype]
+    if not dtypes or not all(isinstance(d, dtype) and not d.is_ptr() for d in dtypes):
+        raise SemanticError(f"{fname}: dtype must be a dtype or a sequence of dtypes, got {result_dtype!r}")
+    values = [to_tensor(a) for a in args]
+    shape = []
+    for v in values:
+        shape = broadcast_shapes(shape, v.shape, fname)
+    if not shape:
+        raise SemanticError(f"{fname} needs at least one tile among its arguments")
+    values = [broadcast_to(v, shape) for v in values]
+    outputs = [block_type(d, shape) for d in dtypes]
+    attrs = {"asm_string": json.dumps(asm), "constraints": json.dumps(constraints)}
+    if is_pure:
+        attrs["pure"] = "unit"
+    op = current().create("tile.elementwise_inline_asm", values, outputs, attrs)
+    results = [tensor(op.result(i), t) for i, t in enumerate(outputs)]
+    return tuple(results) if isinstance(result_dtype, (list, tuple)) else results[0]
 
 
 def umulhi(a, b):

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -271,6 +272,13 @@ LogicalResult WorkgroupLowering::run() {
   numThreads = blockSize[0];
   if (numThreads % waveSize)
     return kernel.emitError("workgroup size is not a whole number of waves");
+  WalkResult inlineAsm = kernel.walk([](LLVM::InlineAsmOp op) {
+    op.emitError("the emulator cannot run AMDGPU inline assembly (tl.inline_asm_elementwise); "
+                 "compile this kernel for a GPU, or give the emulator a version without it");
+    return WalkResult::interrupt();
+  });
+  if (inlineAsm.wasInterrupted())
+    return failure();
 
   // (ctx, block ids, grid dims, kernel arguments..., LDS)
   SmallVector<Type> argTypes(7, IndexType::get(ctxt));

@@ -458,3 +458,27 @@ func.func @async_copy_type(%p: !tile.ptr<f32>, %buf: memref<2x16x16xf16, #gpu.ad
   tile.async_copy %p[%i, %i] shape [%i, %i] strides [%i, %i] into %buf[%i] : !tile.ptr<f32>, memref<2x16x16xf16, #gpu.address_space<workgroup>>
   return
 }
+
+// -----
+
+func.func @inline_asm_constraints(%a: tensor<64xf32>) {
+  // expected-error @+1 {{constraints "=v" must give 1 output(s) ("=...") and then 1 input(s)}}
+  %m = tile.elementwise_inline_asm "v_mov_b32 $0, $1" "=v" %a : (tensor<64xf32>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @inline_asm_no_output(%a: tensor<64xf32>) {
+  // expected-error @+1 {{if an operand is non-scalar, then there must be at least one non-scalar result}}
+  tile.elementwise_inline_asm "s_nop 0" "v" %a : (tensor<64xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @inline_asm_shapes(%a: tensor<64xf32>) {
+  // expected-error @+1 {{all non-scalar operands/results must have the same shape and base type}}
+  %m = tile.elementwise_inline_asm "v_mov_b32 $0, $1" "=v,v" %a : (tensor<64xf32>) -> tensor<32xf32>
+  return
+}

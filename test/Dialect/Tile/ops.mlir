@@ -124,3 +124,12 @@ func.func @async_copies(%p: !tile.ptr<bf16>, %i: i32, %slot: i32) {
   %b = tile.local_load %buf[%slot] : memref<2x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16>
   return
 }
+
+// CHECK-LABEL: func.func @inline_asm
+// CHECK: tile.elementwise_inline_asm "v_max_f32 $0, $1, $2" "=v,v,v" %{{.*}}, %{{.*}} {pure} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+// CHECK: tile.elementwise_inline_asm "v_mov_b32 $0, $2\0Av_mov_b32 $1, $2" "=v,=v,v" %{{.*}} : (tensor<64xi32>) -> (tensor<64xi32>, tensor<64xi32>)
+func.func @inline_asm(%a: tensor<64xf32>, %b: tensor<64xf32>, %c: tensor<64xi32>) {
+  %m = tile.elementwise_inline_asm "v_max_f32 $0, $1, $2" "=v,v,v" %a, %b {pure} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  %x:2 = tile.elementwise_inline_asm "v_mov_b32 $0, $2\nv_mov_b32 $1, $2" "=v,=v,v" %c : (tensor<64xi32>) -> (tensor<64xi32>, tensor<64xi32>)
+  return
+}

@@ -163,7 +163,7 @@ def LowerToSimt : Pass<"tile-lower-to-simt", "mlir::ModuleOp"> {
     "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect",
     "mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
     "mlir::arith::ArithDialect", "mlir::amdgpu::AMDGPUDialect",
-    "mlir::ROCDL::ROCDLDialect", "mlir::cf::ControlFlowDialect",
+    "mlir::ROCDL::ROCDLDialect", "mlir::cf::ControlFlowDialect", "mlir::LLVM::LLVMDialect",
   ];
 }
 

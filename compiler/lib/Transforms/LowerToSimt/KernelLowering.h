@@ -113,6 +113,7 @@ private:
   LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op);
   LogicalResult lowerTrans(tile::TransOp op);
   LogicalResult lowerGather(tile::GatherOp op);
+  LogicalResult lowerInlineAsm(tile::ElementwiseInlineAsmOp op);
   LogicalResult lowerDot(tile::DotOp op);
   LogicalResult lowerPrint(tile::PrintOp op);
   LogicalResult lowerAssert(tile::AssertOp op);

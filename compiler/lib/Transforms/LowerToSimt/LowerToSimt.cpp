@@ -6,6 +6,7 @@
 #include "rocktile/Transforms/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -340,6 +341,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
       })
       .Case([&](tile::ReshapeOp r) { return exchangeThroughLds(r); })
       .Case([&](tile::GatherOp g) { return lowerGather(g); })
+      .Case([&](tile::ElementwiseInlineAsmOp a) { return lowerInlineAsm(a); })
       .Case<tile::AtomicRMWOp, tile::AtomicCASOp>([&](Operation *a) { return lowerAtomic(a); })
       .Case([&](tile::BarrierOp) {
         gpu::BarrierOp::create(b, loc());
@@ -412,6 +414,45 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
   Operation *lowered = b.create(state);
   for (auto [r, l] : llvm::zip(op->getResults(), lowered->getResults()))
     values[r] = {Value(), l};
+  return success();
+}
+
+LogicalResult KernelLowering::lowerInlineAsm(tile::ElementwiseInlineAsmOp op) {
+  // One llvm.inline_asm per element, on the lane's scalars.
+  int64_t count = 1;
+  SmallVector<Value> args;
+  for (Value a : op.getArgs()) {
+    args.push_back(lookup(a));
+    if (auto vector = dyn_cast<VectorType>(args.back().getType()))
+      count = vector.getNumElements();
+  }
+  SmallVector<Type> outputTypes;
+  for (Value r : op.getOutputs())
+    outputTypes.push_back(tile::getElementTypeOrSelf(r.getType()));
+  Type resultType = outputTypes.size() == 1 ? outputTypes.front()
+                                            : LLVM::LLVMStructType::getLiteral(op.getContext(), outputTypes);
+  SmallVector<SmallVector<Value>> outputs(outputTypes.size());
+  for (int64_t i = 0; i < count; ++i) {
+    SmallVector<Value> scalars;
+    for (Value a : args)
+      scalars.push_back(isa<VectorType>(a.getType()) ? vector::ExtractOp::create(b, loc(), a, i).getResult() : a);
+    Value result = LLVM::InlineAsmOp::create(b, loc(), resultType, scalars, op.getAsmString(), op.getConstraints(),
+                                             /*has_side_effects=*/!op.getPure(), /*is_align_stack=*/false,
+                                             LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+                                             ArrayAttr())
+                       .getResult(0);
+    for (auto [k, type] : llvm::enumerate(outputTypes))
+      outputs[k].push_back(outputTypes.size() == 1
+                               ? result
+                               : LLVM::ExtractValueOp::create(b, loc(), result, ArrayRef<int64_t>{int64_t(k)}));
+  }
+  for (auto [r, elements] : llvm::zip(op.getOutputs(), outputs)) {
+    auto tensor = dyn_cast<RankedTensorType>(r.getType());
+    values[r] = {Value(), tensor ? vector::FromElementsOp::create(
+                                       b, loc(), laneVectorType(tensor, layoutOf(r)), elements)
+                                       .getResult()
+                                 : elements.front()};
+  }
   return success();
 }
 

@@ -272,6 +272,29 @@ LogicalResult AtomicRMWOp::verify() {
   return verifyAccess(*this, getPtr().getType(), getValue().getType(), getMask());
 }
 
+LogicalResult ElementwiseInlineAsmOp::verify() {
+  if (getOutputs().empty())
+    return emitOpError("needs at least one output");
+  // Outputs come first in the constraints; one entry per output and input.
+  StringRef constraints = getConstraints();
+  int64_t entries = constraints.empty() ? 0 : constraints.count(',') + 1;
+  int64_t outputs = 0;
+  for (StringRef c : llvm::split(constraints, ','))
+    outputs += c.starts_with("=");
+  if (outputs != int64_t(getOutputs().size()) || entries != outputs + int64_t(getArgs().size()))
+    return emitOpError() << "constraints \"" << constraints << "\" must give " << getOutputs().size()
+                         << " output(s) (\"=...\") and then " << getArgs().size() << " input(s)";
+  return success();
+}
+
+void ElementwiseInlineAsmOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get());
+  effects.emplace_back(MemoryEffects::Write::get());
+}
+
 LogicalResult AtomicCASOp::verify() {
   Type elt = rocktile::tile::getElementTypeOrSelf(getValue().getType());
   if (!isa<IntegerType>(elt) || (elt.getIntOrFloatBitWidth() != 32 && elt.getIntOrFloatBitWidth() != 64))

@@ -428,6 +428,27 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite<DefaultResource>]>]
   let assemblyFormat = "$args attr-dict `:` type($args)";
 }
 
+def Tile_ElementwiseInlineAsmOp : Tile_Op<"elementwise_inline_asm", [Elementwise,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "AMDGPU inline assembly run on each element (tl.inline_asm_elementwise)";
+  let description = [{
+    Runs `asm_string` once per element of its operands (tiles of one shape
+    or scalars), with LLVM's inline-assembly `constraints` (outputs first:
+    `"=v,v,v"`, `$0` the first output). One result per output. Without
+    `pure` it has side effects: it is neither removed nor moved. The
+    emulator cannot run it.
+
+    ```mlir
+    %m = tile.elementwise_inline_asm "v_max_f32 $0, $1, $2" "=v,v,v" %a, %b {pure}
+        : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$asm_string, StrAttr:$constraints, UnitAttr:$pure, Variadic<AnyType>:$args);
+  let results = (outs Variadic<AnyType>:$outputs);
+  let assemblyFormat = "$asm_string $constraints $args attr-dict `:` functional-type($args, $outputs)";
+  let hasVerifier = 1;
+}
+
 def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite<DefaultResource>]>]> {
   let summary = "Check a condition on the device (tl.device_assert)";
   let description = [{

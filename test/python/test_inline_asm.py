@@ -1,0 +1,74 @@
+"""tl.inline_asm_elementwise: the assembly is in the code object once per
+element on both targets, results come back as Triton returns them, impure
+assembly is kept when its result is unused, and what cannot work is a
+CompilationError at the Python line (the emulator cannot run assembly)."""
+import re
+
+import numpy as np
+import pytest
+
+import rocktile
+import rocktile.language as tl
+
+TARGETS = ["gfx950", "gfx1250"]
+SIGNATURE = {"x_ptr": "*fp32", "y_ptr": "*fp32", "o_ptr": "*fp32", "p_ptr": "*i32"}
+
+
+@rocktile.jit
+def asm_kernel(x_ptr, y_ptr, o_ptr, p_ptr, N: tl.constexpr, KEEP: tl.constexpr):
+    offs = tl.arange(0, N)
+    x, y = tl.load(x_ptr + offs), tl.load(y_ptr + offs)
+    m = tl.inline_asm_elementwise("v_max_f32 $0, $1, $2", "=v,v,v", [x, y], dtype=tl.float32, is_pure=True, pack=1)
+    lo, hi = tl.inline_asm_elementwise("v_mov_b32 $0, $2\nv_not_b32 $1, $2", "=v,=v,v", [x.to(tl.int32, bitcast=True)],
+                                       dtype=(tl.int32, tl.int32), is_pure=True, pack=1)
+    tl.store(o_ptr + offs, m)
+    tl.store(p_ptr + offs, lo ^ hi)
+    if KEEP:
+        # Unused, but not pure: it stays.
+        tl.inline_asm_elementwise("s_sleep 1", "=v,v", [x], dtype=tl.float32, is_pure=False, pack=1)
+    # Unused and pure: dropped.
+    tl.inline_asm_elementwise("s_nop 7", "=v,v", [y], dtype=tl.float32, is_pure=True, pack=1)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_assembly_is_in_the_code_object(target):
+    kernel = rocktile.compile(asm_kernel, SIGNATURE, {"N": 256, "KEEP": True}, target=target, num_warps=4)
+    asm = kernel.asm["amdgcn"]
+    per_lane = 256 // (4 * {"gfx950": 64, "gfx1250": 32}[target])
+    assert len(re.findall(r"^\s*v_max_f32\b", asm, re.M)) == per_lane, asm
+    assert len(re.findall(r"^\s*v_not_b32\b", asm, re.M)) == per_lane
+    assert len(re.findall(r"^\s*s_sleep 1\b", asm, re.M)) == per_lane
+    assert not re.search(r"^\s*s_nop 7\b", asm, re.M)
+    tile_ir = kernel.asm["tile"]
+    assert tile_ir.count("tile.elementwise_inline_asm") == 3  # the unused pure one is gone
+
+
+def test_the_emulator_refuses_it_at_the_line():
+    x = np.zeros(256, np.float32)
+    with pytest.raises(rocktile.CompilationError, match=r"test_inline_asm\.py:\d+.*cannot run AMDGPU inline assembly"):
+        asm_kernel[(1,)](x, x, x, x.view(np.int32), N=256, KEEP=False)
+
+
+@rocktile.jit
+def bad_asm(x_ptr, o_ptr, MODE: tl.constexpr):
+    offs = tl.arange(0, 64)
+    x = tl.load(x_ptr + offs)
+    if MODE == 0:
+        y = tl.inline_asm_elementwise("v_mov_b32 $0, $1", "=v,v", [x], dtype=tl.float32, is_pure=True, pack=2)
+    elif MODE == 1:
+        y = tl.inline_asm_elementwise("v_mov_b32 $0, $1", "=v", [x], dtype=tl.float32, is_pure=True, pack=1)
+    else:
+        y = tl.inline_asm_elementwise("v_mov_b32 $0, $1", "=v,v", [x], dtype=tl.pointer_type(tl.float32),
+                                      is_pure=True, pack=1)
+    tl.store(o_ptr + offs, y)
+
+
+@pytest.mark.parametrize("mode,message", [
+    (0, r"pack=2 is not supported yet"),
+    (1, r"constraints \"=v\" must give 1 output\(s\) \(\"=\.\.\.\"\) and then 1 input\(s\)"),
+    (2, r"dtype must be a dtype or a sequence of dtypes"),
+])
+def test_bad_uses_are_errors_at_the_line(mode, message):
+    with pytest.raises(rocktile.CompilationError, match=r"test_inline_asm\.py:\d+") as info:
+        rocktile.compile(bad_asm, {"x_ptr": "*fp32", "o_ptr": "*fp32"}, {"MODE": mode}, target="gfx950")
+    assert re.search(message, str(info.value)), str(info.value)
