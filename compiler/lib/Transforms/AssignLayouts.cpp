@@ -138,8 +138,9 @@ std::optional<std::pair<Value, unsigned>> loadedAcrossK(Value operand, unsigned 
     operand = trans.getSrc(), kDim = trans.getOrder()[kDim];
   // A tile the pipeliner loaded an iteration ahead is carried by the loop.
   if (auto arg = dyn_cast<BlockArgument>(operand))
-    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()); loop && arg.getArgNumber() > 0)
-      operand = loop.getYieldedValues()[arg.getArgNumber() - 1];
+    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+      if (OpOperand *yielded = loop.getTiedLoopYieldedValue(arg))
+        operand = yielded->get();
   if (!operand.getDefiningOp<LoadOp>() || kDim == cast<RankedTensorType>(operand.getType()).getRank() - 1)
     return std::nullopt;
   return std::pair{operand, kDim};

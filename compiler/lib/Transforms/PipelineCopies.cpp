@@ -32,9 +32,6 @@ struct Pipelined {
   Value buffer; // a block copy's slots
 };
 
-/// The position of `arg`, one of `loop`'s region iter args, among them.
-unsigned argIndex(scf::ForOp loop, BlockArgument arg) { return arg.getArgNumber() - loop.getNumInductionVars(); }
-
 class LoopPipeliner {
 public:
   explicit LoopPipeliner(scf::ForOp loop) : loop(loop), b(loop) {}
@@ -57,6 +54,15 @@ public:
       return tensor.getNumElements() * std::max<int64_t>(tensor.getElementTypeBitWidth(), 8) /
              (32 * int64_t(numWarps) * target.waveSize);
     };
+    // A tile used by a dot, directly or transposed (attention's K in Q K^T).
+    std::function<bool(Value)> dotOperand = [&](Value v) {
+      return llvm::any_of(v.getUsers(), [&](Operation *user) {
+        if (auto trans = dyn_cast<TransOp>(user))
+          return dotOperand(trans.getResult());
+        auto dot = dyn_cast<DotOp>(user);
+        return dot && (dot.getA() == v || dot.getB() == v);
+      });
+    };
     int64_t registers = 0;
     for (Value arg : loop.getRegionIterArgs())
       registers += words(arg.getType());
@@ -70,15 +76,6 @@ public:
           candidates.push_back({&op, load.getOffsets()});
       } else if (auto load = dyn_cast<LoadOp>(op)) {
         auto type = dyn_cast<RankedTensorType>(load.getType());
-        // Directly or transposed (attention's K in Q K^T).
-        std::function<bool(Value)> dotOperand = [&](Value v) {
-          return llvm::any_of(v.getUsers(), [&](Operation *user) {
-            if (auto trans = dyn_cast<TransOp>(user))
-              return dotOperand(trans.getResult());
-            auto dot = dyn_cast<DotOp>(user);
-            return dot && (dot.getA() == v || dot.getB() == v);
-          });
-        };
         if (type && type.getRank() == 2 && dotOperand(load.getResult())) {
           candidates.push_back({&op, load->getOperands()});
           registers += 3 * words(type);
@@ -124,8 +121,8 @@ public:
     // carried values (pointers, offsets) that iteration N - 1 starts from.
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
     SmallVector<Value> chainValues;
-    for (unsigned j : chains)
-      chainValues.push_back(loop.getInitArgs()[j]);
+    for (BlockArgument arg : chains)
+      chainValues.push_back(loop.getTiedLoopInit(arg)->get());
     SmallVector<Value> tiles; // per pointer load, its loaded tile (N = 2)
     for (int64_t s = 0; s + 1 < stages; ++s) {
       IRMapping map = startLoads(b.createOrFold<arith::AddIOp>(loc, lb, mul(step, s)), chainValues, constant(s),
@@ -212,16 +209,15 @@ private:
   /// load, a value carried otherwise).
   bool addSlice(ValueRange roots) {
     llvm::SetVector<Operation *> slice;
-    llvm::SetVector<unsigned> carried;
+    llvm::SetVector<BlockArgument> carried;
     SmallVector<Value> work(roots.begin(), roots.end());
     while (!work.empty()) {
       Value v = work.pop_back_val();
       if (v == loop.getInductionVar() || loop.isDefinedOutsideOfLoop(v))
         continue;
       if (auto arg = dyn_cast<BlockArgument>(v)) {
-        unsigned j = argIndex(loop, arg);
-        if (carried.insert(j))
-          work.push_back(loop.getYieldedValues()[j]);
+        if (carried.insert(arg))
+          work.push_back(loop.getTiedLoopYieldedValue(arg)->get());
         continue;
       }
       Operation *def = v.getDefiningOp();
@@ -233,9 +229,9 @@ private:
     for (Operation *op : slice)
       if (!llvm::is_contained(ahead, op))
         ahead.push_back(op);
-    for (unsigned j : carried)
-      if (!llvm::is_contained(chains, j))
-        chains.push_back(j);
+    for (BlockArgument arg : carried)
+      if (!llvm::is_contained(chains, arg))
+        chains.push_back(arg);
     return true;
   }
 
@@ -277,8 +273,8 @@ private:
     Location loc = loop.getLoc();
     IRMapping map;
     map.map(loop.getInductionVar(), iv);
-    for (auto [j, v] : llvm::zip(chains, chainValues))
-      map.map(loop.getRegionIterArgs()[j], v);
+    for (auto [arg, v] : llvm::zip(chains, chainValues))
+      map.map(arg, v);
     for (Operation *op : ahead)
       b.clone(*op, map);
     Value exists = guarded ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound())
@@ -319,8 +315,8 @@ private:
   /// The carried values of the iteration after the one `map` maps to.
   SmallVector<Value> nextChains(IRMapping &map) {
     SmallVector<Value> next;
-    for (unsigned j : chains)
-      next.push_back(map.lookupOrDefault(loop.getYieldedValues()[j]));
+    for (BlockArgument arg : chains)
+      next.push_back(map.lookupOrDefault(loop.getTiedLoopYieldedValue(arg)->get()));
     return next;
   }
 
@@ -350,7 +346,7 @@ private:
   OpBuilder b;
   SmallVector<Pipelined> loads;
   SmallVector<Operation *> ahead; // the loads' operands' ops, in program order
-  SmallVector<unsigned> chains;   // the carried values they read
+  SmallVector<BlockArgument> chains; // the carried values they read
 };
 
 struct PipelineCopiesPass : public rocktile::impl::PipelineCopiesBase<PipelineCopiesPass> {
