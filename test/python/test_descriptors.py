@@ -166,13 +166,6 @@ BAD = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
-def test_bad_descriptors_are_located_errors(case, tmp_path):
+def test_bad_descriptors_are_located_errors(case, located_error):
     body, message = BAD[case]
-    path = tmp_path / f"bad_{case}.py"
-    path.write_text("import rocktile\nimport rocktile.language as tl\n\n\n@rocktile.jit\n"
-                    f"def kernel(x_ptr, i_ptr, n):\n    {body}\n")
-    namespace = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
-    with pytest.raises(rocktile.CompilationError, match=message) as e:
-        namespace["kernel"].compile({"x_ptr": "*fp32", "i_ptr": "*i32", "n": "i32"})
-    assert f"{path}:7:" in str(e.value)
+    located_error("x_ptr, i_ptr, n", [body], {"x_ptr": "*fp32", "i_ptr": "*i32", "n": "i32"}, message)

@@ -648,13 +648,30 @@ private:
     return success();
   }
 
+  /// Whether `layout`, blocked or a slice of a blocked one, gives each lane
+  /// more registers of `op`'s result (or first operand) than the default
+  /// layout: it then replicates the tile over lanes, as a slice does along
+  /// the dimension it drops or a blocked layout made for another shape
+  /// where a dimension is shorter than its lanes. A small tile's layout (a
+  /// row of scales) taken by a large one (the full mask that shares its
+  /// rows) would multiply its registers. (Matrix-instruction layouts and
+  /// their slices, a dot's row maximum, replicate by design.)
+  bool replicates(Operation *op, Attribute layout) {
+    auto slice = dyn_cast<SliceLayoutAttr>(layout);
+    if (!isa<BlockedLayoutAttr>(slice ? slice.getParent() : layout))
+      return false;
+    auto type = cast<RankedTensorType>(op->getNumResults() ? op->getResult(0).getType() : op->getOperand(0).getType());
+    auto registers = [&](Attribute l) { return getLinearLayout(type.cloneWithEncoding(l))->getNumRegisters(); };
+    return registers(layout) > registers(defaults.get(type.getShape()));
+  }
+
   /// The layout of `op`'s results: its operands' where they have one that
   /// cannot be recomputed, else the default blocked layout of the rank.
   Attribute resultLayout(Operation *op) {
     auto expand = dyn_cast<ExpandDimsOp>(op);
     if (expand) {
       auto slice = dyn_cast<SliceLayoutAttr>(encodingOf(expand.getSrc()));
-      if (slice && slice.getDim() == expand.getAxis())
+      if (slice && slice.getDim() == expand.getAxis() && !replicates(op, slice.getParent()))
         return slice.getParent();
     } else if (auto broadcast = dyn_cast<BroadcastOp>(op);
                broadcast && isa<LinearLayoutAttr>(encodingOf(broadcast.getSrc()))) {
@@ -667,7 +684,7 @@ private:
       return defaults.get(broadcast.getType().getShape());
     } else {
       for (Value o : op->getOperands())
-        if (isa<RankedTensorType>(o.getType()) && !isRematerializable(o))
+        if (isa<RankedTensorType>(o.getType()) && !isRematerializable(o) && !replicates(op, encodingOf(o)))
           return encodingOf(o);
     }
     ArrayRef<int64_t> shape = op->getNumResults()
@@ -680,6 +697,13 @@ private:
       preferred = {};
     // expand_dims' operand takes the slice of its result's layout.
     if (expand && !isa_and_nonnull<BlockedLayoutAttr, LinearLayoutAttr>(preferred))
+      preferred = {};
+    // A slice of a wider tile's layout replicates along the dimension it
+    // drops: taken for a large tile (a row mask that a small tile of scales
+    // also uses, broadcast to the full mask), it multiplies the registers.
+    // Global loads and broadcasts are not made in a layout that replicates
+    // them beyond the default (their users convert the few elements they need).
+    if (preferred && isa<LoadOp, BroadcastOp>(op) && replicates(op, preferred))
       preferred = {};
     return preferred ? preferred : defaults.get(shape);
   }

@@ -1,0 +1,156 @@
+"""tl.dot_scaled: products of block-scaled operands (the OCP MX formats, and
+NVFP4's E4M3 scales per 16 elements as rocktile's extension).
+
+Each operand is decoded to 16-bit floats in registers: its element codes
+become values, multiplied by their block's scale, and the product runs on
+the targets' bf16 (or fp16) matrix instructions.  Every element format's
+value times a power-of-two scale is exact in bf16 (at most 3 mantissa bits
+against bf16's 7, the same exponent range), so the result is the exact
+products accumulated in fp32, as the hardware's scaled instructions compute
+them; an E4M3 scale (3 mantissa bits) times an FP4 value (1) is exact too.
+These are traced like @jit helpers: the decoding is integer and float
+arithmetic in the kernel, which the emulator runs as the GPU does."""
+from __future__ import annotations
+
+from . import core, semantic
+from .semantic import SemanticError, _unwrap
+
+# Element formats: (exponent bits, mantissa bits), codes in the low bits of
+# a uint8; e2m1 packs two codes per byte, the first in the low nibble.
+# e4m3/e5m2 may also come as tl.float8e4nv/tl.float8e5, bf16/fp16 as
+# themselves or as uint16.
+SUB_BYTE = {"e2m1": (2, 1), "e2m3": (2, 3), "e3m2": (3, 2)}
+FP8 = {"e4m3": core.float8e4nv, "e5m2": core.float8e5}
+SIXTEEN = {"bf16": core.bfloat16, "fp16": core.float16}
+FORMATS = (*SUB_BYTE, *FP8, *SIXTEEN)
+# Scale formats and the number of consecutive K elements each scale covers.
+SCALE_BLOCK = {"e8m0": 32, "e4m3": 16}
+
+
+def _f32_power_of_two(exponent):
+    """2^exponent as fp32 for int32 exponents in [-126, 127]."""
+    return ((exponent + 127) << 23).to(core.float32, bitcast=True)
+
+
+def _decode_sub_byte(codes, fmt):
+    """FP4/FP6 codes (uint8, one per element) to their fp32 values: no
+    infinities or NaNs in these formats, subnormals where the exponent is 0."""
+    ebits, mbits = SUB_BYTE[fmt]
+    bias = (1 << (ebits - 1)) - 1
+    codes = codes.to(core.int32)
+    exponent = (codes >> mbits) & ((1 << ebits) - 1)
+    mantissa = (codes & ((1 << mbits) - 1)).to(core.float32)
+    normal = (mantissa + float(1 << mbits)) * _f32_power_of_two(exponent - (bias + mbits))
+    subnormal = mantissa * 2.0 ** (1 - bias - mbits)
+    value = core.where(exponent == 0, subnormal, normal)
+    return core.where(((codes >> (ebits + mbits)) & 1) == 1, -value, value)
+
+
+def _unpack_nibbles(x, axis):
+    """Two e2m1 codes per byte (the first in the low nibble) along `axis`
+    into one per byte: each byte repeated along a new axis after `axis`,
+    the two copies merged into one axis twice as long, then each element
+    shifted to its own nibble."""
+    wide = list(x.shape)
+    wide.insert(axis + 1, 2)
+    shape = list(x.shape)
+    shape[axis] *= 2
+    bytes_ = core.reshape(core.broadcast_to(core.expand_dims(x, axis + 1), wide), shape)
+    index = core.arange(0, shape[axis])
+    for d in range(len(shape)):
+        if d != axis:
+            index = core.expand_dims(index, d)
+    return (bytes_ >> ((index & 1) * 4).to(core.uint8)) & 0xF
+
+
+def _decode_scales(scale, scale_format, fast_math):
+    """E8M0 (2^(s-127); 0xFF is NaN unless fast_math) or E4M3 scales, as fp32."""
+    if scale_format == "e4m3":
+        return scale.to(core.float8e4nv, bitcast=True).to(core.float32)
+    s = scale.to(core.int32)
+    # 2^-127 is the one fp32 subnormal among them.
+    value = core.where(s == 0, 0x00400000, s << 23).to(core.float32, bitcast=True)
+    return value if fast_math else core.where(s == 0xFF, float("nan"), value)
+
+
+def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math):
+    """One operand's fp32 values, [..., M, K] for lhs and [..., K, N] for rhs.
+    `scale` is [..., M, K/block] for lhs and [..., N, K/block] for rhs."""
+    k_axis = len(x.shape) - (1 if side == "lhs" else 2)
+    other_axis = len(x.shape) - (2 if side == "lhs" else 1)
+    if fmt in SUB_BYTE:
+        if x.dtype != core.uint8:
+            raise SemanticError(f"tl.dot_scaled: {side} in {fmt} must be uint8 codes"
+                                f"{' (two per byte)' if fmt == 'e2m1' else ''}, got {x.dtype}")
+        if fmt == "e2m1":
+            x = _unpack_nibbles(x, k_axis if k_pack else other_axis)
+        value = _decode_sub_byte(x & 0x3F, fmt)
+    else:
+        want = FP8.get(fmt) or SIXTEEN[fmt]
+        bits = core.uint8 if fmt in FP8 else core.uint16
+        if x.dtype == bits:
+            x = x.to(want, bitcast=True)
+        elif x.dtype != want:
+            raise SemanticError(f"tl.dot_scaled: {side} in {fmt} must be {want} or {bits}, got {x.dtype}")
+        value = x.to(core.float32)
+    if scale is None:
+        return value
+    K = x.shape[k_axis]
+    block = SCALE_BLOCK[scale_format]
+    rows = x.shape[other_axis]
+    want_shape = list(x.shape[:-2]) + [rows, K // block]
+    if K % block or list(scale.shape) != want_shape:
+        raise SemanticError(f"tl.dot_scaled: {side}_scale must be a {want_shape} tile (one {scale_format} scale "
+                            f"per {block} elements along K of each {'row' if side == 'lhs' else 'column'}), "
+                            f"got {list(scale.shape)}")
+    if scale.dtype != core.uint8:
+        raise SemanticError(f"tl.dot_scaled: {side}_scale must be uint8 ({scale_format} bits), got {scale.dtype}")
+    factor = _decode_scales(scale, scale_format, fast_math)
+    if side == "rhs":
+        factor = core.trans(factor)  # [..., K/block, N]
+    # The values in blocks along K (a new axis after K's) times their block's
+    # scale: the scales take the values' layout, sliced, not the reverse.
+    blocks = list(value.shape)
+    blocks[k_axis:k_axis + 1] = [K // block, block]
+    scaled = core.reshape(value, blocks) * core.expand_dims(factor, k_axis + 1)
+    return core.reshape(scaled, list(value.shape))
+
+
+def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False, lhs_k_pack=True,
+               rhs_k_pack=True, out_dtype=core.float32, *, lhs_scale_format="e8m0", rhs_scale_format="e8m0"):
+    """The product of block-scaled operands (Triton's tl.dot_scaled): each
+    element times the scale of its block of K elements; scales are uint8
+    E8M0 per 32 elements, or with rocktile's `*_scale_format="e4m3"` E4M3
+    per 16 (NVFP4).  Formats: e2m1 (two per uint8 along K, or along M/N with
+    *_k_pack=False), e2m3, e3m2 (one per uint8), e4m3, e5m2, bf16, fp16;
+    a scale of None leaves that side unscaled."""
+    lhs, lhs_scale, rhs, rhs_scale, acc = map(_unwrap, (lhs, lhs_scale, rhs, rhs_scale, acc))
+    lhs_format, rhs_format, lhs_scale_format, rhs_scale_format, out_dtype = map(
+        _unwrap, (lhs_format, rhs_format, lhs_scale_format, rhs_scale_format, out_dtype))
+    fast_math, lhs_k_pack, rhs_k_pack = (bool(_unwrap(x)) for x in (fast_math, lhs_k_pack, rhs_k_pack))
+    for side, fmt, scale_format, k_pack in (("lhs", lhs_format, lhs_scale_format, lhs_k_pack),
+                                            ("rhs", rhs_format, rhs_scale_format, rhs_k_pack)):
+        if fmt not in FORMATS:
+            raise SemanticError(f"tl.dot_scaled: {side}_format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        if scale_format not in SCALE_BLOCK:
+            raise SemanticError(f"tl.dot_scaled: {side}_scale_format must be 'e8m0' (MX) or 'e4m3' (NVFP4, "
+                                f"one scale per 16 elements), got {scale_format!r}")
+        if not k_pack and fmt != "e2m1":
+            raise SemanticError(f"tl.dot_scaled: only e2m1 operands can be packed along M or N "
+                                f"({side}_k_pack=False), not {fmt}")
+    if out_dtype != core.float32:
+        raise SemanticError(f"tl.dot_scaled: out_dtype must be tl.float32, got {out_dtype}")
+    lhs, rhs = semantic.to_tensor(lhs), semantic.to_tensor(rhs)
+    if len(lhs.shape) != len(rhs.shape) or len(lhs.shape) not in (2, 3):
+        raise SemanticError(f"tl.dot_scaled needs two 2-D operands, or two 3-D ones, got shapes "
+                            f"{list(lhs.shape)} and {list(rhs.shape)}")
+    scales = [None if s is None else semantic.to_tensor(s) for s in (lhs_scale, rhs_scale)]
+    a = _operand(lhs, scales[0], lhs_format, lhs_scale_format, lhs_k_pack, "lhs", fast_math)
+    b = _operand(rhs, scales[1], rhs_format, rhs_scale_format, rhs_k_pack, "rhs", fast_math)
+    if a.shape[-1] != b.shape[-2]:
+        raise SemanticError(f"tl.dot_scaled: lhs holds {a.shape[-1]} elements along K and rhs {b.shape[-2]} "
+                            f"(shapes {list(lhs.shape)} in {lhs_format} and {list(rhs.shape)} in {rhs_format})")
+    # fp16 values are not exact in bf16; the other side then goes to fp16 too,
+    # as Triton's AMD backend does where fp16 meets a scaled format.
+    sixteen = core.float16 if "fp16" in (lhs_format, rhs_format) else core.bfloat16
+    return core.dot(a.to(sixteen), b.to(sixteen), acc, out_dtype=core.float32)
