@@ -71,6 +71,20 @@ TEST(LdsLayout, TransposeReadsAreTheIsaTables) {
   }
 }
 
+// A transpose read hands each lane the elements of its group's lanes: when
+// those lanes hold copies (a 16x16 bf16 tile spread over 2 of gfx1250's 32
+// lanes, 128 registers each), the copies would take the place of distinct
+// elements. Such a layout is read without transposing.
+TEST(LdsLayout, NoTransposeReadIntoLanesThatHoldCopies) {
+  const Target &gfx1250 = *lookupTarget("gfx1250");
+  LinearLayout copies = linear({16, 16}, {{0, 2}, {0, 4}, {0, 8}, {1, 0}, {2, 0}, {4, 0}, {8, 0}},
+                               {{0, 1}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}, {});
+  EXPECT_FALSE(transposeReadLayout(copies, gfx1250.transposeRead(2), 2));
+  // The same tile with distinct lanes may be.
+  LinearLayout distinct = linear({16, 16}, {{0, 2}, {0, 4}, {0, 8}}, {{0, 1}, {1, 0}, {2, 0}, {4, 0}, {8, 0}}, {});
+  EXPECT_TRUE(transposeReadLayout(distinct, gfx1250.transposeRead(2), 2));
+}
+
 const MatrixCoreInstr &bf16Instr(const Target &t) {
   for (const MatrixCoreInstr &m : t.matrixInstrs)
     if (m.ab == MatrixElem::BF16 && m.m == 16)

@@ -111,9 +111,11 @@ std::optional<LinearLayout> rocktile::transposeReadLayout(const LinearLayout &to
   auto regs = to.getBases(LinearLayout::Register), lanes = to.getBases(LinearLayout::Lane);
   if (regs.size() < e || lanes.size() < g)
     return std::nullopt;
-  // The elements a lane receives must be distinct ones (no copies).
+  // The elements a lane receives must be distinct ones (no copies), and so
+  // must the elements of the lanes that read them together: a lane whose
+  // elements copy another's would take the copy's place in the transpose.
   uint64_t copies = to.getCopyBits(LinearLayout::Register);
-  if (copies & ((uint64_t(1) << e) - 1))
+  if (copies & ((uint64_t(1) << e) - 1) || to.getCopyBits(LinearLayout::Lane) & ((uint64_t(1) << g) - 1))
     return std::nullopt;
   std::array<llvm::SmallVector<LinearLayout::Coord>, 3> bases;
   bases[LinearLayout::Register].append(lanes.begin(), lanes.begin() + e);
