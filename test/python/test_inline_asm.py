@@ -30,6 +30,23 @@ def asm_kernel(x_ptr, y_ptr, o_ptr, p_ptr, N: tl.constexpr, KEEP: tl.constexpr):
     tl.inline_asm_elementwise("s_nop 7", "=v,v", [y], dtype=tl.float32, is_pure=True, pack=1)
 
 
+@rocktile.jit
+def clobbering_kernel(x_ptr, o_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    y = tl.inline_asm_elementwise("s_mov_b32 s0, 0\nv_add_f32 $0, s0, $1", "=v,v,~{s0}", [tl.load(x_ptr + offs)],
+                                  dtype=tl.float32, is_pure=True, pack=1)
+    tl.store(o_ptr + offs, y)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_clobbers_follow_the_operands(target):
+    """LLVM's clobber entries ("~{s0}") name no operand: they are accepted
+    after the outputs and inputs, and LLVM keeps s0 free for the assembly."""
+    kernel = rocktile.compile(clobbering_kernel, {"x_ptr": "*fp32", "o_ptr": "*fp32"}, {"N": 256}, target=target)
+    assert len(re.findall(r"^\s*v_add_f32 v\d+, s0, v\d+", kernel.asm["amdgcn"], re.M)) == 256 // (
+        4 * {"gfx950": 64, "gfx1250": 32}[target])
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_assembly_is_in_the_code_object(target):
     kernel = rocktile.compile(asm_kernel, SIGNATURE, {"N": 256, "KEEP": True}, target=target, num_warps=4)

@@ -482,3 +482,11 @@ func.func @inline_asm_shapes(%a: tensor<64xf32>) {
   %m = tile.elementwise_inline_asm "v_mov_b32 $0, $1" "=v,v" %a : (tensor<64xf32>) -> tensor<32xf32>
   return
 }
+
+// -----
+
+func.func @inline_asm_clobber_first(%a: tensor<64xf32>) {
+  // expected-error @+1 {{constraints "=v,~{s0},v" must list clobbers ("~{...}") last}}
+  %m = tile.elementwise_inline_asm "v_mov_b32 $0, $1" "=v,~{s0},v" %a : (tensor<64xf32>) -> tensor<64xf32>
+  return
+}

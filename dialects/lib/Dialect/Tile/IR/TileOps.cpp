@@ -275,12 +275,23 @@ LogicalResult AtomicRMWOp::verify() {
 LogicalResult ElementwiseInlineAsmOp::verify() {
   if (getOutputs().empty())
     return emitOpError("needs at least one output");
-  // Outputs come first in the constraints; one entry per output and input.
+  // Outputs come first in the constraints; one entry per output and input,
+  // then any clobbers ("~{vcc}"), which name no operand.
   StringRef constraints = getConstraints();
-  int64_t entries = constraints.empty() ? 0 : constraints.count(',') + 1;
-  int64_t outputs = 0;
-  for (StringRef c : llvm::split(constraints, ','))
+  int64_t entries = 0, outputs = 0;
+  bool clobbers = false;
+  for (StringRef c : llvm::split(constraints, ',')) {
+    if (c.starts_with("~")) {
+      clobbers = true;
+      continue;
+    }
+    if (clobbers)
+      return emitOpError() << "constraints \"" << constraints << "\" must list clobbers (\"~{...}\") last";
+    ++entries;
     outputs += c.starts_with("=");
+  }
+  if (constraints.empty())
+    entries = 0;
   if (outputs != int64_t(getOutputs().size()) || entries != outputs + int64_t(getArgs().size()))
     return emitOpError() << "constraints \"" << constraints << "\" must give " << getOutputs().size()
                          << " output(s) (\"=...\") and then " << getArgs().size() << " input(s)";
