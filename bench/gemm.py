@@ -1,6 +1,7 @@
 """The tutorial GEMM (examples/matmul.py), the tensor-descriptor GEMM
-(examples/descriptor_matmul.py) and the flash-attention forward
-(examples/flash_attention.py) compiled by rocktile and by Triton 3.9, side
+(examples/descriptor_matmul.py), the flash-attention forward
+(examples/flash_attention.py) and the block-scaled GEMM
+(examples/mxfp4_matmul.py) compiled by rocktile and by Triton 3.9, side
 by side at the same num_stages: per target, tile config and dtype, what the
 K loop (attention: the loop over key blocks) holds and what the kernel
 uses. Not a test; read the tables.
@@ -336,6 +337,50 @@ def attention_table():
     print_bf16_table(cases, triton_rows(jobs, ATTENTION_EXAMPLE), attention_row, lambda bm, bn, d: 2 * bm * bn * d)
 
 
+SCALED_EXAMPLE = os.path.join(HERE, "..", "examples", "mxfp4_matmul.py")
+SCALED_PAIRS = [("e2m1", "e2m1"), ("bf16", "e2m1"), ("e4m3", "e4m3")]
+SCALED_LABELS = {("e2m1", "e2m1"): "mx4", ("bf16", "e2m1"): "bf-4", ("e4m3", "e4m3"): "mx8"}
+SCALED_CONFIG = (128, 128, 128, 4)
+
+
+def scaled_signature(a_format):
+    return {"a_ptr": "*bf16:16:range32" if a_format == "bf16" else "*u8:16:range32",
+            **{p: "*u8:16:range32" for p in ("a_scale_ptr", "b_ptr", "b_scale_ptr")}, "c_ptr": "*fp32:16:range32",
+            **{p: "i32:16" for p in ("M", "N", "K", "stride_am", "stride_bk", "stride_cm", "stride_asm", "stride_bsn")}}
+
+
+def scaled_constexprs(a_format, b_format):
+    bm, bn, bk, _ = SCALED_CONFIG
+    return {"A_FORMAT": a_format, "B_FORMAT": b_format, "SCALE_FORMAT": "e8m0", "BLOCK_M": bm, "BLOCK_N": bn,
+            "BLOCK_K": bk}
+
+
+def scaled_table():
+    """examples/mxfp4_matmul.py's tl.dot_scaled at num_stages 1: Triton on
+    the scaled matrix instructions, rocktile decoding the operands to bf16
+    (its scaled lowering is not built yet)."""
+    sys.path.insert(0, os.path.dirname(SCALED_EXAMPLE))
+    import rocktile
+    from mxfp4_matmul import mx_matmul_kernel
+    bm, bn, bk, warps = SCALED_CONFIG
+    cases = [(t, pair) for t in TARGETS for pair in SCALED_PAIRS]
+    jobs = [{"target": t, "wave": TARGETS[t], "warps": warps, "stages": 1, "signature": scaled_signature(a),
+             "constexprs": scaled_constexprs(a, b), "kernel": "mx_matmul_kernel"} for t, (a, b) in cases]
+    triton = triton_rows(jobs, SCALED_EXAMPLE)
+    print("\nexamples/mxfp4_matmul.py (tl.dot_scaled, E8M0 scales; mx4 MXFP4 x MXFP4, bf-4 bf16 x MXFP4, "
+          "mx8 MXFP8 x MXFP8)")
+    print_header()
+    for i, (target, (a, b)) in enumerate(cases):
+        start = time.perf_counter()
+        kernel = rocktile.compile(mx_matmul_kernel, scaled_signature(a), scaled_constexprs(a, b), target=target,
+                                  num_warps=warps, num_stages=1)
+        rows = [("rocktile s1", {"asm": kernel.asm["amdgcn"], "seconds": time.perf_counter() - start})]
+        rows += [("triton s1", triton[i])] if triton else []
+        for name, row in rows:
+            label = SCALED_LABELS[(a, b)]
+            print_row(f"{target:8} {label:5} {f'{bm}x{bn}x{bk} w{warps}':13} {name:12} ", row, bm * bn * bk / warps)
+
+
 def main():
     parse_args(__doc__)
 
@@ -362,6 +407,7 @@ def main():
             print_row(f"{target:8} {dtype:5} {f'{bm}x{bn}x{bk} w{warps}':13} {name:12} ", row, bm * bn * bk / warps)
     descriptor_table()
     attention_table()
+    scaled_table()
 
 
 if __name__ == "__main__":

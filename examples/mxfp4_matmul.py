@@ -5,12 +5,10 @@ MXFP8 (e4m3) activations with their own scales; and NVFP4 (E4M3 scales per
 to the result. Masks handle any M and N; K is a multiple of 32. Replacing
 the rocktile imports with Triton's runs the MX kernels under Triton.
 """
-import ml_dtypes
 import numpy as np
 
 import rocktile
 import rocktile.language as tl
-from rocktile import quantization
 
 
 @rocktile.jit
@@ -44,8 +42,11 @@ def mx_matmul_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, M, N, K,
         if A_FORMAT != "bf16":
             a_scale = tl.load(a_scale_ptrs, mask=a_rows & s_in, other=0)
         b_scale = tl.load(b_scale_ptrs, mask=(offs_n[:, None] < N) & s_in, other=0)
-        acc = tl.dot_scaled(a, a_scale, A_FORMAT, b, b_scale, B_FORMAT, acc,
-                            lhs_scale_format=SCALE_FORMAT, rhs_scale_format=SCALE_FORMAT)
+        if SCALE_FORMAT == "e4m3":  # rocktile's NVFP4 extension
+            acc = tl.dot_scaled(a, a_scale, A_FORMAT, b, b_scale, B_FORMAT, acc,
+                                lhs_scale_format="e4m3", rhs_scale_format="e4m3")
+        else:
+            acc = tl.dot_scaled(a, a_scale, A_FORMAT, b, b_scale, B_FORMAT, acc)
         a_ptrs += BLOCK_K // A_PACK
         b_ptrs += (BLOCK_K // B_PACK) * stride_bk
         a_scale_ptrs += BLOCK_K // SCALE_BLOCK
@@ -73,12 +74,15 @@ def mx_matmul(a, a_scale, a_format, b, b_scale, b_format, scale_format="e8m0", t
 
 def nvfp4_matmul(x, w, target="gfx1250", blocks=(64, 64, 64), num_warps=4):
     """x (M x K) times w (K x N), both quantized to NVFP4 along K."""
+    from rocktile import quantization
     (xa, xs, xg), (wb, ws, wg) = quantization.quantize_nvfp4(x, axis=1), quantization.quantize_nvfp4(w, axis=0)
     c = mx_matmul(xa, xs, "e2m1", wb, ws, "e2m1", "e4m3", target, blocks, num_warps)
     return c * (xg * wg), (xa, xs, xg), (wb, ws, wg)
 
 
 if __name__ == "__main__":
+    import ml_dtypes
+    from rocktile import quantization
     rng = np.random.default_rng(0)
     x, w = rng.standard_normal((200, 256)), rng.standard_normal((256, 150))
     wb, ws = quantization.quantize_mx(w, "e2m1", axis=0)
