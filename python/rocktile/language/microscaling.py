@@ -73,17 +73,21 @@ def _decode_scales(scale, scale_format, fast_math):
     return value if fast_math else core.where(s == 0xFF, float("nan"), value)
 
 
-def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math):
+def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None):
     """One operand's fp32 values, [..., M, K] for lhs and [..., K, N] for rhs.
-    `scale` is [..., M, K/block] for lhs and [..., N, K/block] for rhs."""
+    `scale` is [..., M, K/block] for lhs and [..., N, K/block] for rhs.
+    With `nibble` 0 or 1 (e2m1 packed along K), only the elements in the
+    bytes' low or high nibbles: those at even or odd k, K/2 of them."""
     k_axis = len(x.shape) - (1 if side == "lhs" else 2)
     other_axis = len(x.shape) - (2 if side == "lhs" else 1)
     if fmt in SUB_BYTE:
         if x.dtype != core.uint8:
             raise SemanticError(f"tl.dot_scaled: {side} in {fmt} must be uint8 codes"
                                 f"{' (two per byte)' if fmt == 'e2m1' else ''}, got {x.dtype}")
-        if fmt == "e2m1":
+        if fmt == "e2m1" and nibble is None:
             x = _unpack_nibbles(x, k_axis if k_pack else other_axis)
+        elif fmt == "e2m1":
+            x = (x >> 4 * nibble) & 0xF
         value = _decode_sub_byte(x & 0x3F, fmt)
     else:
         want = FP8.get(fmt) or SIXTEEN[fmt]
@@ -95,7 +99,7 @@ def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math):
         value = x.to(core.float32)
     if scale is None:
         return value
-    K = x.shape[k_axis]
+    K = x.shape[k_axis] * (1 if nibble is None else 2)
     block = SCALE_BLOCK[scale_format]
     rows = x.shape[other_axis]
     want_shape = list(x.shape[:-2]) + [rows, K // block]
@@ -110,8 +114,9 @@ def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math):
         factor = core.trans(factor)  # [..., K/block, N]
     # The values in blocks along K (a new axis after K's) times their block's
     # scale: the scales take the values' layout, sliced, not the reverse.
+    per = block if nibble is None else block // 2  # of a block's elements, those this value holds
     blocks = list(value.shape)
-    blocks[k_axis:k_axis + 1] = [K // block, block]
+    blocks[k_axis:k_axis + 1] = [K // block, per]
     scaled = core.reshape(value, blocks) * core.expand_dims(factor, k_axis + 1)
     return core.reshape(scaled, list(value.shape))
 
@@ -145,6 +150,18 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
         raise SemanticError(f"tl.dot_scaled needs two 2-D operands, or two 3-D ones, got shapes "
                             f"{list(lhs.shape)} and {list(rhs.shape)}")
     scales = [None if s is None else semantic.to_tensor(s) for s in (lhs_scale, rhs_scale)]
+    if lhs_format == rhs_format == "e2m1" and lhs_k_pack and rhs_k_pack:
+        # Both packed along K: the products of the low nibbles' elements (even
+        # k) and of the high ones' (odd k) are two dots, and the codes need no
+        # interleaving.
+        if lhs.shape[-1] != rhs.shape[-2]:
+            raise SemanticError(f"tl.dot_scaled: lhs holds {2 * lhs.shape[-1]} elements along K and rhs "
+                                f"{2 * rhs.shape[-2]} (shapes {list(lhs.shape)} and {list(rhs.shape)} in e2m1)")
+        for nibble in (0, 1):
+            a = _operand(lhs, scales[0], "e2m1", lhs_scale_format, True, "lhs", fast_math, nibble)
+            b = _operand(rhs, scales[1], "e2m1", rhs_scale_format, True, "rhs", fast_math, nibble)
+            acc = core.dot(a.to(core.bfloat16), b.to(core.bfloat16), acc, out_dtype=core.float32)
+        return acc
     a = _operand(lhs, scales[0], lhs_format, lhs_scale_format, lhs_k_pack, "lhs", fast_math)
     b = _operand(rhs, scales[1], rhs_format, rhs_scale_format, rhs_k_pack, "rhs", fast_math)
     if a.shape[-1] != b.shape[-2]:
