@@ -105,6 +105,19 @@ def test_an_e8m0_nan_scale_makes_nan(target):
     assert np.isnan(c[5]).all() and (np.delete(c, 5, axis=0) == 1).all()
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_e8m0_zero_scale_is_two_to_the_minus_127(target):
+    """E8M0 0 is 2^-127 (fp32's one subnormal power of two here), not 0:
+    e4m3 values from 2 up, so that every product is a normal bf16."""
+    codes = np.resize(np.arange(0x40, 0x7F, dtype=np.uint8), (32, 64))  # e4m3 2.0 ... 448
+    scales = np.zeros((32, 2), np.uint8)
+    eye = np.eye(64, dtype=ml_dtypes.bfloat16)
+    c = np.zeros((32, 64), np.float32)
+    decode_kernel[(1,)](codes, scales, eye, c, 64, "e4m3", 1, target=target)
+    want = codes.view(ml_dtypes.float8_e4m3fn).astype(np.float64) * 2.0 ** -127
+    assert (c == want).all() and (c > 0).all()
+
+
 def _operand(x, fmt, axis, scale_format="e8m0"):
     """(codes, scales, values) of `x` in `fmt` quantized along `axis`."""
     if fmt == "bf16":
