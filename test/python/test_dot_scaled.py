@@ -1,4 +1,5 @@
-"""tl.dot_scaled and rocktile.quantization, in the emulator on both targets:
+"""tl.dot_scaled, rocktile.quantization and examples/mx_quantize.py, in the
+emulator on both targets:
 the host helpers against ml_dtypes and the OCP MX scale rule; every element
 code of every format decoded in the kernel under several scales, exactly
 (a dot with the identity); examples/mxfp4_matmul.py's GEMMs over formats x
@@ -9,6 +10,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import mx_quantize
 import mxfp4_matmul
 import rocktile
 import rocktile.language as tl
@@ -148,6 +150,22 @@ def test_nvfp4_matmul(target):
     want = (quantization.dequantize_nvfp4(xa, xs, xg, axis=1).astype(np.float64) @
             quantization.dequantize_nvfp4(wb, ws, wg, axis=0).astype(np.float64))
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * 128 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("M,K,blocks", [(100, 96, (32, 64)), (7, 32, (16, 32)), (64, 256, (64, 128))])
+def test_mxfp4_quantize_kernel_matches_the_host(target, M, K, blocks):
+    """examples/mx_quantize.py's codes and scales equal quantize_mx's bit for
+    bit: magnitudes over 2^-20..2^20 per row, an all-zero block, -0, ties."""
+    rng = np.random.default_rng(M + K)
+    x = rng.standard_normal((M, K)) * np.exp2(rng.integers(-20, 20, (M, 1)))
+    x[0, :32] = 0
+    x[-1, :32] = [-0.0, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 6.0] * 4  # ties (amax 6: scale 2^0)
+    x = x.astype(ml_dtypes.bfloat16)
+    q, s = mx_quantize.mxfp4_quantize(x, target=target, blocks=blocks)
+    want_q, want_s = quantization.quantize_mx(x.astype(np.float64), "e2m1", axis=1)
+    np.testing.assert_array_equal(s, want_s)
+    np.testing.assert_array_equal(q, want_q)
 
 
 BAD = {

@@ -79,7 +79,7 @@ def test_fp8_quantize_matches_numpy(target):
 
 @pytest.mark.parametrize("script", ["vector_add.py", "softmax.py", "layer_norm.py", "fp8_quantize.py", "int8_matmul.py",
                                     "batched_matmul.py", "flash_attention.py", "descriptor_matmul.py",
-                                    "mxfp4_matmul.py"])
+                                    "mxfp4_matmul.py", "mx_quantize.py"])
 def test_example_main(script, capsys):
     runpy.run_path(os.path.join(EXAMPLES, script), run_name="__main__")
     out = capsys.readouterr().out
@@ -87,7 +87,8 @@ def test_example_main(script, capsys):
     expected = {"layer_norm.py": "backward max error", "int8_matmul.py": "int32 exact",
                 "batched_matmul.py": "max |error|", "flash_attention.py": "max |error|",
                 "descriptor_matmul.py": "max |error|",
-                "mxfp4_matmul.py": "match their dequantized products"}.get(script, "vgpr_count")
+                "mxfp4_matmul.py": "match their dequantized products",
+                "mx_quantize.py": "equal rocktile.quantization.quantize_mx's"}.get(script, "vgpr_count")
     assert expected in out
 
 
