@@ -32,6 +32,16 @@ def _f32_power_of_two(exponent):
     return ((exponent + 127) << 23).to(core.float32, bitcast=True)
 
 
+def _decode_e2m1(codes):
+    """e2m1 codes (uint8, 0-15) to fp32 by their bits: magnitudes 2-7 are
+    1, 1.5, 2, 3, 4, 6, whose fp32 bits are (magnitude + 252) << 22; 1 is
+    0.5 and 0 is 0; bit 3 is the sign."""
+    codes = codes.to(core.int32)
+    magnitude = codes & 7
+    bits = core.where(magnitude >= 2, (magnitude + 252) << 22, magnitude * 0x3F000000)
+    return (bits | ((codes & 8) << 28)).to(core.float32, bitcast=True)
+
+
 def _decode_sub_byte(codes, fmt):
     """FP4/FP6 codes (uint8, one per element) to their fp32 values: no
     infinities or NaNs in these formats, subnormals where the exponent is 0."""
@@ -88,7 +98,7 @@ def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None):
             x = _unpack_nibbles(x, k_axis if k_pack else other_axis)
         elif fmt == "e2m1":
             x = (x >> 4 * nibble) & 0xF
-        value = _decode_sub_byte(x & 0x3F, fmt)
+        value = _decode_e2m1(x) if fmt == "e2m1" else _decode_sub_byte(x & 0x3F, fmt)
     else:
         want = FP8.get(fmt) or SIXTEEN[fmt]
         bits = core.uint8 if fmt in FP8 else core.uint16
