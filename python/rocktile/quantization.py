@@ -83,16 +83,19 @@ def dequantize_mx(codes, scales, fmt, axis=-1):
 
 def quantize_nvfp4(x, axis=-1):
     """(codes, scales, global_scale): `x` as NVFP4 along `axis`: e2m1 codes two
-    per byte, uint8 E4M3 scales per 16 elements, and an fp32 scale for all."""
+    per byte, uint8 E4M3 scales per 16 elements, and an fp32 scale for all.
+    Computed in fp32 from `x` rounded to fp32, as a kernel computes it
+    (examples/mx_quantize.py's NVFP4 kernel gives the same bits)."""
     shape = np.shape(x)
-    blocks = _blocks(x, axis, NVFP4_BLOCK)
-    amax = float(np.abs(blocks).max()) if blocks.size else 0.0
-    global_scale = np.float32(amax / (6.0 * 448.0) if amax > 0 else 1.0)
-    block_scale = np.abs(blocks).max(axis=-1, keepdims=True) / 6.0 / float(global_scale)
-    scales = np.clip(block_scale, 0, 448).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
-    decoded = scales.astype(np.float64) * float(global_scale)
+    blocks = _blocks(x, axis, NVFP4_BLOCK).astype(np.float32)
+    amax = np.abs(blocks).max(axis=-1, keepdims=True)
+    top = float(amax.max()) if amax.size else 0.0
+    global_scale = np.float32(top / (6.0 * 448.0) if top > 0 else 1.0)
+    block_scale = np.minimum(amax / np.float32(6) / global_scale, np.float32(448))
+    scales = block_scale.astype(ml_dtypes.float8_e4m3fn)
+    decoded = scales.astype(np.float32) * global_scale
     with np.errstate(divide="ignore", invalid="ignore"):
-        elements = np.where(decoded > 0, blocks / np.where(decoded > 0, decoded, 1), 0.0)
+        elements = np.where(decoded > 0, blocks / np.where(decoded > 0, decoded, np.float32(1)), np.float32(0))
     return _codes(elements, "e2m1", axis, shape), np.ascontiguousarray(scales[..., 0].view(np.uint8)), global_scale
 
 

@@ -154,9 +154,10 @@ def test_nvfp4_matmul(target):
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("M,K,blocks", [(100, 96, (32, 64)), (7, 32, (16, 32)), (64, 256, (64, 128))])
-def test_mxfp4_quantize_kernel_matches_the_host(target, M, K, blocks):
-    """examples/mx_quantize.py's codes and scales equal quantize_mx's bit for
-    bit: magnitudes over 2^-20..2^20 per row, an all-zero block, -0, ties."""
+def test_quantize_kernels_match_the_host(target, M, K, blocks):
+    """examples/mx_quantize.py's MXFP4 and NVFP4 codes and scales equal
+    quantize_mx's and quantize_nvfp4's bit for bit: magnitudes over
+    2^-20..2^20 per row, an all-zero block, -0, ties."""
     rng = np.random.default_rng(M + K)
     x = rng.standard_normal((M, K)) * np.exp2(rng.integers(-20, 20, (M, 1)))
     x[0, :32] = 0
@@ -164,6 +165,12 @@ def test_mxfp4_quantize_kernel_matches_the_host(target, M, K, blocks):
     x = x.astype(ml_dtypes.bfloat16)
     q, s = mx_quantize.mxfp4_quantize(x, target=target, blocks=blocks)
     want_q, want_s = quantization.quantize_mx(x.astype(np.float64), "e2m1", axis=1)
+    np.testing.assert_array_equal(s, want_s)
+    np.testing.assert_array_equal(q, want_q)
+    # NVFP4: E4M3 scales per 16 under one fp32 scale, the same arithmetic in fp32.
+    q, s, g = mx_quantize.nvfp4_quantize(x, target=target, blocks=blocks)
+    want_q, want_s, want_g = quantization.quantize_nvfp4(x.astype(np.float64), axis=1)
+    assert g == want_g
     np.testing.assert_array_equal(s, want_s)
     np.testing.assert_array_equal(q, want_q)
 

@@ -88,7 +88,7 @@ def test_example_main(script, capsys):
                 "batched_matmul.py": "max |error|", "flash_attention.py": "max |error|",
                 "descriptor_matmul.py": "max |error|",
                 "mxfp4_matmul.py": "match their dequantized products",
-                "mx_quantize.py": "equal rocktile.quantization.quantize_mx's"}.get(script, "vgpr_count")
+                "mx_quantize.py": "equal rocktile.quantization's"}.get(script, "vgpr_count")
     assert expected in out
 
 
