@@ -87,8 +87,8 @@ def mxfp4_quantize(x, target="gfx950", blocks=(32, 64), num_warps=4):
 def nvfp4_quantize(x, target="gfx1250", blocks=(32, 64), num_warps=4):
     """x (M x K bf16, K a multiple of 16): (codes M x K/2, E4M3 scales M x K/16
     as uint8, the fp32 scale of the whole tensor)."""
-    top = float(np.abs(x.astype(np.float32)).max()) if x.size else 0.0
-    global_scale = np.float32(top / (6.0 * 448.0) if top > 0 else 1.0)
+    from rocktile import quantization
+    global_scale = quantization.nvfp4_global_scale(x)
     return (*_quantize(nvfp4_quantize_kernel, x, 16, (float(global_scale),), target, blocks, num_warps),
             global_scale)
 

@@ -59,6 +59,12 @@ def _values(codes, fmt, axis):
     return codes.view(_element(fmt)).astype(np.float64)
 
 
+def _scaled(values, factor, block, axis):
+    """float32 of values (with `axis` last) times their block's factor."""
+    out = values.reshape(*values.shape[:-1], -1, block) * factor[..., None]
+    return np.moveaxis(out.reshape(values.shape), -1, axis).astype(np.float32)
+
+
 def quantize_mx(x, fmt, axis=-1):
     """(codes, scales): `x` in MX format `fmt` along `axis`, scales uint8 E8M0."""
     shape = np.shape(x)
@@ -77,8 +83,14 @@ def dequantize_mx(codes, scales, fmt, axis=-1):
     values = _values(codes, fmt, axis)
     scales = np.asarray(scales, dtype=np.uint8)
     factor = np.where(scales == 0xFF, np.nan, np.exp2(scales.astype(np.float64) - 127))
-    out = values.reshape(*values.shape[:-1], -1, MX_BLOCK) * factor[..., None]
-    return np.moveaxis(out.reshape(values.shape), -1, axis).astype(np.float32)
+    return _scaled(values, factor, MX_BLOCK, axis)
+
+
+def nvfp4_global_scale(x):
+    """NVFP4's fp32 scale of a whole array: max |x| / (6 * 448), which brings
+    the largest block scale to E4M3's largest value (1 for an all-zero x)."""
+    top = float(np.abs(np.asarray(x, dtype=np.float32)).max()) if np.size(x) else 0.0
+    return np.float32(top / (6.0 * 448.0) if top > 0 else 1.0)
 
 
 def quantize_nvfp4(x, axis=-1):
@@ -89,8 +101,7 @@ def quantize_nvfp4(x, axis=-1):
     shape = np.shape(x)
     blocks = _blocks(x, axis, NVFP4_BLOCK).astype(np.float32)
     amax = np.abs(blocks).max(axis=-1, keepdims=True)
-    top = float(amax.max()) if amax.size else 0.0
-    global_scale = np.float32(top / (6.0 * 448.0) if top > 0 else 1.0)
+    global_scale = nvfp4_global_scale(blocks)
     block_scale = np.minimum(amax / np.float32(6) / global_scale, np.float32(448))
     scales = block_scale.astype(ml_dtypes.float8_e4m3fn)
     decoded = scales.astype(np.float32) * global_scale
@@ -103,5 +114,4 @@ def dequantize_nvfp4(codes, scales, global_scale, axis=-1):
     """float32 values of NVFP4 codes along `axis`."""
     values = _values(codes, "e2m1", axis)
     factor = np.asarray(scales, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
-    out = values.reshape(*values.shape[:-1], -1, NVFP4_BLOCK) * factor[..., None] * float(global_scale)
-    return np.moveaxis(out.reshape(values.shape), -1, axis).astype(np.float32)
+    return _scaled(values, factor * float(global_scale), NVFP4_BLOCK, axis)

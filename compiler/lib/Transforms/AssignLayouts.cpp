@@ -698,9 +698,6 @@ private:
     // expand_dims' operand takes the slice of its result's layout.
     if (expand && !isa_and_nonnull<BlockedLayoutAttr, LinearLayoutAttr>(preferred))
       preferred = {};
-    // A slice of a wider tile's layout replicates along the dimension it
-    // drops: taken for a large tile (a row mask that a small tile of scales
-    // also uses, broadcast to the full mask), it multiplies the registers.
     // Global loads and broadcasts are not made in a layout that replicates
     // them beyond the default (their users convert the few elements they need).
     if (preferred && isa<LoadOp, BroadcastOp>(op) && replicates(op, preferred))

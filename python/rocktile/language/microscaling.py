@@ -160,13 +160,16 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
         raise SemanticError(f"tl.dot_scaled needs two 2-D operands, or two 3-D ones, got shapes "
                             f"{list(lhs.shape)} and {list(rhs.shape)}")
     scales = [None if s is None else semantic.to_tensor(s) for s in (lhs_scale, rhs_scale)]
+    # Elements along K: e2m1 packed along K holds two per byte.
+    lhs_k = lhs.shape[-1] * (2 if lhs_format == "e2m1" and lhs_k_pack else 1)
+    rhs_k = rhs.shape[-2] * (2 if rhs_format == "e2m1" and rhs_k_pack else 1)
+    if lhs_k != rhs_k:
+        raise SemanticError(f"tl.dot_scaled: lhs holds {lhs_k} elements along K and rhs {rhs_k} "
+                            f"(shapes {list(lhs.shape)} in {lhs_format} and {list(rhs.shape)} in {rhs_format})")
     if lhs_format == rhs_format == "e2m1" and lhs_k_pack and rhs_k_pack:
         # Both packed along K: the products of the low nibbles' elements (even
         # k) and of the high ones' (odd k) are two dots, and the codes need no
         # interleaving.
-        if lhs.shape[-1] != rhs.shape[-2]:
-            raise SemanticError(f"tl.dot_scaled: lhs holds {2 * lhs.shape[-1]} elements along K and rhs "
-                                f"{2 * rhs.shape[-2]} (shapes {list(lhs.shape)} and {list(rhs.shape)} in e2m1)")
         for nibble in (0, 1):
             a = _operand(lhs, scales[0], "e2m1", lhs_scale_format, True, "lhs", fast_math, nibble)
             b = _operand(rhs, scales[1], "e2m1", rhs_scale_format, True, "rhs", fast_math, nibble)
@@ -174,9 +177,6 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
         return acc
     a = _operand(lhs, scales[0], lhs_format, lhs_scale_format, lhs_k_pack, "lhs", fast_math)
     b = _operand(rhs, scales[1], rhs_format, rhs_scale_format, rhs_k_pack, "rhs", fast_math)
-    if a.shape[-1] != b.shape[-2]:
-        raise SemanticError(f"tl.dot_scaled: lhs holds {a.shape[-1]} elements along K and rhs {b.shape[-2]} "
-                            f"(shapes {list(lhs.shape)} in {lhs_format} and {list(rhs.shape)} in {rhs_format})")
     # fp16 values are not exact in bf16; the other side then goes to fp16 too,
     # as Triton's AMD backend does where fp16 meets a scaled format.
     sixteen = core.float16 if "fp16" in (lhs_format, rhs_format) else core.bfloat16
