@@ -540,3 +540,61 @@ func.func @inline_asm(%p: !tile.ptr<f32>, %s: f32) attributes {tile.lds_bytes = 
   tile.store %q, %sum : tensor<128x!tile.ptr<f32>, #b2>, tensor<128xf32, #b2>
   return
 }
+
+// -----
+
+#b4 = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]>
+
+// With pack = 4, four i8 elements go to the assembly as one i32 and come
+// back the same way; the lane's four elements make one run.
+// CHECK-LABEL: gpu.func @inline_asm_packed
+// CHECK: %[[V:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi8>
+// CHECK: %[[W:.*]] = llvm.bitcast %[[V]] : vector<4xi8> to i32
+// CHECK: %[[R:.*]] = llvm.inline_asm "v_not_b32 $0, $1", "=v,v" %[[W]] : (i32) -> i32
+// CHECK: %[[U:.*]] = llvm.bitcast %[[R]] : i32 to vector<4xi8>
+// CHECK-COUNT-4: vector.extract %[[U]]
+// CHECK-NOT: llvm.inline_asm
+// CHECK: gpu.return
+func.func @inline_asm_packed() attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 1 : i32} {
+  %i = tile.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32, #b4>
+  %a = arith.trunci %i : tensor<256xi32, #b4> to tensor<256xi8, #b4>
+  %m = tile.elementwise_inline_asm "v_not_b32 $0, $1" "=v,v" %a {pure, pack = 4 : i32} : (tensor<256xi8, #b4>) -> tensor<256xi8, #b4>
+  tile.print %m {prefix = ""} : tensor<256xi8, #b4>
+  return
+}
+
+// -----
+
+#b2 = #tile.blocked<sizePerThread = [2], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]>
+
+// The body of tile.map_elementwise is lowered once per element, its scf.if
+// on each element's own scalar.
+// CHECK-LABEL: gpu.func @map_elementwise
+// CHECK: %[[E0:.*]] = vector.extract %{{.*}}[0] : f32 from vector<2xf32>
+// CHECK: %[[C0:.*]] = arith.cmpf ogt, %[[E0]]
+// CHECK: %[[R0:.*]] = scf.if %[[C0]] -> (f32)
+// CHECK: math.exp %[[E0]]
+// CHECK: %[[E1:.*]] = vector.extract %{{.*}}[1] : f32 from vector<2xf32>
+// CHECK: %[[C1:.*]] = arith.cmpf ogt, %[[E1]]
+// CHECK: %[[R1:.*]] = scf.if %[[C1]] -> (f32)
+// CHECK: math.exp %[[E1]]
+// CHECK: gpu.printf {{.*}} %[[R0]]
+// CHECK: gpu.printf {{.*}} %[[R1]]
+func.func @map_elementwise() attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 1 : i32} {
+  %zero = arith.constant 0.0 : f32
+  %i = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #b2>
+  %a = arith.sitofp %i : tensor<128xi32, #b2> to tensor<128xf32, #b2>
+  %r = tile.map_elementwise(%a) pack = 1 : (tensor<128xf32, #b2>) -> tensor<128xf32, #b2> {
+  ^bb0(%e: f32):
+    %pos = arith.cmpf ogt, %e, %zero : f32
+    %v = scf.if %pos -> f32 {
+      scf.yield %e : f32
+    } else {
+      %m = math.exp %e : f32
+      scf.yield %m : f32
+    }
+    tile.map_elementwise.return %v : f32
+  }
+  tile.print %r {prefix = ""} : tensor<128xf32, #b2>
+  return
+}

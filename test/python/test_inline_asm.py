@@ -67,21 +67,57 @@ def test_the_emulator_refuses_it_at_the_line():
 
 
 @rocktile.jit
+def packed_kernel(b_ptr, h_ptr, f_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    bytes_ = tl.load(b_ptr + offs)
+    halves = tl.load(h_ptr + offs)
+    floats = tl.load(f_ptr + offs)
+    # Four int8 in one 32-bit register.
+    bytes_ = tl.inline_asm_elementwise("v_not_b32 $0, $1", "=v,v", [bytes_], dtype=tl.int8, is_pure=True, pack=4)
+    # Four fp16 in two registers of two each.
+    halves = tl.inline_asm_elementwise("v_pk_add_f16 $0, $2, $2\nv_pk_add_f16 $1, $3, $3", "=v,=v,v,v", [halves],
+                                       dtype=tl.float16, is_pure=True, pack=4)
+    # Two fp32, one register each.
+    floats = tl.inline_asm_elementwise("v_max_f32 $0, $2, $3\nv_min_f32 $1, $2, $3", "=v,=v,v,v", [floats],
+                                       dtype=tl.float32, is_pure=True, pack=2)
+    tl.store(b_ptr + offs, bytes_)
+    tl.store(h_ptr + offs, halves)
+    tl.store(f_ptr + offs, floats)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_packed_assembly_runs_once_per_pack(target):
+    """pack=4 on int8 hands the assembly one 32-bit register of four
+    elements; on fp16 two registers of two; pack=2 on fp32 one register
+    each (Triton's rule). Each runs once per pack of a lane's elements."""
+    kernel = rocktile.compile(packed_kernel, {"b_ptr": "*i8", "h_ptr": "*fp16", "f_ptr": "*fp32"}, {"N": 2048},
+                              target=target, num_warps=4)
+    asm = kernel.asm["amdgcn"]
+    per_lane = 2048 // (4 * {"gfx950": 64, "gfx1250": 32}[target])
+    assert len(re.findall(r"^\s*v_not_b32\b", asm, re.M)) == per_lane // 4, asm
+    assert len(re.findall(r"^\s*v_pk_add_f16\b", asm, re.M)) == 2 * per_lane // 4
+    assert len(re.findall(r"^\s*v_max_f32\b", asm, re.M)) == per_lane // 2
+
+
+@rocktile.jit
 def bad_asm(x_ptr, o_ptr, MODE: tl.constexpr):
     offs = tl.arange(0, 64)
     x = tl.load(x_ptr + offs)
     if MODE == 0:
+        y = tl.inline_asm_elementwise("v_mov_b32 $0, $1", "=v,v", [x], dtype=tl.float32, is_pure=True, pack=3)
+    elif MODE == 3:
         y = tl.inline_asm_elementwise("v_mov_b32 $0, $1", "=v,v", [x], dtype=tl.float32, is_pure=True, pack=2)
     elif MODE == 1:
         y = tl.inline_asm_elementwise("v_mov_b32 $0, $1", "=v", [x], dtype=tl.float32, is_pure=True, pack=1)
-    else:
+    elif MODE == 2:
         y = tl.inline_asm_elementwise("v_mov_b32 $0, $1", "=v,v", [x], dtype=tl.pointer_type(tl.float32),
                                       is_pure=True, pack=1)
     tl.store(o_ptr + offs, y)
 
 
 @pytest.mark.parametrize("mode,message", [
-    (0, r"pack=2 is not supported yet"),
+    (0, r"pack must be a power of two, got 3"),
+    (3, r"constraints \"=v,v\" must give 2 output\(s\) \(\"=\.\.\.\"\) and then 2 input\(s\) for pack 2"),
     (1, r"constraints \"=v\" must give 1 output\(s\) \(\"=\.\.\.\"\) and then 1 input\(s\)"),
     (2, r"dtype must be a dtype or a sequence of dtypes"),
 ])

@@ -8,7 +8,6 @@ them; other Python values may pass through as long as they do not change.
 from __future__ import annotations
 
 import builtins
-from contextlib import contextmanager
 
 from . import core, semantic
 from .semantic import SemanticError, current
@@ -107,25 +106,6 @@ def _number_as(x, ty, problem):
         raise SemanticError(problem())
     value = semantic.constant(x, scalar)
     return semantic.splat(value, ty.shape) if ty.is_block() else value
-
-
-@contextmanager
-def _insertion(ir, block):
-    """Build into the body `block` of an scf op (or a scratch module); the
-    tensors made there are invalidated when it is left, so that one kept
-    outside (e.g. in a list) is a clear error, not IR that fails to verify."""
-    outer = ir.builder.insertion_block()
-    ir.builder.set_insertion_point_to_end(block)
-    first = len(ir.region_tensors)
-    ir.regions += 1
-    try:
-        yield
-    finally:
-        ir.regions -= 1
-        for t in ir.region_tensors[first:]:
-            t.handle = semantic.Discarded()
-        del ir.region_tensors[first:]
-        ir.builder.set_insertion_point_to_end(outer)
 
 
 class _Carried:
@@ -254,7 +234,7 @@ def for_(func, args, kwargs, body, inits, names):
         attrs["tile.num_stages"] = f"{r.num_stages} : i32"
     op = ir.create("scf.for", [lower, upper, stride, *carried.inits], carried.types, attrs, num_regions=1)
     block = op.add_block(0, [ir.type(ity)] + [ir.type(t) for t in carried.types], ir.loc())
-    with _insertion(ir, block):
+    with ir.inside(block):
         iv = core.tensor(block.arg(0), ity)
         if descending:
             iv = semantic.sub(semantic.cast(start, ity), semantic.mul(iv, semantic.constant(-step, ity)))
@@ -289,11 +269,11 @@ def while_(cond, body, inits, names):
     types = [ir.type(t) for t in carried.types]
     op = ir.create("scf.while", carried.inits, carried.types, num_regions=2)
     before, after = op.add_block(0, types, ir.loc()), op.add_block(1, types, ir.loc())
-    with _insertion(ir, before):
+    with ir.inside(before):
         condition = _as_condition(cond(*carried.values([before.arg(i) for i in builtins.range(n)])),
                                   "a while loop")
         ir.create("scf.condition", [condition] + [before.arg(i) for i in builtins.range(n)], [])
-    with _insertion(ir, after):
+    with ir.inside(after):
         values = carried.values([after.arg(i) for i in builtins.range(n)])
         ir.create("scf.yield", carried.next_values(body(*values), "while loop"), [])
     return tuple(carried.values([op.result(i) for i in builtins.range(n)]))
@@ -313,26 +293,14 @@ def if_(cond, then, orelse, inits, names, what="an `if`"):
         # scf.if needs its result types before its branches are built, and
         # they are only known by running the branches: trace them once into
         # a scratch module, which is thrown away.
-        with _dry_run(ir):
+        with ir.dry_run():
             plan = _MergePlan(names, then(*inits), orelse(*inits))
     op = ir.create("scf.if", [condition], plan.types if plan else [], num_regions=2)
     for region, branch in enumerate((then, orelse)):
-        with _insertion(ir, op.add_block(region, [], ir.loc())):
+        with ir.inside(op.add_block(region, [], ir.loc())):
             values = branch(*inits)
             ir.create("scf.yield", plan.yields(values, region) if plan else [], [])
     return plan.results(op) if plan else ()
-
-
-@contextmanager
-def _dry_run(ir):
-    scratch = ir.ctx.create_module(ir.default_loc)
-    ir.dry_runs += 1
-    try:
-        with _insertion(ir, scratch.body()):
-            yield
-    finally:
-        ir.dry_runs -= 1
-        del scratch  # now, while the kernel's values that its ops use still exist
 
 
 class _MergePlan:

@@ -277,10 +277,21 @@ def broadcast(input, other):
 def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
     """AMDGPU inline assembly `asm` run on each element of `args` (broadcast
     to one shape), with LLVM's `constraints` (outputs first, e.g. "=v,v,v");
-    one result of `dtype`, or a tuple for a sequence of dtypes. `pack` must
-    be 1. It runs only on a GPU: the emulator refuses it."""
+    one result of `dtype`, or a tuple for a sequence of dtypes. With `pack`
+    > 1 (a power of two) each run takes `pack` elements, those narrower than
+    32 bits packed into vectors of 32 bits at most, as in Triton. It runs
+    only on a GPU: the emulator refuses it."""
     return semantic.inline_asm_elementwise(_unwrap(asm), _unwrap(constraints), [_unwrap(a) for a in args],
                                            _unwrap(dtype), _unwrap(is_pure), _unwrap(pack))
+
+
+def map_elementwise(scalar_fn, *args, pack=1):
+    """The @jit `scalar_fn` run on the elements of `args` (broadcast to one
+    shape), `pack` of each argument a call, in order; it returns one scalar
+    per result (`pack` each when packed, result by result) and may branch
+    on them, so that each element computes only its own side. One tile, or
+    a tuple when it returns a tuple."""
+    return semantic.map_elementwise(scalar_fn, [_unwrap(a) for a in args], _unwrap(pack))
 
 
 def umulhi(x, y):

@@ -84,6 +84,37 @@ class IRBuilder:
             frame = frame.f_back
         return self.default_loc
 
+    @contextmanager
+    def inside(self, block):
+        """Build into the body `block` of an op (or a scratch module); the
+        tensors made there are invalidated when it is left, so that one kept
+        outside (e.g. in a list) is a clear error, not IR that fails to verify."""
+        outer = self.builder.insertion_block()
+        self.builder.set_insertion_point_to_end(block)
+        first = len(self.region_tensors)
+        self.regions += 1
+        try:
+            yield
+        finally:
+            self.regions -= 1
+            for t in self.region_tensors[first:]:
+                t.handle = Discarded()
+            del self.region_tensors[first:]
+            self.builder.set_insertion_point_to_end(outer)
+
+    @contextmanager
+    def dry_run(self):
+        """Trace into a scratch module, thrown away after: to learn the
+        result types of a region before building its op."""
+        scratch = self.ctx.create_module(self.default_loc)
+        self.dry_runs += 1
+        try:
+            with self.inside(scratch.body()):
+                yield
+        finally:
+            self.dry_runs -= 1
+            del scratch  # now, while the kernel's values that its ops use still exist
+
     def create(self, name, operands, result_types, attrs=None, num_regions=0):
         handles = [o.handle if isinstance(o, tensor) else o for o in operands]
         if any(isinstance(h, Discarded) for h in handles):
@@ -714,9 +745,8 @@ def inline_asm_elementwise(asm, constraints, args, result_dtype, is_pure, pack):
     fname = "tl.inline_asm_elementwise"
     if not isinstance(asm, str) or not isinstance(constraints, str):
         raise SemanticError(f"{fname}: the assembly and its constraints must be strings")
-    if pack != 1:
-        raise SemanticError(f"{fname}: pack={pack!r} is not supported yet (each element runs the assembly once: "
-                            "pack=1)")
+    if isinstance(pack, bool) or not isinstance(pack, int) or pack < 1 or pack & (pack - 1):
+        raise SemanticError(f"{fname}: pack must be a power of two, got {pack!r}")
     dtypes = list(result_dtype) if isinstance(result_dtype, (list, tuple)) else [result_dtype]
     if not dtypes or not all(isinstance(d, dtype) and not d.is_ptr() for d in dtypes):
         raise SemanticError(f"{fname}: dtype must be a dtype or a sequence of dtypes, got {result_dtype!r}")
@@ -728,7 +758,7 @@ def inline_asm_elementwise(asm, constraints, args, result_dtype, is_pure, pack):
         raise SemanticError(f"{fname} needs at least one tile among its arguments")
     values = [broadcast_to(v, shape) for v in values]
     outputs = [block_type(d, shape) for d in dtypes]
-    attrs = {"asm_string": json.dumps(asm), "constraints": json.dumps(constraints)}
+    attrs = {"asm_string": json.dumps(asm), "constraints": json.dumps(constraints), "pack": f"{pack} : i32"}
     if is_pure:
         attrs["pure"] = "unit"
     op = current().create("tile.elementwise_inline_asm", values, outputs, attrs)
@@ -1291,15 +1321,11 @@ def _reduce_axis(inputs, axis, combine):
     op = ir.create("tile.reduce", inputs, result_types, {"axis": f"{axis} : i32"}, num_regions=1)
     scalar_types = [ir.type(t.dtype) for t in inputs]
     block = op.add_block(0, scalar_types * 2, ir.loc())
-    outer = ir.builder.insertion_block()
-    ir.builder.set_insertion_point_to_end(block)
-    try:
+    with ir.inside(block):
         n = len(inputs)
         lhs = [tensor(block.arg(i), t.dtype) for i, t in enumerate(inputs)]
         rhs = [tensor(block.arg(n + i), t.dtype) for i, t in enumerate(inputs)]
         ir.create("tile.reduce.return", combine(lhs, rhs), [])
-    finally:
-        ir.builder.set_insertion_point_to_end(outer)
     return [tensor(op.result(i), ty) for i, ty in enumerate(result_types)]
 
 
@@ -1494,6 +1520,52 @@ def _user_combiner(inputs, combine_fn, fname, scalars):
             results.append(value)
         return results
     return inputs, combine
+
+
+def map_elementwise(scalar_fn, args, pack):
+    """tl.map_elementwise: the @jit `scalar_fn` run on each element of
+    `args` (broadcast to one shape), taking `pack` scalars of each argument
+    and giving `pack` of each result, as a tile.map_elementwise. Its body is
+    traced once to learn the result types, then again into the op."""
+    fname = "tl.map_elementwise"
+    if not isinstance(scalar_fn, KernelFunction):
+        raise SemanticError(f"{fname} needs a @rocktile.jit scalar function, got {scalar_fn!r}")
+    if isinstance(pack, bool) or not isinstance(pack, int) or pack < 1:
+        raise SemanticError(f"{fname}: pack must be a positive int, got {pack!r}")
+    values = [_numeric(a, fname) for a in args]
+    shape = []
+    for v in values:
+        shape = broadcast_shapes(shape, v.shape, fname)
+    if not shape:
+        raise SemanticError(f"{fname} needs at least one tile among its arguments")
+    values = [broadcast_to(v, shape) for v in values]
+    ir = current()
+    scalar_types = [ir.type(v.dtype) for v in values for _ in range(pack)]
+
+    def trace(block):
+        scalars = [tensor(block.arg(i * pack + j), v.dtype) for i, v in enumerate(values) for j in range(pack)]
+        out = scalar_fn(*scalars)
+        single = not isinstance(out, (tuple, list))
+        out = [to_tensor(_value(o)) for o in ([out] if single else out)]
+        if not out or len(out) % pack or any(o.shape or o.dtype.is_ptr() for o in out):
+            raise SemanticError(f"the scalar function of {fname} must return scalar numbers, {pack} per result "
+                                f"(pack={pack}), got {[str(o.type) for o in out]}")
+        dtypes = [o.dtype for o in out[::pack]]
+        if any(o.dtype != dtypes[k // pack] for k, o in enumerate(out)):
+            raise SemanticError(f"the scalar function of {fname} must return the {pack} scalars of each result in "
+                                f"one dtype, got {[str(o.dtype) for o in out]}")
+        return out, dtypes, single
+
+    with ir.dry_run():
+        probe = ir.create("tile.map_elementwise", values, [], {"pack": f"{pack} : i32"}, num_regions=1)
+        _, dtypes, single = trace(probe.add_block(0, scalar_types, ir.loc()))
+    result_types = [block_type(d, shape) for d in dtypes]
+    op = ir.create("tile.map_elementwise", values, result_types, {"pack": f"{pack} : i32"}, num_regions=1)
+    block = op.add_block(0, scalar_types, ir.loc())
+    with ir.inside(block):
+        ir.create("tile.map_elementwise.return", trace(block)[0], [])
+    results = [tensor(op.result(k), t) for k, t in enumerate(result_types)]
+    return results[0] if single else tuple(results)
 
 
 def user_reduce(inputs, axis, combine_fn, keep_dims):

@@ -490,3 +490,86 @@ func.func @inline_asm_clobber_first(%a: tensor<64xf32>) {
   %m = tile.elementwise_inline_asm "v_mov_b32 $0, $1" "=v,~{s0},v" %a : (tensor<64xf32>) -> tensor<64xf32>
   return
 }
+
+// -----
+
+func.func @inline_asm_pack_constraints(%a: tensor<64xf16>) {
+  // expected-error @+1 {{constraints "=v,v" must give 2 output(s) ("=...") and then 2 input(s) for pack 4}}
+  %m = tile.elementwise_inline_asm "v_mov_b32 $0, $1" "=v,v" %a {pack = 4 : i32} : (tensor<64xf16>) -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @inline_asm_pack_power_of_two(%a: tensor<64xf32>) {
+  // expected-error @+1 {{pack 3 must be a power of two}}
+  %m = tile.elementwise_inline_asm "v_mov_b32 $0, $1" "=v,v,v,v,v,v" %a {pack = 3 : i32} : (tensor<64xf32>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @map_elementwise_arguments(%a: tensor<64xf32>) {
+  // expected-error @+1 {{body must take 2 scalars (2 per operand), got 1}}
+  %r = tile.map_elementwise(%a) pack = 2 : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%e: f32):
+    tile.map_elementwise.return %e, %e : f32, f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_elementwise_argument_type(%a: tensor<64xf32>) {
+  // expected-error @+1 {{body argument 0 must be 'f32', the element type of operand 0}}
+  %r = tile.map_elementwise(%a) pack = 1 : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%e: i32):
+    %f = arith.sitofp %e : i32 to f32
+    tile.map_elementwise.return %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_elementwise_results(%a: tensor<64xf32>) {
+  %r = tile.map_elementwise(%a) pack = 1 : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%e: f32):
+    // expected-error @+1 {{must return 1 scalars (1 per result), got 2}}
+    tile.map_elementwise.return %e, %e : f32, f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_elementwise_result_type(%a: tensor<64xf32>) {
+  %r = tile.map_elementwise(%a) pack = 1 : (tensor<64xf32>) -> tensor<64xi32> {
+  ^bb0(%e: f32):
+    // expected-error @+1 {{value 0 must be 'i32', the element type of result 0}}
+    tile.map_elementwise.return %e : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_elementwise_pointers(%p: tensor<64x!tile.ptr<f32>>) {
+  // expected-error @+1 {{maps numbers, not pointers}}
+  %r = tile.map_elementwise(%p) pack = 1 : (tensor<64x!tile.ptr<f32>>) -> tensor<64x!tile.ptr<f32>> {
+  ^bb0(%e: !tile.ptr<f32>):
+    tile.map_elementwise.return %e : !tile.ptr<f32>
+  }
+  return
+}
+
+// -----
+
+func.func @map_elementwise_shapes(%a: tensor<64xf32>) {
+  // expected-error @+1 {{all non-scalar operands/results must have the same shape and base type}}
+  %r = tile.map_elementwise(%a) pack = 1 : (tensor<64xf32>) -> tensor<32xf32> {
+  ^bb0(%e: f32):
+    tile.map_elementwise.return %e : f32
+  }
+  return
+}

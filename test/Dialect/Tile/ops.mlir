@@ -133,3 +133,21 @@ func.func @inline_asm(%a: tensor<64xf32>, %b: tensor<64xf32>, %c: tensor<64xi32>
   %x:2 = tile.elementwise_inline_asm "v_mov_b32 $0, $2\nv_mov_b32 $1, $2" "=v,=v,v" %c : (tensor<64xi32>) -> (tensor<64xi32>, tensor<64xi32>)
   return
 }
+
+// CHECK-LABEL: func.func @map_elementwise
+// CHECK: tile.map_elementwise(%{{.*}}, %{{.*}}) pack = 2 : (tensor<64xf32>, tensor<64xi32>) -> tensor<64xf32> {
+// CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: i32, %{{.*}}: i32):
+// CHECK: tile.map_elementwise.return %{{.*}}, %{{.*}} : f32, f32
+// CHECK: tile.elementwise_inline_asm "v_not_b32 $0, $1" "=v,v" %{{.*}} {pack = 4 : i32, pure} : (tensor<64xi8>) -> tensor<64xi8>
+func.func @map_elementwise(%a: tensor<64xf32>, %n: tensor<64xi32>, %c: tensor<64xi8>) {
+  %r = tile.map_elementwise(%a, %n) pack = 2 : (tensor<64xf32>, tensor<64xi32>) -> tensor<64xf32> {
+  ^bb0(%a0: f32, %a1: f32, %n0: i32, %n1: i32):
+    %f0 = arith.sitofp %n0 : i32 to f32
+    %f1 = arith.sitofp %n1 : i32 to f32
+    %r0 = arith.mulf %a0, %f0 : f32
+    %r1 = arith.mulf %a1, %f1 : f32
+    tile.map_elementwise.return %r0, %r1 : f32, f32
+  }
+  %m = tile.elementwise_inline_asm "v_not_b32 $0, $1" "=v,v" %c {pure, pack = 4 : i32} : (tensor<64xi8>) -> tensor<64xi8>
+  return
+}

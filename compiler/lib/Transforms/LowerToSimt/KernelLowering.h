@@ -114,6 +114,14 @@ private:
   LogicalResult lowerTrans(tile::TransOp op);
   LogicalResult lowerGather(tile::GatherOp op);
   LogicalResult lowerInlineAsm(tile::ElementwiseInlineAsmOp op);
+  LogicalResult lowerMapElementwise(tile::MapElementwiseOp op);
+  /// Binds `results` to what `run` computes on each group of `pack`
+  /// consecutive elements of this lane's `operands`: it takes `pack`
+  /// scalars per operand (operand-major) and gives `pack` per result
+  /// (result-major). A last group short of `pack` is filled up by repeating
+  /// the lane's last element; what it gives for those is dropped.
+  LogicalResult mapElementGroups(ValueRange operands, ValueRange results, int64_t pack,
+                                 function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value>)> run);
   LogicalResult lowerDot(tile::DotOp op);
   LogicalResult lowerPrint(tile::PrintOp op);
   LogicalResult lowerAssert(tile::AssertOp op);

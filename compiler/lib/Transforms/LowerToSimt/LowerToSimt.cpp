@@ -342,6 +342,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](tile::ReshapeOp r) { return exchangeThroughLds(r); })
       .Case([&](tile::GatherOp g) { return lowerGather(g); })
       .Case([&](tile::ElementwiseInlineAsmOp a) { return lowerInlineAsm(a); })
+      .Case([&](tile::MapElementwiseOp m) { return lowerMapElementwise(m); })
       .Case<tile::AtomicRMWOp, tile::AtomicCASOp>([&](Operation *a) { return lowerAtomic(a); })
       .Case([&](tile::BarrierOp) {
         gpu::BarrierOp::create(b, loc());
@@ -417,43 +418,115 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerInlineAsm(tile::ElementwiseInlineAsmOp op) {
-  // One llvm.inline_asm per element, on the lane's scalars.
+LogicalResult KernelLowering::mapElementGroups(
+    ValueRange operands, ValueRange results, int64_t pack,
+    function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value>)> run) {
   int64_t count = 1;
-  SmallVector<Value> args;
-  for (Value a : op.getArgs()) {
-    args.push_back(lookup(a));
-    if (auto vector = dyn_cast<VectorType>(args.back().getType()))
+  SmallVector<Value> lanes;
+  for (Value operand : operands) {
+    lanes.push_back(lookup(operand));
+    if (auto vector = dyn_cast<VectorType>(lanes.back().getType()))
       count = vector.getNumElements();
   }
-  SmallVector<Type> outputTypes;
-  for (Value r : op.getOutputs())
-    outputTypes.push_back(tile::getElementTypeOrSelf(r.getType()));
-  Type resultType = outputTypes.size() == 1 ? outputTypes.front()
-                                            : LLVM::LLVMStructType::getLiteral(op.getContext(), outputTypes);
-  SmallVector<SmallVector<Value>> outputs(outputTypes.size());
-  for (int64_t i = 0; i < count; ++i) {
+  SmallVector<SmallVector<Value>> elements(results.size());
+  for (int64_t first = 0; first < count; first += pack) {
     SmallVector<Value> scalars;
-    for (Value a : args)
-      scalars.push_back(isa<VectorType>(a.getType()) ? vector::ExtractOp::create(b, loc(), a, i).getResult() : a);
-    Value result = LLVM::InlineAsmOp::create(b, loc(), resultType, scalars, op.getAsmString(), op.getConstraints(),
+    for (Value lane : lanes)
+      for (int64_t j = 0; j < pack; ++j)
+        scalars.push_back(isa<VectorType>(lane.getType())
+                              ? vector::ExtractOp::create(b, loc(), lane, std::min(first + j, count - 1)).getResult()
+                              : lane);
+    FailureOr<SmallVector<Value>> out = run(scalars);
+    if (failed(out))
+      return failure();
+    for (auto [k, result] : llvm::enumerate(elements))
+      for (int64_t j = 0; j < pack && first + j < count; ++j)
+        result.push_back((*out)[k * pack + j]);
+  }
+  for (auto [r, scalars] : llvm::zip(results, elements)) {
+    auto tensor = dyn_cast<RankedTensorType>(r.getType());
+    values[r] = {Value(), tensor ? vector::FromElementsOp::create(b, loc(), laneVectorType(tensor, layoutOf(r)),
+                                                                  scalars)
+                                       .getResult()
+                                 : scalars.front()};
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerInlineAsm(tile::ElementwiseInlineAsmOp op) {
+  // One llvm.inline_asm per group of `pack` elements. Narrow elements travel
+  // packed, several to an operand of 32 bits at most, which the assembly
+  // sees as an integer of those bits (the backend has no register class
+  // for vectors such as <4 x i8>).
+  int64_t pack = op.getPack();
+  auto perOperand = [&](Value v) {
+    return tile::ElementwiseInlineAsmOp::elementsPerOperand(tile::getElementTypeOrSelf(v.getType()), pack);
+  };
+  auto pieceType = [&](Value v) -> Type {
+    Type element = tile::getElementTypeOrSelf(v.getType());
+    int64_t per = perOperand(v);
+    return per == 1 ? element : b.getIntegerType(per * element.getIntOrFloatBitWidth());
+  };
+  SmallVector<Type> pieceTypes;
+  for (Value r : op.getOutputs())
+    pieceTypes.append(pack / perOperand(r), pieceType(r));
+  Type resultType = pieceTypes.size() == 1 ? pieceTypes.front()
+                                           : LLVM::LLVMStructType::getLiteral(op.getContext(), pieceTypes);
+  return mapElementGroups(op.getArgs(), op.getOutputs(), pack, [&](ArrayRef<Value> scalars) {
+    SmallVector<Value> pieces;
+    for (auto [i, arg] : llvm::enumerate(op.getArgs())) {
+      int64_t per = perOperand(arg);
+      for (int64_t j = 0; j < pack; j += per) {
+        ArrayRef<Value> group = scalars.slice(i * pack + j, per);
+        if (per == 1) {
+          pieces.push_back(group[0]);
+          continue;
+        }
+        Value packed = vector::FromElementsOp::create(b, loc(), VectorType::get({per}, group[0].getType()), group);
+        pieces.push_back(LLVM::BitcastOp::create(b, loc(), pieceType(arg), packed));
+      }
+    }
+    Value result = LLVM::InlineAsmOp::create(b, loc(), resultType, pieces, op.getAsmString(), op.getConstraints(),
                                              /*has_side_effects=*/!op.getPure(), /*is_align_stack=*/false,
                                              LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
                                              ArrayAttr())
                        .getResult(0);
-    for (auto [k, type] : llvm::enumerate(outputTypes))
-      outputs[k].push_back(outputTypes.size() == 1
-                               ? result
-                               : LLVM::ExtractValueOp::create(b, loc(), result, ArrayRef<int64_t>{int64_t(k)}));
-  }
-  for (auto [r, elements] : llvm::zip(op.getOutputs(), outputs)) {
-    auto tensor = dyn_cast<RankedTensorType>(r.getType());
-    values[r] = {Value(), tensor ? vector::FromElementsOp::create(
-                                       b, loc(), laneVectorType(tensor, layoutOf(r)), elements)
-                                       .getResult()
-                                 : elements.front()};
-  }
-  return success();
+    SmallVector<Value> out;
+    int64_t p = 0;
+    for (Value r : op.getOutputs()) {
+      int64_t per = perOperand(r);
+      Type element = tile::getElementTypeOrSelf(r.getType());
+      for (int64_t j = 0; j < pack; j += per, ++p) {
+        Value piece = pieceTypes.size() == 1
+                          ? result
+                          : LLVM::ExtractValueOp::create(b, loc(), result, ArrayRef<int64_t>{p}).getResult();
+        if (per == 1) {
+          out.push_back(piece);
+          continue;
+        }
+        Value unpacked = LLVM::BitcastOp::create(b, loc(), VectorType::get({per}, element), piece);
+        for (int64_t e = 0; e < per; ++e)
+          out.push_back(vector::ExtractOp::create(b, loc(), unpacked, e));
+      }
+    }
+    return FailureOr<SmallVector<Value>>(out);
+  });
+}
+
+LogicalResult KernelLowering::lowerMapElementwise(tile::MapElementwiseOp op) {
+  // The body, lowered once per group of elements on the lane's scalars.
+  Block &body = op.getBody().front();
+  return mapElementGroups(op.getSrcs(), op.getResults(), op.getPack(),
+                          [&](ArrayRef<Value> scalars) -> FailureOr<SmallVector<Value>> {
+                            for (auto [arg, scalar] : llvm::zip(body.getArguments(), scalars))
+                              values[arg] = {Value(), scalar};
+                            if (failed(lowerBlock(body)))
+                              return failure();
+                            SmallVector<Value> out;
+                            for (Value v : body.getTerminator()->getOperands())
+                              out.push_back(lookup(v));
+                            return out;
+                          });
 }
 
 void KernelLowering::markEmulatorOnly(Operation *op) {

@@ -292,10 +292,26 @@ LogicalResult ElementwiseInlineAsmOp::verify() {
   }
   if (constraints.empty())
     entries = 0;
-  if (outputs != int64_t(getOutputs().size()) || entries != outputs + int64_t(getArgs().size()))
-    return emitOpError() << "constraints \"" << constraints << "\" must give " << getOutputs().size()
-                         << " output(s) (\"=...\") and then " << getArgs().size() << " input(s)";
+  int64_t pack = getPack();
+  if (!llvm::isPowerOf2_64(pack))
+    return emitOpError() << "pack " << pack << " must be a power of two";
+  auto operandsFor = [&](TypeRange types) {
+    int64_t n = 0;
+    for (Type t : types)
+      n += pack / elementsPerOperand(rocktile::tile::getElementTypeOrSelf(t), pack);
+    return n;
+  };
+  int64_t wantOutputs = operandsFor(getOutputs().getTypes()), wantInputs = operandsFor(getArgs().getTypes());
+  if (outputs != wantOutputs || entries != outputs + wantInputs)
+    return emitOpError() << "constraints \"" << constraints << "\" must give " << wantOutputs
+                         << " output(s) (\"=...\") and then " << wantInputs << " input(s)"
+                         << (pack > 1 ? " for pack " + std::to_string(pack) : std::string());
   return success();
+}
+
+int64_t ElementwiseInlineAsmOp::elementsPerOperand(Type element, int64_t pack) {
+  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+  return std::min<int64_t>(bits < 32 ? 32 / bits : 1, pack);
 }
 
 void ElementwiseInlineAsmOp::getEffects(
@@ -366,5 +382,35 @@ LogicalResult ReduceOp::verifyRegions() {
     if (ret.getValues()[i].getType() != body.getArgument(i).getType())
       return ret.emitOpError() << "value " << i << " must be "
                                << body.getArgument(i).getType();
+  return success();
+}
+
+LogicalResult MapElementwiseOp::verifyRegions() {
+  if (getSrcs().empty() || getResults().empty())
+    return emitOpError() << "needs at least one operand and one result";
+  auto isPointer = [](Value v) { return isa<PointerType>(cast<RankedTensorType>(v.getType()).getElementType()); };
+  if (llvm::any_of(getSrcs(), isPointer) || llvm::any_of(getResults(), isPointer))
+    return emitOpError() << "maps numbers, not pointers";
+  int64_t pack = getPack();
+  Block &body = getBody().front();
+  if (body.getNumArguments() != pack * getSrcs().size())
+    return emitOpError() << "body must take " << pack * getSrcs().size() << " scalars (" << pack
+                         << " per operand), got " << body.getNumArguments();
+  for (auto [i, src] : llvm::enumerate(getSrcs()))
+    for (int64_t j = 0; j < pack; ++j)
+      if (body.getArgument(i * pack + j).getType() != rocktile::tile::getElementTypeOrSelf(src.getType()))
+        return emitOpError() << "body argument " << i * pack + j << " must be "
+                             << rocktile::tile::getElementTypeOrSelf(src.getType()) << ", the element type of operand " << i;
+  auto ret = body.empty() ? nullptr : dyn_cast<MapElementwiseReturnOp>(&body.back());
+  if (!ret)
+    return emitOpError() << "body must end in tile.map_elementwise.return";
+  if (ret.getValues().size() != pack * getResults().size())
+    return ret.emitOpError() << "must return " << pack * getResults().size() << " scalars (" << pack
+                             << " per result), got " << ret.getValues().size();
+  for (auto [k, result] : llvm::enumerate(getResults()))
+    for (int64_t j = 0; j < pack; ++j)
+      if (ret.getValues()[k * pack + j].getType() != rocktile::tile::getElementTypeOrSelf(result.getType()))
+        return ret.emitOpError() << "value " << k * pack + j << " must be "
+                                 << rocktile::tile::getElementTypeOrSelf(result.getType()) << ", the element type of result " << k;
   return success();
 }

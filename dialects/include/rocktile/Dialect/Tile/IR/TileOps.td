@@ -438,15 +438,71 @@ def Tile_ElementwiseInlineAsmOp : Tile_Op<"elementwise_inline_asm", [Elementwise
     `pure` it has side effects: it is neither removed nor moved. The
     emulator cannot run it.
 
+    With `pack` > 1 (a power of two) each run takes `pack` consecutive
+    elements of a lane, as Triton does: elements narrower than 32 bits
+    travel packed into vectors of up to 32 bits (four i8 as one
+    `vector<4xi8>` operand), wider ones as one operand each; outputs alike.
+
     ```mlir
     %m = tile.elementwise_inline_asm "v_max_f32 $0, $1, $2" "=v,v,v" %a, %b {pure}
         : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
     ```
   }];
-  let arguments = (ins StrAttr:$asm_string, StrAttr:$constraints, UnitAttr:$pure, Variadic<AnyType>:$args);
+  let arguments = (ins StrAttr:$asm_string, StrAttr:$constraints, UnitAttr:$pure,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntMinValue<1>]>, "1">:$pack,
+                       Variadic<AnyType>:$args);
   let results = (outs Variadic<AnyType>:$outputs);
   let assemblyFormat = "$asm_string $constraints $args attr-dict `:` functional-type($args, $outputs)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// How many of `pack` elements of type `element` one operand (or
+    /// output) of the assembly holds.
+    static int64_t elementsPerOperand(::mlir::Type element, int64_t pack);
+  }];
+}
+
+def Tile_MapElementwiseOp : Tile_Op<"map_elementwise", [Elementwise, RecursiveMemoryEffects]> {
+  let summary = "A scalar function run on each element (tl.map_elementwise)";
+  let description = [{
+    Runs the body once per `pack` elements of its operands (tiles of one
+    shape): the body takes `pack` scalars of each operand, operand-major
+    (operand i's element j is argument i * pack + j), and yields `pack`
+    scalars of each result in the same order. The body may branch on its
+    scalars (`scf.if`), so that each element computes only its own side.
+
+    ```mlir
+    %y = tile.map_elementwise(%x) pack = 1 : (tensor<64xf32>) -> tensor<64xf32> {
+    ^bb0(%e: f32):
+      %pos = arith.cmpf ogt, %e, %zero : f32
+      %r = scf.if %pos -> f32 {
+        scf.yield %e : f32
+      } else {
+        %m = math.expm1 %e : f32
+        scf.yield %m : f32
+      }
+      tile.map_elementwise.return %r : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, ConfinedAttr<I32Attr, [IntMinValue<1>]>:$pack);
+  let results = (outs Variadic<Tile_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $srcs `)` `pack` `=` $pack attr-dict `:` functional-type($srcs, $results) $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def Tile_MapElementwiseReturnOp : Tile_Op<"map_elementwise.return",
+    [HasParent<"MapElementwiseOp">, Pure, Terminator, ReturnLike]> {
+  let summary = "Yield the scalars one tile.map_elementwise body computed";
+  let description = [{
+    ```mlir
+    tile.map_elementwise.return %r : f32
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
 def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite<DefaultResource>]>]> {
