@@ -98,3 +98,22 @@ func.func @slots_then_scratch(%x: tensor<1024xf32, #b>) {
   }
   return
 }
+
+// -----
+
+#flat = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+#rows = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 64], warpsPerCTA = [4, 1], order = [1, 0]>
+#cols = #tile.blocked<sizePerThread = [4, 1], threadsPerWarp = [64, 1], warpsPerCTA = [1, 4], order = [0, 1]>
+
+// A reshape into its source's layout reshaped (each lane keeps the elements
+// it holds: 4 x 256 rows of the 1024 in order) needs no LDS; into another
+// layout it goes through LDS.
+// CHECK-LABEL: func.func @reshape_in_place
+// CHECK-SAME: tile.lds_bytes = 4096
+// CHECK: tile.reshape %{{.*}} : tensor<1024xf32, #{{.*}}> -> tensor<4x256xf32, #[[ROWS:blocked[0-9]*]]>
+// CHECK: tile.reshape %{{.*}} {tile.lds_offset = 0 : i64} : tensor<1024xf32, #{{.*}}> -> tensor<4x256xf32,
+func.func @reshape_in_place(%x: tensor<1024xf32, #flat>) {
+  %a = tile.reshape %x : tensor<1024xf32, #flat> -> tensor<4x256xf32, #rows>
+  %b = tile.reshape %x : tensor<1024xf32, #flat> -> tensor<4x256xf32, #cols>
+  return
+}

@@ -376,10 +376,10 @@ func.func @row_max_of_dot(%q: bf16, %k: bf16, %po: !tile.ptr<f32>) {
 
 // -----
 
-// A reshape to a shape nothing loads gets a blocked layout shaped for it:
-// the rank's default, shaped for the 64x64 tile, would put 4 warps along a
-// dimension of 2 and hold every element twice (tl.sort and the scans reshape
-// into many such shapes).
+// A reshape's result takes its source's layout reshaped, so that every lane
+// keeps the elements it holds (tl.sort and the scans reshape into many such
+// shapes), not the rank's default, which, shaped for the 64x64 tile, would
+// put 4 warps along a dimension of 2 and hold every element twice.
 // GFX950: #[[OWN:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 64], warpsPerCTA = [2, 2], order = [1, 0]>
 // GFX950-LABEL: func.func @reshape_own_shape
 // GFX950: tile.reshape {{.*}} -> tensor<2x128xf32, #[[OWN]]>

@@ -307,6 +307,32 @@ func.func @trans_reshape(%p: !tile.ptr<f32>) attributes {tile.lds_bytes = 4096 :
 
 // -----
 
+#flat = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+#rows = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 64], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// A reshape into its source's layout reshaped is the same registers: no
+// LDS, no barrier: what is stored is the converted vector's elements.
+// CHECK-LABEL: gpu.func @reshape_in_place
+// CHECK: %[[F:.*]] = arith.sitofp {{.*}} : vector<4xi32> to vector<4xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.extract %[[F]][3]
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @reshape_in_place(%p: !tile.ptr<f32>) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %i = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #flat>
+  %f = arith.sitofp %i : tensor<1024xi32, #flat> to tensor<1024xf32, #flat>
+  %r = tile.reshape %f : tensor<1024xf32, #flat> -> tensor<4x256xf32, #rows>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<4x256x!tile.ptr<f32>, #rows>
+  %rr = tile.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32, #tile.slice<dim = 1, parent = #rows>>
+  %re = tile.expand_dims %rr {axis = 1 : i32} : tensor<4xi32, #tile.slice<dim = 1, parent = #rows>> -> tensor<4x1xi32, #rows>
+  %rb = tile.broadcast %re : tensor<4x1xi32, #rows> -> tensor<4x256xi32, #rows>
+  %q = tile.addptr %ps, %rb : tensor<4x256x!tile.ptr<f32>, #rows>, tensor<4x256xi32, #rows>
+  tile.store %q, %r : tensor<4x256x!tile.ptr<f32>, #rows>, tensor<4x256xf32, #rows>
+  return
+}
+
+// -----
+
 #b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]>
 #i = #tile.blocked<sizePerThread = [1, 2], threadsPerWarp = [16, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 

@@ -62,6 +62,27 @@ TEST(LinearLayout, DropDimMergesRegisters) {
     EXPECT_EQ(rows.apply(1, lane, 1), Coord({3}));
 }
 
+TEST(LinearLayout, ReshapeKeepsEveryElementWhereItIs) {
+  // Every (register, lane, warp) holds, as a 1x128x2x1 tile, the element
+  // whose row-major index it held in the 8x32 tile: computed here by
+  // flattening and unflattening each coordinate, not by bases.
+  std::vector<int64_t> from = {8, 32}, to = {1, 128, 2, 1};
+  for (const LinearLayout &l : {LinearLayout::blocked(from, {1, 4}, {8, 8}, {1, 4}, {1, 0}),
+                                LinearLayout::blocked(from, {2, 1}, {4, 16}, {2, 2}, {0, 1}),
+                                LinearLayout::blocked(from, {1, 1}, {1, 64}, {1, 4}, {1, 0})}) {
+    LinearLayout r = l.reshape(to);
+    EXPECT_EQ(r.getShape(), llvm::ArrayRef<int64_t>(to));
+    for (int64_t w = 0; w < l.getNumWarps(); ++w)
+      for (int64_t ln = 0; ln < l.getNumLanes(); ++ln)
+        for (int64_t reg = 0; reg < l.getNumRegisters(); ++reg) {
+          Coord c = l.apply(reg, ln, w);
+          int64_t index = c[0] * from[1] + c[1];
+          Coord expected = {0, index / 2, index % 2, 0};
+          ASSERT_EQ(r.apply(reg, ln, w), expected) << "register " << reg << ", lane " << ln << ", warp " << w;
+        }
+  }
+}
+
 /// Every layout covers each element of its tensor, and with no broadcast
 /// each element exactly once.
 class Coverage : public ::testing::TestWithParam<std::vector<int64_t>> {};

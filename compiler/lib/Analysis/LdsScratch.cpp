@@ -23,6 +23,11 @@ int64_t rocktile::exchangeBytes(RankedTensorType type) {
   return std::max<int64_t>(elt.getIntOrFloatBitWidth() / 8, 1);
 }
 
+bool rocktile::needsLdsExchange(tile::ReshapeOp op) {
+  LinearLayout from = *tile::getLinearLayout(op.getSrc().getType());
+  return *tile::getLinearLayout(op.getType()) != from.reshape(op.getType().getShape());
+}
+
 bool rocktile::needsLdsExchange(tile::ConvertLayoutOp op) {
   LinearLayout from = *tile::getLinearLayout(op.getSrc().getType());
   LinearLayout to = *tile::getLinearLayout(op.getType());
@@ -141,7 +146,7 @@ int64_t rocktile::getLdsScratchBytes(Operation *op, const Target &target) {
   if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType()))
     return std::max<int64_t>(op->getResult(0).getType().getIntOrFloatBitWidth() / 8, 4);
   if (auto reshape = dyn_cast<tile::ReshapeOp>(op))
-    return reshape.getType().getNumElements() * exchangeBytes(reshape.getType());
+    return needsLdsExchange(reshape) ? reshape.getType().getNumElements() * exchangeBytes(reshape.getType()) : 0;
   if (auto copy = dyn_cast<tile::DescriptorLoadOp>(op)) // the block as the copy lands it
     return blockCopyElements(blockCopyLayout(copy.getType(), target)) * exchangeBytes(copy.getType());
   if (auto gather = dyn_cast<tile::GatherOp>(op))

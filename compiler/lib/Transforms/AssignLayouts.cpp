@@ -50,6 +50,70 @@ BlockedLayoutAttr chooseBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape,
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
 }
 
+/// `layout` as an attribute: the blocked layout it equals if there is one
+/// (which the heuristics below treat as the plain layout it is), else
+/// spelled out linearly. The candidate takes, per dimension, the run of
+/// register bases 1, 2, 4, ... as its elements per lane and the lane and
+/// warp bases as its lanes and warps, fastest dimensions first as they
+/// appear; lanes and warps that hold copies (a tile smaller than they
+/// cover) go along the slowest dimension, where a blocked layout wraps.
+Attribute layoutAttr(MLIRContext *ctx, const LinearLayout &layout) {
+  unsigned rank = layout.getRank();
+  SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order;
+  SmallVector<SmallVectorImpl<unsigned> *> copies; // per base that holds a copy: whose count it adds to
+  auto count = [&](LinearLayout::InDim in, SmallVectorImpl<unsigned> &per, bool runOnly) {
+    for (const LinearLayout::Coord &c : layout.getBases(in)) {
+      if (llvm::all_of(c, [](int64_t x) { return x == 0; }))
+        copies.push_back(&per);
+      for (unsigned d = 0; d < rank; ++d) {
+        if (!c[d])
+          continue;
+        if (!llvm::is_contained(order, d))
+          order.push_back(d);
+        if (!runOnly || c[d] == per[d])
+          per[d] *= 2;
+      }
+    }
+  };
+  count(LinearLayout::Register, spt, /*runOnly=*/true);
+  count(LinearLayout::Lane, tpw, /*runOnly=*/false);
+  count(LinearLayout::Warp, wpc, /*runOnly=*/false);
+  for (int d = rank - 1; d >= 0; --d)
+    if (!llvm::is_contained(order, unsigned(d)))
+      order.push_back(d);
+  for (SmallVectorImpl<unsigned> *per : copies)
+    (*per)[order.back()] *= 2;
+  if (LinearLayout::blocked(layout.getShape(), spt, tpw, wpc, order) == layout)
+    return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
+  return LinearLayoutAttr::get(ctx, layout);
+}
+
+/// A layout of a tile of `shape` that holds, in each lane and warp, what
+/// `src` (of the same rank, size 1 where `shape` is larger) holds there,
+/// broadcast: the bases of `src` that hold copies and then new register
+/// bases take the bits of the broadcast dimensions.
+LinearLayout expandBroadcast(const LinearLayout &src, ArrayRef<int64_t> shape) {
+  SmallVector<std::pair<unsigned, int64_t>> bits; // (dim, value) still to place
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (src.getShape()[d] == 1)
+      for (int64_t v = 1; v < size; v *= 2)
+        bits.push_back({unsigned(d), v});
+  std::array<SmallVector<LinearLayout::Coord>, 3> bases;
+  auto next = bits.begin();
+  for (auto in : {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp})
+    for (LinearLayout::Coord c : src.getBases(in)) {
+      if (next != bits.end() && llvm::all_of(c, [](int64_t x) { return x == 0; }))
+        c[next->first] = next->second, ++next;
+      bases[in].push_back(c);
+    }
+  for (; next != bits.end(); ++next) {
+    LinearLayout::Coord c(shape.size(), 0);
+    c[next->first] = next->second;
+    bases[LinearLayout::Register].push_back(c);
+  }
+  return LinearLayout(shape, std::move(bases));
+}
+
 /// `layout` with its dimensions permuted: result dimension i is dimension
 /// order[i] of the source.
 BlockedLayoutAttr permute(BlockedLayoutAttr layout, ArrayRef<int32_t> order) {
@@ -202,23 +266,10 @@ std::string describeInstrs(const Target &target) {
 struct DefaultLayouts {
   DenseMap<unsigned, Attribute> byRank;
   std::map<SmallVector<int64_t, 4>, Attribute> byShape;
-  MLIRContext *ctx;
-  unsigned waveSize, numWarps; // for a blocked layout shaped for one tile
 
   Attribute get(ArrayRef<int64_t> shape) const {
     auto it = byShape.find(SmallVector<int64_t, 4>(shape));
     return it != byShape.end() ? it->second : byRank.lookup(shape.size());
-  }
-  /// A reshape's result: its shape's loads' layout, else its rank's, unless
-  /// that (shaped for the rank's largest tile) would hold elements of this
-  /// smaller one in several lanes or warps, as it would for many of the
-  /// reshapes tl.sort and the scans make: then one shaped for it.
-  Attribute forReshape(RankedTensorType type) const {
-    Attribute rank = get(type.getShape());
-    std::optional<LinearLayout> layout =
-        getLinearLayout(RankedTensorType::get(type.getShape(), type.getElementType(), rank));
-    bool copies = !layout || layout->getCopyBits(LinearLayout::Lane) || layout->getCopyBits(LinearLayout::Warp);
-    return copies ? chooseBlocked(ctx, type.getShape(), 1, waveSize, numWarps) : rank;
   }
 };
 
@@ -422,17 +473,29 @@ private:
   /// `layout`, or null when no such layout exists.
   static Attribute operandLayout(Operation *def, Attribute layout) {
     // expand_dims' operand is the slice of its result's layout (a linear
-    // one has size 1 along the axis already, as a slice's parent must).
-    if (auto e = dyn_cast<ExpandDimsOp>(def))
+    // one has size 1 along the axis already, as a slice's parent must); a
+    // slice result is spelled out linearly first, so that chains of
+    // expand_dims (an index along one axis of a 4-D tile) are recomputed in
+    // any layout.
+    if (auto e = dyn_cast<ExpandDimsOp>(def)) {
+      if (auto slice = dyn_cast_or_null<SliceLayoutAttr>(layout))
+        layout = LinearLayoutAttr::get(def->getContext(), *getLinearLayout(e.getType().cloneWithEncoding(slice)));
       return isa_and_nonnull<BlockedLayoutAttr, LinearLayoutAttr>(layout)
                  ? SliceLayoutAttr::get(def->getContext(), e.getAxis(), layout)
                  : Attribute();
+    }
+    // A store's shape is its value's.
+    Value shaped = def->getNumResults() ? def->getResult(0) : def->getOperand(0);
+    auto shapedType = cast<RankedTensorType>(shaped.getType());
+    auto shape = shapedType.getShape();
+    // A slice of a linear layout is, like it, written for one shape: a
+    // broadcast's operand takes it collapsed as below.
+    if (auto slice = dyn_cast_or_null<SliceLayoutAttr>(layout);
+        slice && isa<LinearLayoutAttr>(slice.getParent()) && isa<BroadcastOp>(def))
+      layout = LinearLayoutAttr::get(def->getContext(), *getLinearLayout(shapedType.cloneWithEncoding(slice)));
     auto linear = dyn_cast_or_null<LinearLayoutAttr>(layout);
     if (!linear)
       return layout;
-    // A store's shape is its value's.
-    Value shaped = def->getNumResults() ? def->getResult(0) : def->getOperand(0);
-    auto shape = cast<RankedTensorType>(shaped.getType()).getShape();
     // A broadcast's operand: the lanes' elements along the broadcast dims
     // collapse onto the one the operand has.
     if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
@@ -582,9 +645,9 @@ private:
       return success();
     }
     if (auto reshape = dyn_cast<ReshapeOp>(op)) {
-      Attribute preferred = preferences.lookup(reshape.getResult());
-      setEncoding(reshape.getResult(),
-                  preferred ? preferred : defaults.forReshape(reshape.getType()));
+      // Each lane keeps the elements it holds: the reshape moves nothing.
+      std::optional<LinearLayout> src = getLinearLayout(reshape.getSrc().getType());
+      setEncoding(reshape.getResult(), layoutAttr(op->getContext(), src->reshape(reshape.getType().getShape())));
       return success();
     }
     if (auto gather = dyn_cast<GatherOp>(op)) {
@@ -676,12 +739,15 @@ private:
     } else if (auto broadcast = dyn_cast<BroadcastOp>(op);
                broadcast && isa<LinearLayoutAttr>(encodingOf(broadcast.getSrc()))) {
       // A linear layout broadcast in registers: to the layout its users want
-      // if that one collapses onto the operand's, else through a blocked one.
+      // if that one collapses onto the operand's, else to the operand's
+      // expanded (its copies, then new registers, spread along the
+      // broadcast dimensions), which collapses onto it as well.
       Attribute preferred = preferences.lookup(broadcast.getResult());
       if (isa_and_nonnull<LinearLayoutAttr>(preferred) &&
           operandLayout(op, preferred) == encodingOf(broadcast.getSrc()))
         return preferred;
-      return defaults.get(broadcast.getType().getShape());
+      return LinearLayoutAttr::get(op->getContext(), expandBroadcast(*getLinearLayout(broadcast.getSrc().getType()),
+                                                                     broadcast.getType().getShape()));
     } else {
       for (Value o : op->getOperands())
         if (isa<RankedTensorType>(o.getType()) && !isRematerializable(o) && !replicates(op, encodingOf(o)))
@@ -909,7 +975,6 @@ struct AssignLayoutsPass
       }
     });
     DefaultLayouts defaults;
-    defaults.ctx = &getContext(), defaults.waveSize = t.waveSize, defaults.numWarps = numWarps;
     for (auto &[rank, shape] : largest)
       defaults.byRank[rank] = chooseBlocked(&getContext(), shape,
                                             std::max<int64_t>(vector.lookup(rank), 1),

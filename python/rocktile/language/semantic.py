@@ -1395,22 +1395,15 @@ def gather(src, index, axis):
     return _emit("tile.gather", [src, index], block_type(src.dtype, index.shape), {"axis": f"{axis} : i32"})
 
 
-MAX_SORT = 256
-
-
 def _sorting_dim(x, dim, fname):
-    """`x` checked for a sort along `dim`, which must be its last one of at
-    most MAX_SORT elements: (x, its shape)."""
+    """`x` checked for a sort along `dim`, which must be its last one: (x,
+    its shape)."""
     x = _numeric(x, fname)
     shape = list(x.shape)
     if not shape:
         raise SemanticError(f"{fname} needs a tile, got a scalar")
     if dim not in (len(shape) - 1, -1):
         raise SemanticError(f"{fname} works along the last dimension only ({len(shape) - 1}), got dim={dim}")
-    if shape[-1] > MAX_SORT:
-        raise SemanticError(f"{fname} sorts at most {MAX_SORT} elements along a dimension for now, got "
-                            f"{shape[-1]}: its network exchanges through LDS at every step, which grows too "
-                            "large to compile")
     return x, shape
 
 

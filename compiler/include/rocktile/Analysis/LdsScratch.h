@@ -16,6 +16,10 @@ llvm::SmallVector<unsigned> getReducedWarpBits(tile::ReduceOp op);
 /// Whether a layout conversion must move elements between lanes (through
 /// LDS) rather than only rename registers.
 bool needsLdsExchange(tile::ConvertLayoutOp op);
+/// Whether a reshape must move elements between lanes (through LDS): unless
+/// its result's layout is its source's reshaped, where every lane keeps the
+/// elements it holds.
+bool needsLdsExchange(tile::ReshapeOp op);
 /// Bytes per element when `type`'s elements go through LDS.
 int64_t exchangeBytes(mlir::RankedTensorType type);
 

@@ -3,6 +3,7 @@
 // the cut where the CPU emulator takes over (DESIGN.md). This file holds the
 // pass, the walk over the kernel, control flow and elementwise ops.
 #include "KernelLowering.h"
+#include "rocktile/Analysis/LdsScratch.h"
 #include "rocktile/Transforms/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -339,7 +340,12 @@ LogicalResult KernelLowering::lower(Operation *op) {
         values[a] = values.lookup(a.getSrc()); // facts only: used by the axis analysis
         return success();
       })
-      .Case([&](tile::ReshapeOp r) { return exchangeThroughLds(r); })
+      .Case([&](tile::ReshapeOp r) {
+        if (needsLdsExchange(r))
+          return exchangeThroughLds(r);
+        values[r] = values.lookup(r.getSrc()); // each lane keeps its elements
+        return success();
+      })
       .Case([&](tile::GatherOp g) { return lowerGather(g); })
       .Case([&](tile::ElementwiseInlineAsmOp a) { return lowerInlineAsm(a); })
       .Case([&](tile::MapElementwiseOp m) { return lowerMapElementwise(m); })

@@ -75,6 +75,26 @@ LinearLayout LinearLayout::dropDim(unsigned dim) const {
   return collapsed;
 }
 
+LinearLayout LinearLayout::reshape(llvm::ArrayRef<int64_t> newShape) const {
+  // With power-of-two sizes, the row-major index of a coordinate is its
+  // dimensions' bits side by side: linear over GF(2), so each basis maps on
+  // its own.
+  std::array<llvm::SmallVector<Coord>, 3> newBases;
+  for (auto [perIn, newPerIn] : llvm::zip(bases, newBases))
+    for (const Coord &c : perIn) {
+      int64_t index = 0;
+      for (auto [x, size] : llvm::zip(c, shape))
+        index = index * size + x;
+      Coord out(newShape.size(), 0);
+      for (int d = int(newShape.size()) - 1; d >= 0; --d) {
+        out[d] = index % newShape[d];
+        index /= newShape[d];
+      }
+      newPerIn.push_back(out);
+    }
+  return LinearLayout(newShape, std::move(newBases));
+}
+
 LinearLayout::Coord LinearLayout::apply(InDim in, uint64_t index) const {
   Coord c(shape.size(), 0);
   for (auto [bit, basis] : llvm::enumerate(bases[in]))

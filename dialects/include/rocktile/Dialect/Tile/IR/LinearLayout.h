@@ -36,6 +36,10 @@ public:
   LinearLayout collapseDim(unsigned dim) const;
   /// This layout with tensor dimension `dim` removed (collapsed first).
   LinearLayout dropDim(unsigned dim) const;
+  /// This layout of the same elements in row-major order seen as a tensor
+  /// of `newShape` (as many elements, powers of two): every register, lane
+  /// and warp holds the elements it held, so a reshape into it moves nothing.
+  LinearLayout reshape(llvm::ArrayRef<int64_t> newShape) const;
 
   llvm::ArrayRef<int64_t> getShape() const { return shape; }
   unsigned getRank() const { return shape.size(); }
