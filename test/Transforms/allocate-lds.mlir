@@ -117,3 +117,20 @@ func.func @reshape_in_place(%x: tensor<1024xf32, #flat>) {
   %b = tile.reshape %x : tensor<1024xf32, #flat> -> tensor<4x256xf32, #cols>
   return
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// A 16-element tile on 256 threads: the owners' old values go to the
+// threads that hold copies through 64 bytes of LDS, when they are used.
+// CHECK-LABEL: func.func @atomic_copies
+// CHECK-SAME: tile.lds_bytes = 64
+// CHECK: tile.atomic_rmw <add> {{.*}} {tile.lds_offset = 0 : i64}
+// CHECK: tile.atomic_rmw <add>
+// CHECK-NOT: tile.lds_offset
+func.func @atomic_copies(%p: tensor<16x!tile.ptr<i32>, #b>, %v: tensor<16xi32, #b>) -> tensor<16xi32, #b> {
+  %old = tile.atomic_rmw <add> %p, %v : tensor<16x!tile.ptr<i32>, #b>, tensor<16xi32, #b>
+  %unused = tile.atomic_rmw <add> %p, %v : tensor<16x!tile.ptr<i32>, #b>, tensor<16xi32, #b>
+  return %old : tensor<16xi32, #b>
+}

@@ -400,3 +400,41 @@ func.func @reshape_own_shape(%p: !tile.ptr<f32>, %f: f32) {
   }
   return
 }
+
+// -----
+
+// Values in blocks times their block's scale (as tl.dot_scaled computes them):
+// the reshape is free and the 64x2 scales, not their 64x2x32 broadcast, are
+// converted to the layout the product needs.
+// GFX950-LABEL: func.func @convert_before_broadcast
+// GFX950: tile.reshape {{.*}} : tensor<64x64xf32, #{{.*}}> -> tensor<64x2x32xf32, #[[BLOCKS:.*]]>
+// GFX950-NOT: tile.convert_layout {{.*}} tensor<64x2x32xf32
+// GFX950: tile.convert_layout {{.*}} : tensor<64x2xf32, {{.*}}> -> tensor<64x2xf32,
+// GFX950-NOT: tile.convert_layout {{.*}} tensor<64x2x32xf32
+// GFX950: arith.mulf {{.*}} : tensor<64x2x32xf32, #[[BLOCKS]]>
+func.func @convert_before_broadcast(%p: !tile.ptr<f32>, %s: !tile.ptr<f32>) {
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %c = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %re = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %rm = arith.muli %re, %c64 : tensor<64x1xi32>
+  %ce = tile.expand_dims %c {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %rb = tile.broadcast %rm : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cb = tile.broadcast %ce : tensor<1x64xi32> -> tensor<64x64xi32>
+  %off = arith.addi %rb, %cb : tensor<64x64xi32>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %q = tile.addptr %ps, %off : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  %v = tile.load %q : tensor<64x64x!tile.ptr<f32>> -> tensor<64x64xf32>
+  %blocks = tile.reshape %v : tensor<64x64xf32> -> tensor<64x2x32xf32>
+  %r2 = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32>
+  %ss = tile.splat %s : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %sq = tile.addptr %ss, %r2 : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %sv = tile.load %sq : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
+  %scale = tile.reshape %sv : tensor<128xf32> -> tensor<64x2xf32>
+  %se = tile.expand_dims %scale {axis = 2 : i32} : tensor<64x2xf32> -> tensor<64x2x1xf32>
+  %sb = tile.broadcast %se : tensor<64x2x1xf32> -> tensor<64x2x32xf32>
+  %m = arith.mulf %blocks, %sb : tensor<64x2x32xf32>
+  %flat = tile.reshape %m : tensor<64x2x32xf32> -> tensor<64x64xf32>
+  tile.store %q, %flat : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}

@@ -537,3 +537,76 @@ def test_atomic_load_and_store(target):
     assert np.signbit(out_f[1]) and np.isnan(out_f[2])
     np.testing.assert_array_equal(i, np.arange(n) * 3)
     np.testing.assert_array_equal(out_i, np.where(np.arange(n) % 4 != 0, np.arange(n) * 3, -1))
+
+
+@rocktile.jit
+def chained_sums(x_ptr, out_ptr, flag_ptr, BLOCK: tl.constexpr):
+    """Each program adds its block's sum to the running total of the
+    programs before it, waiting for the previous one's flag (a decoupled
+    look-back of one step, as a cross-program scan does)."""
+    pid = tl.program_id(0)
+    total = tl.sum(tl.load(x_ptr + pid * BLOCK + tl.arange(0, BLOCK)))
+    if pid > 0:
+        tl.atomic_poll(flag_ptr + pid - 1, 1)
+        total += tl.load(out_ptr + pid - 1)
+    tl.store(out_ptr + pid, total)
+    tl.atomic_xchg(flag_ptr + pid, 1, sem="release")
+
+
+@rocktile.jit
+def poll_tile(flag_ptr, ok_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    ok = tl.atomic_poll(flag_ptr + offs, offs * 3, sem="relaxed")
+    tl.store(ok_ptr + offs, ok.to(tl.int32))
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+def test_atomic_poll(target):
+    """Programs wait for the ones before them (dispatched earlier, as on a
+    GPU); a tile of flags already holding their values returns all true."""
+    x = np.arange(8 * 64, dtype=np.int32)
+    out, flags = np.zeros(8, np.int32), np.zeros(8, np.int32)
+    chained_sums[(8,)](x, out, flags, BLOCK=64, target=target)
+    np.testing.assert_array_equal(out, np.cumsum(x.reshape(8, 64).sum(axis=1)))
+    np.testing.assert_array_equal(flags, 1)
+    flags = (np.arange(128) * 3).astype(np.int64)
+    ok = np.zeros(128, np.int32)
+    poll_tile[(1,)](flags, ok, N=128, target=target)
+    np.testing.assert_array_equal(ok, 1)
+
+
+@rocktile.jit
+def bad_poll(flag_ptr, f_ptr, MODE: tl.constexpr):
+    if MODE == 0:
+        tl.atomic_poll(flag_ptr, 1, timeout_ns=1000)
+    elif MODE == 1:
+        tl.atomic_poll(f_ptr, 1.0)
+    else:
+        tl.atomic_poll(flag_ptr, 1, sem="release")
+
+
+@pytest.mark.parametrize("mode,message", [
+    (0, r"timeout_ns is not supported yet"),
+    (1, r"needs 32- or 64-bit integer elements, got a pointer to fp32"),
+    (2, r"sem must be 'acquire' or 'relaxed', got 'release'"),
+])
+def test_atomic_poll_misuse(mode, message):
+    with pytest.raises(rocktile.CompilationError, match=r"test_atomics\.py:\d+:.*" + message):
+        rocktile.compile(bad_poll, {"flag_ptr": "*i32", "f_ptr": "*fp32"}, {"MODE": mode}, target="gfx950")
+
+
+@rocktile.jit
+def old_values_everywhere(p_ptr, N: tl.constexpr):
+    """A tile smaller than the program: most lanes and warps hold copies of
+    its elements. Every copy of the old values must be the owner's (the
+    assertion runs in every thread)."""
+    offs = tl.arange(0, N)
+    old = tl.atomic_add(p_ptr + offs, 1)
+    tl.device_assert(old == offs * 2, "a thread holding a copy got a wrong old value")
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+def test_copies_of_an_atomic_get_the_old_values(target):
+    p = (np.arange(16) * 2).astype(np.int32)
+    old_values_everywhere[(1,)](p, N=16, target=target, num_warps=4)
+    np.testing.assert_array_equal(p, np.arange(16) * 2 + 1)  # each element updated once

@@ -141,10 +141,24 @@ RankedTensorType rocktile::slotType(tile::LocalAllocOp buffer) {
   return RankedTensorType::get(type.getShape().drop_front(), type.getElementType());
 }
 
+bool rocktile::atomicHandsOver(Operation *op) {
+  if (!isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) || op->use_empty())
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type)
+    return false;
+  LinearLayout layout = *tile::getLinearLayout(type);
+  return layout.isAdditive() && (layout.getCopyBits(LinearLayout::Lane) || layout.getCopyBits(LinearLayout::Warp));
+}
+
 int64_t rocktile::getLdsScratchBytes(Operation *op, const Target &target) {
   // A scalar atomic runs in one thread, which hands the old value to all.
   if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType()))
     return std::max<int64_t>(op->getResult(0).getType().getIntOrFloatBitWidth() / 8, 4);
+  if (atomicHandsOver(op)) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    return type.getNumElements() * exchangeBytes(type);
+  }
   if (auto reshape = dyn_cast<tile::ReshapeOp>(op))
     return needsLdsExchange(reshape) ? reshape.getType().getNumElements() * exchangeBytes(reshape.getType()) : 0;
   if (auto copy = dyn_cast<tile::DescriptorLoadOp>(op)) // the block as the copy lands it

@@ -758,8 +758,9 @@ private:
                                   : cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
     Attribute preferred = op->getNumResults() ? preferences.lookup(op->getResult(0)) : Attribute();
     // Loads stay blocked (vectorized, coalesced); their values are converted
-    // to a matrix-instruction layout, not their pointers.
-    if (isa<LoadOp>(op) && isa_and_nonnull<LinearLayoutAttr>(preferred))
+    // to a matrix-instruction layout or a slice (what an expand_dims of them
+    // wants), not their pointers.
+    if (isa<LoadOp>(op) && isa_and_nonnull<LinearLayoutAttr, SliceLayoutAttr>(preferred))
       preferred = {};
     // expand_dims' operand takes the slice of its result's layout.
     if (expand && !isa_and_nonnull<BlockedLayoutAttr, LinearLayoutAttr>(preferred))
@@ -821,8 +822,8 @@ private:
       if (op.getNumResults() != 1 || isa<ReduceOp, ReshapeOp, TransOp>(op))
         continue;
       Attribute layout = preferences.lookup(op.getResult(0));
-      if (isa_and_nonnull<LinearLayoutAttr>(layout) && isa<LoadOp>(op))
-        continue;
+      if (isa_and_nonnull<LinearLayoutAttr, SliceLayoutAttr>(layout) && isa<LoadOp>(op))
+        continue; // nor do their pointers (a loop would carry them so)
       // What nothing asks for but is computed element by element from a
       // dot's result will be in that dot's D layout: its other operands
       // (a broadcast row maximum, a mask) should be built in it too.
@@ -849,6 +850,34 @@ private:
     if (isRematerializable(o) && canRematerializeAs(o, layout)) {
       use.set(rematerialize(o, layout));
       return success();
+    }
+    // A broadcast or expand_dims is redone in the layout (in place when
+    // used only here), its smaller operand converted instead; a conversion
+    // converts its source to the layout directly.
+    Operation *def = o.getDefiningOp();
+    bool convert = isa_and_nonnull<ConvertLayoutOp>(def);
+    Attribute operand = isa_and_nonnull<BroadcastOp, ExpandDimsOp>(def) ? operandLayout(def, layout) : Attribute();
+    if (convert && encodingOf(def->getOperand(0)) == layout) {
+      use.set(def->getOperand(0));
+      if (o.use_empty())
+        def->erase();
+      return success();
+    }
+    if (convert || operand) {
+      auto key = std::make_pair(o, layout);
+      if (auto it = remat.find(key); it != remat.end()) {
+        use.set(it->second);
+        return success();
+      }
+      if (!o.hasOneUse()) {
+        OpBuilder b(def->getContext());
+        b.setInsertionPointAfter(def);
+        def = b.clone(*def);
+        use.set(def->getResult(0));
+      }
+      setEncoding(def->getResult(0), layout);
+      remat[key] = def->getResult(0);
+      return convert ? success() : unifyOperand(def, def->getOpOperand(0), operand);
     }
     OpBuilder b(op);
     auto type = cast<RankedTensorType>(o.getType()).cloneWithEncoding(layout);

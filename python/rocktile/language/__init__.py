@@ -9,7 +9,7 @@ from .microscaling import dot_scaled
 from .debug import assume, device_assert, device_print, max_constancy, max_contiguous, multiple_of
 from .core import (
     abs, add, advance, arange, argmax, argmin, associative_scan, atomic_add, atomic_and, atomic_cas, atomic_load, atomic_max, atomic_min, atomic_or,
-    atomic_store, atomic_xchg, atomic_xor, bfloat16, bitonic_merge, block_type, broadcast, broadcast_to, cast, cat, cdiv, ceil, clamp,
+    atomic_poll, atomic_store, atomic_xchg, atomic_xor, bfloat16, bitonic_merge, block_type, broadcast, broadcast_to, cast, cat, cdiv, ceil, clamp,
     constexpr, cos, cumprod, cumsum, debug_barrier, div_rn, dot, dtype, erf, exp, exp2, expand_dims, fdiv, flip, float16,
     float32, float64, float8e4nv, float8e5, floor, fma, full, full_like, gather, histogram, inline_asm_elementwise, int1, int16, int32, int64, int8,
     interleave, join, load, load_tensor_descriptor, log, log2, map_elementwise, max, maximum, min, minimum, mul, num_programs, permute, pointer_type,
@@ -21,7 +21,7 @@ from .core import (
 
 __all__ = [
     "abs", "add", "advance", "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_load", "atomic_max",
-    "atomic_min", "atomic_or", "atomic_store", "atomic_xchg", "atomic_xor", "bfloat16", "bitonic_merge", "block_type", "broadcast",
+    "atomic_min", "atomic_or", "atomic_poll", "atomic_store", "atomic_xchg", "atomic_xor", "bfloat16", "bitonic_merge", "block_type", "broadcast",
     "broadcast_to", "cast", "cat", "cdiv", "ceil", "clamp", "constexpr", "cos", "cumprod", "cumsum", "debug_barrier",
     "device_assert", "device_print", "div_rn", "dot", "dot_scaled", "dtype", "erf", "exp", "exp2", "expand_dims", "extra", "fdiv",
     "flip", "float16", "float32", "float64", "float8e4nv", "float8e5", "floor", "fma", "full", "full_like", "gather", "histogram",

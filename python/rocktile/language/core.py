@@ -446,6 +446,14 @@ def atomic_load(pointer, mask=None, sem=None, scope=None):
 
 
 @_tensor_method
+def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None):
+    """Wait until the value at each pointer equals `expected_value` (an
+    acquire, or "relaxed", atomic read repeated until then); true for each
+    element. Without a timeout (timeout_ns is not supported yet)."""
+    return semantic.atomic_poll(_unwrap(pointer), _unwrap(expected_value), sem, scope, _unwrap(timeout_ns))
+
+
+@_tensor_method
 def atomic_store(pointer, val, mask=None, sem=None, scope=None):
     """Atomically write `val` at each pointer where `mask` is true (an
     atomic exchange whose old values are dropped)."""

@@ -1116,6 +1116,40 @@ def atomic_load(ptr, mask, sem, scope):
     return atomic_rmw("add", ptr, -0.0 if elt.is_floating() else 0, mask, sem, scope, "tl.atomic_load")
 
 
+def atomic_poll(ptr, expected, sem, scope, timeout_ns):
+    """tl.atomic_poll: atomic loads repeated until each element of `ptr`
+    has been seen to hold `expected` (each reloaded only until then); the
+    program waits for all of them and gets all true."""
+    fname = "tl.atomic_poll"
+    sem = "acquire" if _value(sem) is None else _value(sem)
+    if sem not in ("acquire", "relaxed"):
+        raise SemanticError(f"{fname}: sem must be 'acquire' or 'relaxed', got {sem!r}")
+    check_sem_scope(sem, scope, fname)
+    ptr, elt = _atomic_pointer(ptr, fname)
+    if not elt.is_int():
+        raise SemanticError(f"{fname} needs 32- or 64-bit integer elements, got a pointer to {elt}")
+    if _value(timeout_ns) is not None:
+        raise SemanticError(f"{fname}: timeout_ns is not supported yet (rocktile has no clock for kernels yet); "
+                            "poll without one")
+    expected = _atomic_value(expected, ptr, elt, fname, "expected_value")
+
+    def seen(mask):
+        return equal(atomic_rmw("add", ptr, 0, mask, sem, scope, fname), expected)
+
+    ok = seen(None)
+    ir = current()
+    loop = ir.create("scf.while", [ok], [ok.type], num_regions=2)
+    before, after = (loop.add_block(i, [ir.type(ok.type)], ir.loc()) for i in (0, 1))
+    with ir.inside(before):
+        now = tensor(before.arg(0), ok.type)
+        all_seen = reduce([now], None, lambda a, b: [and_(a[0], b[0])], False, fname)[0] if now.shape else now
+        ir.create("scf.condition", [invert(all_seen), now], [])
+    with ir.inside(after):
+        now = tensor(after.arg(0), ok.type)
+        ir.create("scf.yield", [or_(now, seen(invert(now)))], [])
+    return tensor(loop.result(0), ok.type)
+
+
 def atomic_store(ptr, val, mask, sem, scope):
     """tl.atomic_store: an atomic exchange whose old values are dropped."""
     atomic_rmw("xchg", ptr, val, mask, sem, scope, "tl.atomic_store")

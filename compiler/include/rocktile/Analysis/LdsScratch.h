@@ -20,6 +20,9 @@ bool needsLdsExchange(tile::ConvertLayoutOp op);
 /// its result's layout is its source's reshaped, where every lane keeps the
 /// elements it holds.
 bool needsLdsExchange(tile::ReshapeOp op);
+/// Whether a tile atomic's old values go from the lanes and warps that own
+/// its elements (which alone update memory) to those that hold copies.
+bool atomicHandsOver(mlir::Operation *op);
 /// Bytes per element when `type`'s elements go through LDS.
 int64_t exchangeBytes(mlir::RankedTensorType type);
 

@@ -1,6 +1,7 @@
 // Loads, stores and atomics: vectorized global accesses under uniform masks,
 // side effects once per element.
 #include "KernelLowering.h"
+#include "rocktile/Analysis/LdsScratch.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/IR/Matchers.h"
@@ -263,7 +264,19 @@ LogicalResult KernelLowering::lowerAtomic(Operation *op) {
     Value c = cmp ? vector::ExtractOp::create(b, loc(), cmp, r).getResult() : Value();
     olds.push_back(guarded(pred, index, v, c, elt));
   }
-  values[op->getResult(0)] = {
-      Value(), vector::FromElementsOp::create(b, loc(), cast<VectorType>(value.getType()), olds)};
+  Value old = vector::FromElementsOp::create(b, loc(), cast<VectorType>(value.getType()), olds);
+  if (atomicHandsOver(op)) {
+    // Only the owners updated memory: the lanes and warps that hold copies
+    // get the old values from them through LDS.
+    LinearLayout layout = layoutOf(op->getResult(0));
+    LdsLayout lds = LdsLayout::rowMajor(layout.getShape());
+    int64_t eltBytes = exchangeBytes(tensorType);
+    FailureOr<Value> view = scratchView(op, elt, tensorType.getNumElements());
+    if (failed(view))
+      return failure();
+    storeToLds(old, layout, lds, ldsAccess(layout, lds, eltBytes), *view, eltBytes);
+    old = loadFromLds(layout, lds, *view, elt, eltBytes);
+  }
+  values[op->getResult(0)] = {Value(), old};
   return success();
 }
