@@ -255,3 +255,21 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// The GPU's constant-rate clock is the host's steady clock.
+// CHECK-LABEL: func.func @clock_workgroup(
+// CHECK: %[[T:.*]] = func.call @rocktile_emu_realtime() : () -> i64
+// CHECK: memref.store %[[T]]
+// CHECK-NOT: llvm.call_intrinsic
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @clock(%x: memref<?xi64, #gpu.address_space<global>>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %t = gpu.thread_id x
+      %now = llvm.call_intrinsic "llvm.readsteadycounter"() : () -> i64
+      memref.store %now, %x[%t] : memref<?xi64, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}

@@ -624,3 +624,20 @@ func.func @map_elementwise() attributes {tile.lds_bytes = 0 : i64, tile.num_warp
   tile.print %r {prefix = ""} : tensor<128xf32, #b2>
   return
 }
+
+// -----
+
+// The clock is thread 0's reading, handed to every thread through LDS.
+// CHECK-LABEL: gpu.func @realtime
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: %[[NOW:.*]] = llvm.call_intrinsic "llvm.readsteadycounter"() : () -> i64
+// CHECK: memref.store %[[NOW]]
+// CHECK: gpu.barrier
+// CHECK: %[[T:.*]] = memref.load
+// CHECK: gpu.printf {{.*}} %[[T]]
+func.func @realtime() attributes {tile.lds_bytes = 8 : i64, tile.num_warps = 4 : i32} {
+  %t = tile.realtime {tile.lds_offset = 0 : i64} : i64
+  tile.print %t {prefix = "t"} : i64
+  return
+}

@@ -576,9 +576,32 @@ def test_atomic_poll(target):
 
 
 @rocktile.jit
+def poll_with_timeout(flag_ptr, ok_ptr, timeout, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(ok_ptr + offs, tl.atomic_poll(flag_ptr + offs, 7, timeout_ns=timeout).to(tl.int32))
+    tl.store(ok_ptr + N, tl.atomic_poll(flag_ptr, 7, timeout_ns=0).to(tl.int32))
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+def test_atomic_poll_times_out(target):
+    """Flags that never get their value: false after the timeout (the
+    program agrees on one clock); those that hold it: true, even with a
+    timeout of 0 (every element is loaded once)."""
+    flags = np.where(np.arange(64) % 3 == 0, 7, 0).astype(np.int32)
+    ok = np.full(65, -1, np.int32)
+    poll_with_timeout[(1,)](flags, ok, 20_000, N=64, target=target)
+    np.testing.assert_array_equal(ok[:64], np.arange(64) % 3 == 0)
+    assert ok[64] == 1
+    asm = rocktile.compile(poll_with_timeout, {"flag_ptr": "*i32", "ok_ptr": "*i32", "timeout": "i64"}, {"N": 64},
+                           target=target).asm["amdgcn"]
+    clock = {"gfx950": r"s_memrealtime", "gfx1250": r"s_sendmsg_rtn_b64 .*MSG_RTN_GET_REALTIME"}[target]
+    assert re.search(clock, asm), asm
+
+
+@rocktile.jit
 def bad_poll(flag_ptr, f_ptr, MODE: tl.constexpr):
     if MODE == 0:
-        tl.atomic_poll(flag_ptr, 1, timeout_ns=1000)
+        tl.atomic_poll(flag_ptr, 1, timeout_ns=-5)
     elif MODE == 1:
         tl.atomic_poll(f_ptr, 1.0)
     else:
@@ -586,7 +609,7 @@ def bad_poll(flag_ptr, f_ptr, MODE: tl.constexpr):
 
 
 @pytest.mark.parametrize("mode,message", [
-    (0, r"timeout_ns is not supported yet"),
+    (0, r"timeout_ns must be a non-negative integer scalar, got -5"),
     (1, r"needs 32- or 64-bit integer elements, got a pointer to fp32"),
     (2, r"sem must be 'acquire' or 'relaxed', got 'release'"),
 ])

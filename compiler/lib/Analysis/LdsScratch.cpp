@@ -155,6 +155,8 @@ int64_t rocktile::getLdsScratchBytes(Operation *op, const Target &target) {
   // A scalar atomic runs in one thread, which hands the old value to all.
   if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType()))
     return std::max<int64_t>(op->getResult(0).getType().getIntOrFloatBitWidth() / 8, 4);
+  if (isa<tile::RealtimeOp>(op)) // thread 0's reading, handed to all
+    return 8;
   if (atomicHandsOver(op)) {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     return type.getNumElements() * exchangeBytes(type);

@@ -448,8 +448,9 @@ def atomic_load(pointer, mask=None, sem=None, scope=None):
 @_tensor_method
 def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None):
     """Wait until the value at each pointer equals `expected_value` (an
-    acquire, or "relaxed", atomic read repeated until then); true for each
-    element. Without a timeout (timeout_ns is not supported yet)."""
+    acquire, or "relaxed", atomic read repeated until then) or, with
+    `timeout_ns`, until that many nanoseconds have passed on the chip's
+    clock; true for each element whose value was seen."""
     return semantic.atomic_poll(_unwrap(pointer), _unwrap(expected_value), sem, scope, _unwrap(timeout_ns))
 
 

@@ -1116,10 +1116,17 @@ def atomic_load(ptr, mask, sem, scope):
     return atomic_rmw("add", ptr, -0.0 if elt.is_floating() else 0, mask, sem, scope, "tl.atomic_load")
 
 
+# The real-time counter's rate (tile.realtime): 10 ns a tick. AMD gives its
+# "REALTIME" counter as a constant 100 MHz; that gfx1250's runs at the same
+# rate is an inference.
+REALTIME_TICK_NS = 10
+
+
 def atomic_poll(ptr, expected, sem, scope, timeout_ns):
     """tl.atomic_poll: atomic loads repeated until each element of `ptr`
-    has been seen to hold `expected` (each reloaded only until then); the
-    program waits for all of them and gets all true."""
+    has been seen to hold `expected` (each reloaded only until then) or,
+    with `timeout_ns`, the program's clock passes the deadline; true where
+    the value was seen. Every element is loaded at least once."""
     fname = "tl.atomic_poll"
     sem = "acquire" if _value(sem) is None else _value(sem)
     if sem not in ("acquire", "relaxed"):
@@ -1128,10 +1135,15 @@ def atomic_poll(ptr, expected, sem, scope, timeout_ns):
     ptr, elt = _atomic_pointer(ptr, fname)
     if not elt.is_int():
         raise SemanticError(f"{fname} needs 32- or 64-bit integer elements, got a pointer to {elt}")
-    if _value(timeout_ns) is not None:
-        raise SemanticError(f"{fname}: timeout_ns is not supported yet (rocktile has no clock for kernels yet); "
-                            "poll without one")
     expected = _atomic_value(expected, ptr, elt, fname, "expected_value")
+    timeout_ns = _value(timeout_ns)
+    if timeout_ns is not None:
+        if isinstance(timeout_ns, bool) or (isinstance(timeout_ns, int) and timeout_ns < 0) or (
+                isinstance(timeout_ns, tensor) and (timeout_ns.shape or not timeout_ns.dtype.is_int())) or not (
+                isinstance(timeout_ns, (int, tensor))):
+            raise SemanticError(f"{fname}: timeout_ns must be a non-negative integer scalar, got {timeout_ns!r}")
+        ticks = floordiv(add(cast(to_tensor(timeout_ns, int64), int64), REALTIME_TICK_NS - 1), REALTIME_TICK_NS)
+        deadline = add(realtime(), ticks)
 
     def seen(mask):
         return equal(atomic_rmw("add", ptr, 0, mask, sem, scope, fname), expected)
@@ -1143,11 +1155,19 @@ def atomic_poll(ptr, expected, sem, scope, timeout_ns):
     with ir.inside(before):
         now = tensor(before.arg(0), ok.type)
         all_seen = reduce([now], None, lambda a, b: [and_(a[0], b[0])], False, fname)[0] if now.shape else now
-        ir.create("scf.condition", [invert(all_seen), now], [])
+        waiting = invert(all_seen)
+        if timeout_ns is not None:
+            waiting = and_(waiting, less(realtime(), deadline))
+        ir.create("scf.condition", [waiting, now], [])
     with ir.inside(after):
         now = tensor(after.arg(0), ok.type)
         ir.create("scf.yield", [or_(now, seen(invert(now)))], [])
     return tensor(loop.result(0), ok.type)
+
+
+def realtime():
+    """The program's reading of the chip's 100 MHz clock (int64 ticks)."""
+    return _emit("tile.realtime", [], int64)
 
 
 def atomic_store(ptr, val, mask, sem, scope):

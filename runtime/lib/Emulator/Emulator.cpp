@@ -28,6 +28,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <chrono>
 #include <atomic>
 #include <deque>
 #include <map>
@@ -491,6 +492,11 @@ extern "C" void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int
                                    int64_t size, int64_t thread) {
   auto *w = reinterpret_cast<WorkerContext *>(ctx);
   w->launch->report(*w, site, index, count, size, thread);
+}
+
+extern "C" int64_t rocktile_emu_realtime() {
+  auto now = std::chrono::steady_clock::now().time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() / 10;
 }
 
 extern "C" void rocktile_emu_lds_barrier(int64_t ctx) {

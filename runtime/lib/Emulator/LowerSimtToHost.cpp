@@ -279,6 +279,15 @@ LogicalResult WorkgroupLowering::run() {
   });
   if (inlineAsm.wasInterrupted())
     return failure();
+  // The GPU's constant-rate clock is the host's, in the same ticks.
+  kernel.walk([&](LLVM::CallIntrinsicOp op) {
+    if (op.getIntrin() != "llvm.readsteadycounter")
+      return;
+    OpBuilder ob(op);
+    op->replaceAllUsesWith(func::CallOp::create(ob, op.getLoc(), runtimeFunction("rocktile_emu_realtime", 0, true),
+                                                ValueRange{}));
+    op->erase();
+  });
 
   // (ctx, block ids, grid dims, kernel arguments..., LDS)
   SmallVector<Type> argTypes(7, IndexType::get(ctxt));

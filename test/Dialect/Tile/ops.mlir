@@ -151,3 +151,10 @@ func.func @map_elementwise(%a: tensor<64xf32>, %n: tensor<64xi32>, %c: tensor<64
   %m = tile.elementwise_inline_asm "v_not_b32 $0, $1" "=v,v" %c {pure, pack = 4 : i32} : (tensor<64xi8>) -> tensor<64xi8>
   return
 }
+
+// CHECK-LABEL: func.func @realtime
+// CHECK: tile.realtime : i64
+func.func @realtime() -> i64 {
+  %t = tile.realtime : i64
+  return %t : i64
+}

@@ -110,6 +110,7 @@ private:
   FailureOr<std::pair<LdsLayout, Value>> slotOf(Operation *op, Value buffer, Value slot);
   LogicalResult lowerReduce(tile::ReduceOp op);
   LogicalResult lowerAtomic(Operation *op);
+  LogicalResult lowerRealtime(tile::RealtimeOp op);
   LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op);
   LogicalResult lowerTrans(tile::TransOp op);
   LogicalResult lowerGather(tile::GatherOp op);

@@ -350,6 +350,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](tile::ElementwiseInlineAsmOp a) { return lowerInlineAsm(a); })
       .Case([&](tile::MapElementwiseOp m) { return lowerMapElementwise(m); })
       .Case<tile::AtomicRMWOp, tile::AtomicCASOp>([&](Operation *a) { return lowerAtomic(a); })
+      .Case([&](tile::RealtimeOp r) { return lowerRealtime(r); })
       .Case([&](tile::BarrierOp) {
         gpu::BarrierOp::create(b, loc());
         return success();

@@ -2,6 +2,7 @@
 // side effects once per element.
 #include "KernelLowering.h"
 #include "rocktile/Analysis/LdsScratch.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/IR/Matchers.h"
@@ -209,6 +210,25 @@ Value KernelLowering::emitAtomic(OpBuilder &bb, Location l, Operation *op, Value
     });
   }
   return memref::AtomicRMWOp::create(bb, l, kind, value, base, ValueRange{index});
+}
+
+LogicalResult KernelLowering::lowerRealtime(tile::RealtimeOp op) {
+  // Waves read the counter at different times: thread 0's reading is the
+  // program's, through LDS, so that what is decided on it agrees.
+  FailureOr<Value> view = scratchView(op, b.getI64Type(), 1);
+  if (failed(view))
+    return failure();
+  gpu::BarrierOp::create(b, loc());
+  scf::IfOp::create(b, loc(), firstThread(), [&](OpBuilder &bb, Location l) {
+    Value now = LLVM::CallIntrinsicOp::create(bb, l, bb.getI64Type(), bb.getStringAttr("llvm.readsteadycounter"),
+                                                  ValueRange{})
+                    .getResult(0);
+    memref::StoreOp::create(bb, l, now, *view, ValueRange{idx(0)});
+    scf::YieldOp::create(bb, l);
+  });
+  gpu::BarrierOp::create(b, loc());
+  values[op] = {Value(), memref::LoadOp::create(b, loc(), *view, ValueRange{idx(0)})};
+  return success();
 }
 
 LogicalResult KernelLowering::lowerAtomic(Operation *op) {

@@ -38,6 +38,8 @@ void rocktile_emu_lds_transpose(int64_t src, int64_t dst, int64_t n, int64_t byt
 int64_t rocktile_emu_shared_value(int64_t ctx, int64_t site, int64_t values, int64_t n, int64_t bytes);
 /// A barrier: LDS accesses before it and after it no longer conflict.
 void rocktile_emu_lds_barrier(int64_t ctx);
+/// The host's steady clock in the GPU's real-time ticks (100 MHz).
+int64_t rocktile_emu_realtime();
 /// An LDS access of `bytes` bytes at element `index` of site `site`'s view by
 /// `thread`: reports a race when another wave wrote these bytes (or, for a
 /// write, read them) since the last barrier.

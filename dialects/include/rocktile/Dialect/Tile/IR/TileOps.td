@@ -520,6 +520,24 @@ def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite<DefaultResource>]
   let assemblyFormat = "$condition attr-dict `:` type($condition)";
 }
 
+def Tile_RealtimeOp : Tile_Op<"realtime", [MemoryEffects<[MemRead]>]> {
+  let summary = "The chip's constant-rate clock, one reading for the whole program";
+  let description = [{
+    The 100 MHz real-time counter (`s_memrealtime` on gfx950,
+    `s_sendmsg_rtn_b64 ... MSG_RTN_GET_REALTIME` on gfx1250), read by the
+    program's first thread and handed to the others through LDS, so that
+    every thread sees the same time and decisions made on it agree
+    (`tl.atomic_poll`'s timeout). In the emulator, the host's steady clock
+    in the same 10 ns ticks.
+
+    ```mlir
+    %t = tile.realtime : i64
+    ```
+  }];
+  let results = (outs I64:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier"> {
   let summary = "Synchronize all threads of the program";
   let description = [{
