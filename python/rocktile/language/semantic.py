@@ -741,6 +741,17 @@ def mod(a, b):
     return _emit("arith.remsi" if ty.is_int_signed() else "arith.remui", [x, y], x.type)
 
 
+def _broadcast_tiles(values, fname):
+    """`values` broadcast to their common shape, at least one of them a
+    tile: (values, shape)."""
+    shape = []
+    for v in values:
+        shape = broadcast_shapes(shape, v.shape, fname)
+    if not shape:
+        raise SemanticError(f"{fname} needs at least one tile among its arguments")
+    return [broadcast_to(v, shape) for v in values], shape
+
+
 def inline_asm_elementwise(asm, constraints, args, result_dtype, is_pure, pack):
     fname = "tl.inline_asm_elementwise"
     if not isinstance(asm, str) or not isinstance(constraints, str):
@@ -750,13 +761,7 @@ def inline_asm_elementwise(asm, constraints, args, result_dtype, is_pure, pack):
     dtypes = list(result_dtype) if isinstance(result_dtype, (list, tuple)) else [result_dtype]
     if not dtypes or not all(isinstance(d, dtype) and not d.is_ptr() for d in dtypes):
         raise SemanticError(f"{fname}: dtype must be a dtype or a sequence of dtypes, got {result_dtype!r}")
-    values = [to_tensor(a) for a in args]
-    shape = []
-    for v in values:
-        shape = broadcast_shapes(shape, v.shape, fname)
-    if not shape:
-        raise SemanticError(f"{fname} needs at least one tile among its arguments")
-    values = [broadcast_to(v, shape) for v in values]
+    values, shape = _broadcast_tiles([to_tensor(a) for a in args], fname)
     outputs = [block_type(d, shape) for d in dtypes]
     attrs = {"asm_string": json.dumps(asm), "constraints": json.dumps(constraints), "pack": f"{pack} : i32"}
     if is_pure:
@@ -1138,9 +1143,9 @@ def atomic_poll(ptr, expected, sem, scope, timeout_ns):
     expected = _atomic_value(expected, ptr, elt, fname, "expected_value")
     timeout_ns = _value(timeout_ns)
     if timeout_ns is not None:
-        if isinstance(timeout_ns, bool) or (isinstance(timeout_ns, int) and timeout_ns < 0) or (
-                isinstance(timeout_ns, tensor) and (timeout_ns.shape or not timeout_ns.dtype.is_int())) or not (
-                isinstance(timeout_ns, (int, tensor))):
+        number = isinstance(timeout_ns, int) and not isinstance(timeout_ns, bool) and timeout_ns >= 0
+        scalar = isinstance(timeout_ns, tensor) and not timeout_ns.shape and timeout_ns.dtype.is_int()
+        if not (number or scalar):
             raise SemanticError(f"{fname}: timeout_ns must be a non-negative integer scalar, got {timeout_ns!r}")
         ticks = floordiv(add(cast(to_tensor(timeout_ns, int64), int64), REALTIME_TICK_NS - 1), REALTIME_TICK_NS)
         deadline = add(realtime(), ticks)
@@ -1579,13 +1584,7 @@ def map_elementwise(scalar_fn, args, pack):
         raise SemanticError(f"{fname} needs a @rocktile.jit scalar function, got {scalar_fn!r}")
     if isinstance(pack, bool) or not isinstance(pack, int) or pack < 1:
         raise SemanticError(f"{fname}: pack must be a positive int, got {pack!r}")
-    values = [_numeric(a, fname) for a in args]
-    shape = []
-    for v in values:
-        shape = broadcast_shapes(shape, v.shape, fname)
-    if not shape:
-        raise SemanticError(f"{fname} needs at least one tile among its arguments")
-    values = [broadcast_to(v, shape) for v in values]
+    values, shape = _broadcast_tiles([_numeric(a, fname) for a in args], fname)
     ir = current()
     scalar_types = [ir.type(v.dtype) for v in values for _ in range(pack)]
 

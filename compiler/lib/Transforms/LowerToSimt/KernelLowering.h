@@ -111,6 +111,9 @@ private:
   LogicalResult lowerReduce(tile::ReduceOp op);
   LogicalResult lowerAtomic(Operation *op);
   LogicalResult lowerRealtime(tile::RealtimeOp op);
+  /// `op`'s scalar result as thread 0 computes it (where `pred` holds, if
+  /// given), handed to every thread through its LDS scratch.
+  LogicalResult fromFirstThread(Operation *op, Value pred, function_ref<Value(OpBuilder &, Location)> compute);
   LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op);
   LogicalResult lowerTrans(tile::TransOp op);
   LogicalResult lowerGather(tile::GatherOp op);

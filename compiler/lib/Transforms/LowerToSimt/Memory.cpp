@@ -212,23 +212,32 @@ Value KernelLowering::emitAtomic(OpBuilder &bb, Location l, Operation *op, Value
   return memref::AtomicRMWOp::create(bb, l, kind, value, base, ValueRange{index});
 }
 
-LogicalResult KernelLowering::lowerRealtime(tile::RealtimeOp op) {
-  // Waves read the counter at different times: thread 0's reading is the
-  // program's, through LDS, so that what is decided on it agrees.
-  FailureOr<Value> view = scratchView(op, b.getI64Type(), 1);
+LogicalResult KernelLowering::fromFirstThread(Operation *op, Value pred,
+                                              function_ref<Value(OpBuilder &, Location)> compute) {
+  Type type = op->getResult(0).getType();
+  FailureOr<Value> view = scratchView(op, type, 1);
   if (failed(view))
     return failure();
+  Value first = firstThread();
   gpu::BarrierOp::create(b, loc());
-  scf::IfOp::create(b, loc(), firstThread(), [&](OpBuilder &bb, Location l) {
-    Value now = LLVM::CallIntrinsicOp::create(bb, l, bb.getI64Type(), bb.getStringAttr("llvm.readsteadycounter"),
-                                                  ValueRange{})
-                    .getResult(0);
-    memref::StoreOp::create(bb, l, now, *view, ValueRange{idx(0)});
-    scf::YieldOp::create(bb, l);
-  });
+  scf::IfOp::create(b, loc(), pred ? arith::AndIOp::create(b, loc(), first, pred).getResult() : first,
+                    [&](OpBuilder &bb, Location l) {
+                      memref::StoreOp::create(bb, l, compute(bb, l), *view, ValueRange{idx(0)});
+                      scf::YieldOp::create(bb, l);
+                    });
   gpu::BarrierOp::create(b, loc());
-  values[op] = {Value(), memref::LoadOp::create(b, loc(), *view, ValueRange{idx(0)})};
+  values[op->getResult(0)] = {Value(), memref::LoadOp::create(b, loc(), *view, ValueRange{idx(0)})};
   return success();
+}
+
+LogicalResult KernelLowering::lowerRealtime(tile::RealtimeOp op) {
+  // Waves read the counter at different times: thread 0's reading is the
+  // program's, so that what is decided on it agrees.
+  return fromFirstThread(op, Value(), [](OpBuilder &bb, Location l) -> Value {
+    return LLVM::CallIntrinsicOp::create(bb, l, bb.getI64Type(), bb.getStringAttr("llvm.readsteadycounter"),
+                                         ValueRange{})
+        .getResult(0);
+  });
 }
 
 LogicalResult KernelLowering::lowerAtomic(Operation *op) {
@@ -253,23 +262,10 @@ LogicalResult KernelLowering::lowerAtomic(Operation *op) {
         .getResult(0);
   };
   auto tensorType = dyn_cast<RankedTensorType>(resultType);
-  if (!tensorType) {
-    // One thread updates memory; the old value reaches all through LDS.
-    FailureOr<Value> view = scratchView(op, resultType, 1);
-    if (failed(view))
-      return failure();
-    Value first = firstThread();
-    Value pred = mask ? arith::AndIOp::create(b, loc(), first, mask).getResult() : first;
-    gpu::BarrierOp::create(b, loc());
-    scf::IfOp::create(b, loc(), pred, [&](OpBuilder &bb, Location l) {
-      Value old = emitAtomic(bb, l, op, ptr.base, ptr.value, value, cmp);
-      memref::StoreOp::create(bb, l, old, *view, ValueRange{idx(0)});
-      scf::YieldOp::create(bb, l);
+  if (!tensorType) // one thread updates memory
+    return fromFirstThread(op, mask, [&](OpBuilder &bb, Location l) {
+      return emitAtomic(bb, l, op, ptr.base, ptr.value, value, cmp);
     });
-    gpu::BarrierOp::create(b, loc());
-    values[op->getResult(0)] = {Value(), memref::LoadOp::create(b, loc(), *view, ValueRange{idx(0)})};
-    return success();
-  }
   Value owns = ownsElements(layoutOf(op->getResult(0)));
   Type elt = tensorType.getElementType();
   SmallVector<Value> olds;
