@@ -204,6 +204,46 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A buffer resource based further into an argument (a pointer the threads
+// share, %row elements on): an access through it is checked against the
+// whole argument at %row plus its index, while whether it was masked off
+// is read from its index into the view.
+// CHECK-LABEL: func.func @shifted_buffer_workgroup(
+// CHECK-SAME: %{{.*}}: memref<?xf32, #gpu.address_space<global>>, %[[ROW:.*]]: index)
+// CHECK-NOT: fat_raw_buffer_cast
+// CHECK-NOT: memref.reinterpret_cast
+// CHECK: %[[AT:.*]] = arith.select
+// CHECK: %[[ARG:.*]] = arith.addi %[[ROW]], %[[AT]] : index
+// CHECK: %[[SIZE:.*]] = memref.dim %[[X:.*]], %c0
+// CHECK: arith.cmpi sge, %[[ARG]], %c0
+// CHECK: %[[BYTE:.*]] = arith.muli %[[AT]], %c4
+// CHECK: %[[NEAR:.*]] = arith.cmpi slt, %[[BYTE]], %c2147483648
+// CHECK: scf.if
+// CHECK-NEXT: memref.load %[[X]][%[[ARG]]]
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @shifted_buffer(%x: memref<?xf32, #gpu.address_space<global>>, %row: index)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %t = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %n = memref.dim %x, %c0 : memref<?xf32, #gpu.address_space<global>>
+      %rest = arith.subi %n, %row : index
+      %view = memref.reinterpret_cast %x to offset: [%row], sizes: [%rest], strides: [1] : memref<?xf32, #gpu.address_space<global>> to memref<?xf32, strided<[1], offset: ?>, #gpu.address_space<global>>
+      %valid = arith.constant 2147483647 : i64
+      %buf = amdgpu.fat_raw_buffer_cast %view validBytes(%valid) resetOffset : memref<?xf32, strided<[1], offset: ?>, #gpu.address_space<global>> to memref<?xf32, #amdgpu.address_space<fat_raw_buffer>>
+      %c32 = arith.constant 32 : index
+      %far = arith.constant 536870912 : index
+      %in = arith.cmpi ult, %t, %c32 : index
+      %at = arith.select %in, %t, %far : index
+      %v = memref.load %buf[%at] : memref<?xf32, #amdgpu.address_space<fat_raw_buffer>>
+      memref.store %v, %x[%t] : memref<?xf32, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // A workgroup id read under a per-thread `if` moves to the entry, where it
 // is the host function's argument: the thread loop's `if` uses that.
 // CHECK-LABEL: func.func @nested_id_workgroup(

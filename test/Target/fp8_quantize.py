@@ -14,15 +14,15 @@ print(kernel.asm["amdgcn"])
 print(kernel.metadata)
 
 # GFX950-LABEL: quantize_rows:
-# GFX950: global_load_dwordx4
+# GFX950: buffer_load_dwordx4
 # GFX950: v_cvt_pk_fp8_f32
-# GFX950: global_store_dwordx4
+# GFX950: buffer_store_dwordx4
 # GFX950: .amdhsa_private_segment_fixed_size 0
 # GFX950: 'vgpr_spill_count': 0
 
 # GFX1250-LABEL: quantize_rows:
-# GFX1250: global_load_b128
+# GFX1250: buffer_load_b128
 # GFX1250: v_cvt_pk_fp8_f32
-# GFX1250: global_store_b128
+# GFX1250: buffer_store_b128
 # GFX1250: .amdhsa_private_segment_fixed_size 0
 # GFX1250: 'vgpr_spill_count': 0

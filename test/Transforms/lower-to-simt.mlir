@@ -4,26 +4,67 @@
 #b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
 
 // A lane's 4 consecutive, 16-byte aligned elements move as one vector, under
-// the mask of the first (the mask is constant over runs of 16).
+// the mask of the first (the mask is constant over runs of 16). The pointers
+// are a shared base plus offsets in [0, 1024): the accesses go through a
+// buffer resource that starts at that base (here element %off of x), where
+// a masked-off chunk reads zeros or writes nothing at 2^31 bytes, with no
+// branch.
 // CHECK-LABEL: gpu.func @copy
-// CHECK-SAME: %[[X:.*]]: memref<?xf32, #gpu.address_space<global>>, %[[Y:.*]]: memref<?xf32, #gpu.address_space<global>>, %{{.*}}: i32)
+// CHECK-SAME: %[[X:.*]]: memref<?xf32, #gpu.address_space<global>>, %[[Y:.*]]: memref<?xf32, #gpu.address_space<global>>, %{{.*}}: i32, %[[OFF:.*]]: i32)
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK-DAG: %[[MASKED:.*]] = arith.constant 536870912 : index
+// CHECK-DAG: %[[VALID:.*]] = arith.constant 2147483647 : i64
 // CHECK: gpu.thread_id x
 // CHECK: %[[XA:.*]] = memref.assume_alignment %[[X]], 16
-// CHECK: scf.if %{{.*}} -> (vector<4xf32>) {
-// CHECK-NEXT: vector.load %[[XA]][%{{.*}}] {alignment = 16 : i64} : memref<?xf32, #gpu.address_space<global>>, vector<4xf32>
-// CHECK: scf.if
-// CHECK-NEXT: vector.store %{{.*}} {alignment = 16 : i64} : memref<?xf32, #gpu.address_space<global>>, vector<4xf32>
+// CHECK: %[[SHARED:.*]] = arith.index_cast %[[OFF]] : i32 to index
+// CHECK: %[[VIEW:.*]] = memref.reinterpret_cast %[[XA]] to offset: [%[[SHARED]]]
+// CHECK: %[[BUF:.*]] = amdgpu.fat_raw_buffer_cast %[[VIEW]] validBytes(%[[VALID]]) resetOffset
+// CHECK: %[[INDEX:.*]] = arith.select %{{.*}}, %{{.*}}, %[[MASKED]] : index
+// CHECK-NEXT: vector.load %[[BUF]][%[[INDEX]]] {alignment = 16 : i64} : memref<?xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<4xf32>
+// CHECK: amdgpu.fat_raw_buffer_cast
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<?xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<4xf32>
+// CHECK-NOT: scf.if
 // CHECK: gpu.return
-func.func @copy(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+func.func @copy(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}, %off: i32 {tile.divisibility = 16 : i32}) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
   %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #b>
   %ns = tile.splat %n : i32 -> tensor<1024xi32, #b>
   %m = arith.cmpi slt, %r, %ns : tensor<1024xi32, #b>
+  %offs = tile.splat %off : i32 -> tensor<1024xi32, #b>
+  %o = arith.addi %offs, %r : tensor<1024xi32, #b>
   %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
-  %xp = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  %xp = tile.addptr %xs, %o : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
   %v = tile.load %xp, mask = %m : tensor<1024xi1, #b> : tensor<1024x!tile.ptr<f32>, #b> -> tensor<1024xf32, #b>
   %ys = tile.splat %y : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
   %yp = tile.addptr %ys, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  tile.store %yp, %v, mask = %m : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xf32, #b>, tensor<1024xi1, #b>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// Offsets scaled by a runtime stride have no known bound, so that a buffer
+// resource could not reach them all: a masked access branches around the
+// load or store.
+// CHECK-LABEL: gpu.func @copy_strided
+// CHECK-NOT: fat_raw_buffer_cast
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK-NEXT: memref.load
+// CHECK: scf.if %{{[0-9]+}} {
+// CHECK-NEXT: memref.store
+// CHECK: gpu.return
+func.func @copy_strided(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32, %stride: i32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #b>
+  %ns = tile.splat %n : i32 -> tensor<1024xi32, #b>
+  %m = arith.cmpi slt, %r, %ns : tensor<1024xi32, #b>
+  %ss = tile.splat %stride : i32 -> tensor<1024xi32, #b>
+  %o = arith.muli %r, %ss : tensor<1024xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %xp = tile.addptr %xs, %o : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  %v = tile.load %xp, mask = %m : tensor<1024xi1, #b> : tensor<1024x!tile.ptr<f32>, #b> -> tensor<1024xf32, #b>
+  %ys = tile.splat %y : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %yp = tile.addptr %ys, %o : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
   tile.store %yp, %v, mask = %m : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xf32, #b>, tensor<1024xi1, #b>
   return
 }

@@ -53,7 +53,7 @@ def test_emit_writes_the_stage(tmp_path):
     compile_add(tmp_path, "--emit", "amdgcn", "--name", "vadd")
     assert sorted(os.listdir(tmp_path)) == ["vadd.gfx1250.s", "vadd.gfx950.s"]
     assert "buffer_load_dwordx4" in (tmp_path / "vadd.gfx950.s").read_text()
-    assert "global_store_b128" in (tmp_path / "vadd.gfx1250.s").read_text()
+    assert "buffer_store_b128" in (tmp_path / "vadd.gfx1250.s").read_text()
 
 
 HIP_SHIM = r"""

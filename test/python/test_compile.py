@@ -68,7 +68,7 @@ REGISTER_FILE = {"gfx950": (512, 8), "gfx1250": (1024, 16)}
 def test_occupancy_follows_register_use(target):
     registers, max_waves = REGISTER_FILE[target]
     seen = []
-    for block in (256, 2048, 4096):  # more elements per lane, more registers
+    for block in (256, 4096, 8192):  # more elements per lane, more registers
         m = rocktile.compile(add_kernel, signature=ALIGNED, constexprs={"BLOCK": block}, target=target,
                              num_warps=1).metadata
         used = m["vgpr_count"] + m["agpr_count"]
@@ -164,13 +164,22 @@ def masked_copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr, OTHER: tl.constexpr):
     tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n, other=OTHER))
 
 
+@rocktile.jit
+def masked_strided_copy(x_ptr, y_ptr, n, stride, BLOCK: tl.constexpr, OTHER: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs * stride, mask=offs < n, other=OTHER))
+
+
 @pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
 @pytest.mark.parametrize("other", [0.0, -0.0, 7.0])
 def test_buffers_under_2gib_load_masked_chunks_without_branches(target, other):
     """As Triton on AMD: a pointer into a buffer under 2 GiB (':range32', set
     by launches) reads through a buffer resource, whose masked-off lanes read
     zeros past its end: no branch per chunk; `other` is selected unless it is
-    +0.0 (-0.0 keeps its sign). Without ':range32' each masked chunk is a branch."""
+    +0.0 (-0.0 keeps its sign). Without ':range32' the same holds for offsets
+    from a shared base within 2 GiB (a buffer resource starts at the base);
+    offsets scaled by a runtime stride have no bound: each masked chunk is a
+    branch."""
     x, y = aligned_array(256), aligned_array(256)
     x[:] = np.arange(256) + 1
     kernel = masked_copy.warmup(x, y, 96, BLOCK=256, OTHER=other, target=target)
@@ -182,7 +191,16 @@ def test_buffers_under_2gib_load_masked_chunks_without_branches(target, other):
     assert np.array_equal(np.signbit(y[96:]), np.signbit(np.full(160, other, np.float32)))
     plain = rocktile.compile(masked_copy, signature={"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "n": "i32:16"},
                              constexprs={"BLOCK": 256, "OTHER": other}, target=target)
-    assert "buffer_load" not in plain.asm["amdgcn"] and "s_cbranch_execz" in plain.asm["amdgcn"]
+    assert re.search(r"buffer_load_(dwordx4|b128)", plain.asm["amdgcn"])
+    assert "s_cbranch_execz" not in plain.asm["amdgcn"]
+    strided = rocktile.compile(masked_strided_copy, signature={"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "n": "i32",
+                                                               "stride": "i32"},
+                               constexprs={"BLOCK": 256, "OTHER": other}, target=target)
+    assert "buffer_load" not in strided.asm["amdgcn"] and "s_cbranch_execz" in strided.asm["amdgcn"]
+    y[:] = 0
+    strided[(1,)](x, y, 40, 2)
+    np.testing.assert_array_equal(y[:40], np.where(np.arange(40) < 40, x[:80:2], 0))
+    np.testing.assert_array_equal(y[40:], np.float32(other))
 
 
 def test_triton_style_constexpr_in_signature():
@@ -210,3 +228,15 @@ def test_softmax_compiles_without_spills(target):
     assert kernel.metadata["sgpr_spill_count"] == 0
     assert kernel.metadata["scratch_bytes"] == 0
     assert kernel.n_spills == 0
+
+
+def test_long_softmax_rows_keep_their_masks_out_of_spills():
+    """128 elements per lane on gfx950: each mask element is computed just
+    before its load (sinkCompares), not all up front, where their SGPR pairs
+    spilled (164 of them); the loads need no branch (buffer resources based
+    at each row)."""
+    sig = {"out_ptr": "*fp32:16", "in_ptr": "*fp32:16", "in_row_stride": "i32", "out_row_stride": "i32",
+           "n_cols": "i32"}
+    kernel = rocktile.compile(softmax_kernel, signature=sig, constexprs={"BLOCK": 32768}, target="gfx950")
+    assert kernel.n_spills == 0 and kernel.metadata["scratch_bytes"] == 0
+    assert "s_cbranch_execz" not in kernel.asm["amdgcn"]

@@ -151,6 +151,80 @@ def test_buffer_loads_still_report_reads_past_the_end(target):
     assert "at index 64" in str(e.value) and "'x_ptr' (64 elements of 4 bytes" in str(e.value)
 
 
+@rocktile.jit
+def masked_row_read(x_ptr, out_ptr, stride, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x_ptr += row * stride
+    tl.store(out_ptr + row * BLOCK + offs, tl.load(x_ptr + offs, mask=offs < n, other=1.0))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_shared_base_buffers_report_reads_past_the_end(target):
+    """Without ':range32', a row's pointer plus offsets in [0, BLOCK) reads
+    through a buffer resource based at the row. The emulator checks each
+    access against the whole argument: a lane whose mask is true but whose
+    element is past the argument's end is reported at its index there."""
+    kernel = rocktile.compile(masked_row_read, {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16", "stride": "i32",
+                                                "n": "i32"}, {"BLOCK": 128}, target=target)
+    assert "buffer_load" in kernel.asm["amdgcn"] and "s_cbranch_execz" not in kernel.asm["amdgcn"]
+    x, out = np.arange(3 * 64, dtype=np.float32), np.zeros((3, 128), np.float32)
+    kernel[(3,)](x, out, 64, 64)
+    cols = np.arange(128)
+    np.testing.assert_array_equal(out, np.where(cols < 64, x.reshape(3, 64)[:, np.minimum(cols, 63)], 1.0))
+    with pytest.raises(rocktile.EmulatorError) as e:
+        kernel[(3,)](x, out, 64, 65)  # rows 0 and 1 read the next row's first element, row 2 past the end
+    assert "at index 192" in str(e.value) and "'x_ptr' (192 elements of 4 bytes" in str(e.value)
+
+
+@rocktile.jit
+def normalize_rows(x_ptr, out_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    x_ptr += row * stride
+    out_ptr += row * stride
+    total = 0.0
+    for off in range(0, n_cols, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        total += tl.sum(tl.load(x_ptr + cols, mask=cols < n_cols, other=0.0), axis=0)
+    for off in range(0, n_cols, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        tl.store(out_ptr + cols, tl.load(x_ptr + cols, mask=cols < n_cols, other=0.0) / total, mask=cols < n_cols)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n_cols", [1, 100, 300])
+def test_row_loops_read_through_buffers_based_at_each_block(target, n_cols):
+    """The loop's offset (off) joins the row's pointer as the shared base of
+    each block's buffer resource: masked blocks need no branch."""
+    sig = {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16", "stride": "i32", "n_cols": "i32"}
+    kernel = rocktile.compile(normalize_rows, sig, {"BLOCK": 128}, target=target)
+    asm = kernel.asm["amdgcn"]
+    assert asm.count("buffer_load") >= 2 and "buffer_store" in asm and "s_cbranch_execz" not in asm
+    x = np.random.default_rng(n_cols).uniform(1, 2, (3, 320)).astype(np.float32)
+    out = np.full_like(x, -1)
+    kernel[(3,)](x, out, 320, n_cols)
+    np.testing.assert_allclose(out[:, :n_cols], x[:, :n_cols] / x[:, :n_cols].sum(1, keepdims=True), rtol=1e-6)
+    np.testing.assert_array_equal(out[:, n_cols:], -1)
+
+
+@rocktile.jit
+def reverse_row(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + (n - 1) + offs * -1, mask=offs < n, other=0.0), mask=offs < n)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_offsets_below_the_shared_base_keep_their_branches(target):
+    """Per-lane offsets that may be negative cannot index a buffer resource
+    based at the shared part (the hardware would read zeros below it)."""
+    kernel = rocktile.compile(reverse_row, {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16", "n": "i32"},
+                              {"BLOCK": 128}, target=target)
+    assert "s_cbranch_execz" in kernel.asm["amdgcn"]
+    x, out = np.arange(100, dtype=np.float32), np.full(128, -1, np.float32)
+    kernel[(1,)](x, out, 100)
+    np.testing.assert_array_equal(out, np.concatenate([x[::-1], np.full(28, -1, np.float32)]))
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_target_selection(target, monkeypatch):
     x = np.zeros(64, np.float32)

@@ -189,6 +189,14 @@ private:
   DenseMap<Value, Value> arrays;        // value -> memref<numThreads x T>
   DenseMap<Value, BufferOrigin> origins;
   SmallVector<Value> allocations;
+  /// Views that start further into a kernel argument (a buffer resource
+  /// based at a pointer the threads share): the argument's memref and the
+  /// element the view starts at, both device values. An access through one
+  /// is checked against the whole argument.
+  DenseMap<Value, std::pair<Value, Value>> shiftedViews;
+  /// Records `op` if it makes such a view (binding its result to the
+  /// argument's host memref in `to`).
+  bool mapShiftedView(Operation *op, IRMapping &to);
 };
 
 func::FuncOp WorkgroupLowering::runtimeFunction(StringRef name, unsigned numArgs, bool returnsI64) {
@@ -496,11 +504,8 @@ LogicalResult WorkgroupLowering::emitUniform(Operation *op) {
     uniform.map(op->getResult(0), result);
     return success();
   }
-  if (auto buffer = dyn_cast<amdgpu::FatRawBufferCastOp>(op)) {
-    // The same elements, reached through a buffer resource (see the loads).
-    uniform.map(buffer.getResult(), uniform.lookup(buffer.getSource()));
+  if (mapShiftedView(op, uniform))
     return success();
-  }
   if (auto assume = dyn_cast<memref::AssumeAlignmentOp>(op)) {
     // The kernel was specialized for this alignment: check the claim.
     Value memref = uniform.lookup(assume.getMemref());
@@ -578,6 +583,24 @@ LogicalResult WorkgroupLowering::emitSegment(Block &block, ArrayRef<Operation *>
   return success();
 }
 
+bool WorkgroupLowering::mapShiftedView(Operation *op, IRMapping &to) {
+  auto host = [&](Value v) { return to.lookupOrDefault(uniform.lookupOrDefault(v)); };
+  if (auto buffer = dyn_cast<amdgpu::FatRawBufferCastOp>(op)) {
+    // The same elements, reached through a buffer resource (see the loads).
+    to.map(buffer.getResult(), host(buffer.getSource()));
+    if (auto it = shiftedViews.find(buffer.getSource()); it != shiftedViews.end())
+      shiftedViews[buffer.getResult()] = it->second;
+    return true;
+  }
+  auto cast = dyn_cast<memref::ReinterpretCastOp>(op);
+  if (!cast || cast.getType().getRank() != 1)
+    return false;
+  Value offset = cast.getOffsets().empty() ? idx(cast.getStaticOffsets()[0]) : cast.getOffsets()[0];
+  shiftedViews[cast.getResult()] = {cast.getSource(), offset};
+  to.map(cast.getResult(), host(cast.getSource()));
+  return true;
+}
+
 /// Clones `op` into the thread loop: thread ids become the loop's index and
 /// memory accesses are bounds-checked.
 LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Value tid) {
@@ -621,6 +644,8 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
     memref = a.getMemref(), index = a.getIndices().front(), resultType = a.getType();
 
   if (!memref) {
+    if (mapShiftedView(op, map))
+      return success();
     // Structured ops: clone the shell, then their bodies op by op so that
     // accesses inside branches are checked too.
     if (op->getNumRegions() == 0) {
@@ -651,13 +676,27 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
                    : stored                                                 ? "store"
                                                                             : "load";
   int64_t site = addSite(op, kind, hostMemref, eltBytes);
-  Value hostIndex = map.lookupOrDefault(index);
+  // Every access op takes its indices right after its memref.
+  unsigned indexOperand =
+      llvm::find_if(op->getOpOperands(), [&](OpOperand &o) { return o.get() == memref; })->getOperandNumber() + 1;
+  // Through a shifted view, `index` counts from the view's start.
+  Value viewIndex = map.lookupOrDefault(index), hostIndex = viewIndex;
+  auto shifted = shiftedViews.find(memref);
+  if (shifted != shiftedViews.end())
+    hostIndex = arith::AddIOp::create(
+        builder, loc(), map.lookupOrDefault(uniform.lookupOrDefault(shifted->second.second)), viewIndex);
   Value size = memref::DimOp::create(builder, loc(), hostMemref, 0);
   Value end = arith::AddIOp::create(builder, loc(), hostIndex, idx(count));
   Value inBounds = arith::AndIOp::create(
       builder, loc(),
       arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::sge, hostIndex, idx(0)),
       arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::sle, end, size));
+  // Before a view's start is outside its buffer resource (the hardware
+  // would read zeros there): a fault even inside the argument.
+  if (shifted != shiftedViews.end())
+    inBounds = arith::AndIOp::create(
+        builder, loc(), inBounds,
+        arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::sge, viewIndex, idx(0)));
   func::FuncOp fault = runtimeFunction("rocktile_emu_fault", 6);
   auto reportFault = [&](OpBuilder &bb, Location l) {
     func::CallOp::create(bb, l, fault,
@@ -693,6 +732,7 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
                            ValueRange{ctx, i64(site), asI64(hostIndex), i64(count * eltBytes), asI64(tid),
                                       i64(stored ? 1 : 0)});
     Operation *clone = bb.clone(*op, map);
+    clone->setOperand(indexOperand, hostIndex);
     // Host vector accesses need no alignment; the device's claim was checked.
     clone->removeAttr("alignment");
     return clone;
@@ -704,7 +744,7 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
   Value checked; // null: every out-of-range access is a fault
   auto space = dyn_cast_or_null<amdgpu::AddressSpaceAttr>(cast<MemRefType>(memref.getType()).getMemorySpace());
   if (space && space.getValue() == amdgpu::AddressSpace::FatRawBuffer) {
-    Value byte = arith::MulIOp::create(builder, loc(), hostIndex, idx(eltBytes));
+    Value byte = arith::MulIOp::create(builder, loc(), viewIndex, idx(eltBytes));
     checked = arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::slt, byte, idx(int64_t(1) << 31));
     inBounds = arith::AndIOp::create(builder, loc(), inBounds, checked);
   }

@@ -212,6 +212,21 @@ private:
   Value bufferIndex(Value pred, Value index, int64_t eltBytes) {
     return arith::SelectOp::create(b, loc(), pred, index, idx((int64_t(1) << 31) / eltBytes));
   }
+  /// A tile of integer offsets as a part every thread shares (`uniform`, an
+  /// index; null for 0) plus a per-lane part (`lanes`, an index vector in
+  /// the tile's layout; null for 0) whose elements lie in [lo, hi].
+  struct SplitOffsets {
+    Value uniform, lanes;
+    int64_t lo = 0, hi = 0;
+  };
+  std::optional<SplitOffsets> splitOffsets(Value offsets);
+  /// For a masked access to `width` elements of `eltBytes` per chunk
+  /// through `ptr` in a buffer of unknown size: a buffer resource that
+  /// starts at the part of the addresses every thread shares, and the lane
+  /// vector of element indices into it, when the per-lane part provably lies
+  /// in [0, 2^31) bytes. Masked-off chunks then read zeros and write
+  /// nothing without a branch (bufferIndex).
+  std::optional<std::pair<Value, Value>> sharedBaseBuffer(Value ptr, int64_t width, int64_t eltBytes);
   /// Emits `emit`'s ops so that only the owners of `layout`'s elements run
   /// them (LDS writes that copies in other waves would race with).
   void byOwners(const LinearLayout &layout, function_ref<void()> emit);

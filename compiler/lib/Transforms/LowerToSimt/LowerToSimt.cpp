@@ -411,6 +411,21 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
                               b, loc(), DenseElementsAttr::get(vtype, dense.getSplatValue<Attribute>()))};
     return success();
   }
+  // Masks are built element by element: LLVM keeps a compare of whole
+  // vectors as one value, so that each mask lives from its first use to its
+  // last in scalar registers (spilled when a lane holds many).
+  auto isMask = [](Value r) {
+    auto tensor = dyn_cast<RankedTensorType>(r.getType());
+    return tensor && tensor.getElementType().isInteger(1);
+  };
+  if (op->getNumResults() == 1 && isMask(op->getResult(0)))
+    return mapElementGroups(op->getOperands(), op->getResults(), 1, [&](ArrayRef<Value> scalars) {
+      OperationState state(loc(), op->getName());
+      state.addOperands(scalars);
+      state.addTypes(b.getI1Type());
+      state.addAttributes(op->getAttrs());
+      return FailureOr<SmallVector<Value>>(SmallVector<Value>{b.create(state)->getResult(0)});
+    });
   OperationState state(loc(), op->getName());
   for (Value o : op->getOperands())
     state.addOperands(lookup(o));

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace rocktile;
@@ -49,6 +50,130 @@ found:
   return {width, std::max<int64_t>(align, eltBytes)};
 }
 
+/// The value of an integer constant tile (or splat of a constant).
+static std::optional<int64_t> constantOf(Value v) {
+  if (auto splat = v.getDefiningOp<tile::SplatOp>())
+    v = splat.getSrc();
+  APInt value;
+  if (!matchPattern(v, m_ConstantInt(&value)))
+    return std::nullopt;
+  return value.getSExtValue();
+}
+
+std::optional<KernelLowering::SplitOffsets> KernelLowering::splitOffsets(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  Operation *def = v.getDefiningOp();
+  if (!type || !def || !type.getElementType().isIntOrIndex())
+    return std::nullopt;
+  // The per-lane part is computed in i32: exact modulo 2^32, which is
+  // enough because the sum that is used is proven to lie in [0, 2^31).
+  auto laneVector = VectorType::get({layoutOf(v).getNumRegisters()}, b.getI32Type());
+  auto lanesOf = [&](Value tile) -> Value {
+    Value lanes = lookup(tile);
+    unsigned bits = cast<VectorType>(lanes.getType()).getElementTypeBitWidth();
+    if (bits > 32)
+      return arith::TruncIOp::create(b, loc(), laneVector, lanes);
+    if (bits < 32)
+      return arith::ExtSIOp::create(b, loc(), laneVector, lanes);
+    return lanes;
+  };
+  auto sum = [&](Value x, Value y) -> Value {
+    return !x ? y : !y ? x : arith::AddIOp::create(b, loc(), x, y).getResult();
+  };
+  // The shared part is an index: the tile's own arithmetic agrees with it
+  // where that does not overflow.
+  if (std::optional<int64_t> c = constantOf(v))
+    return SplitOffsets{idx(*c), Value()};
+  if (auto splat = dyn_cast<tile::SplatOp>(def))
+    return SplitOffsets{arith::IndexCastOp::create(b, loc(), b.getIndexType(), lookup(splat.getSrc())), Value()};
+  if (auto range = dyn_cast<tile::MakeRangeOp>(def))
+    return SplitOffsets{Value(), lanesOf(v), range.getStart(), int64_t(range.getEnd()) - 1};
+  std::optional<int64_t> lo, hi;
+  if (auto add = dyn_cast<arith::AddIOp>(def)) {
+    std::optional<SplitOffsets> x = splitOffsets(add.getLhs()), y = x ? splitOffsets(add.getRhs()) : std::nullopt;
+    if (!y || !(lo = llvm::checkedAdd(x->lo, y->lo)) || !(hi = llvm::checkedAdd(x->hi, y->hi)))
+      return std::nullopt;
+    return SplitOffsets{sum(x->uniform, y->uniform), sum(x->lanes, y->lanes), *lo, *hi};
+  }
+  if (auto mul = dyn_cast<arith::MulIOp>(def)) {
+    Value x = mul.getLhs(), y = mul.getRhs();
+    if (!constantOf(y))
+      std::swap(x, y);
+    std::optional<int64_t> factor = constantOf(y);
+    std::optional<SplitOffsets> sx = factor ? splitOffsets(x) : std::nullopt;
+    if (!sx)
+      return std::nullopt;
+    int64_t c = *factor;
+    if (!(lo = llvm::checkedMul(sx->lo, c)) || !(hi = llvm::checkedMul(sx->hi, c)))
+      return std::nullopt;
+    Value uniform = sx->uniform ? arith::MulIOp::create(b, loc(), sx->uniform, idx(c)).getResult() : Value();
+    Value lanes = sx->lanes ? arith::MulIOp::create(b, loc(), sx->lanes,
+                                                    arith::ConstantOp::create(b, loc(), DenseElementsAttr::get(
+                                                                                  laneVector, int32_t(c))))
+                                  .getResult()
+                            : Value();
+    return SplitOffsets{uniform, lanes, std::min(*lo, *hi), std::max(*lo, *hi)};
+  }
+  // Widening and facts keep the layout and the values.
+  if (isa<arith::ExtSIOp, tile::AssumeOp>(def))
+    return splitOffsets(def->getOperand(0));
+  // Ops that move elements between lanes keep their range; their per-lane
+  // part is what they give minus the shared part.
+  if (isa<tile::BroadcastOp, tile::ExpandDimsOp, tile::ConvertLayoutOp>(def)) {
+    std::optional<SplitOffsets> src = splitOffsets(def->getOperand(0));
+    if (!src || !src->lanes)
+      return src;
+    src->lanes = lanesOf(v);
+    if (src->uniform) {
+      Value shared = arith::IndexCastOp::create(b, loc(), b.getI32Type(), src->uniform);
+      src->lanes = arith::SubIOp::create(b, loc(), src->lanes, vector::BroadcastOp::create(b, loc(), laneVector, shared));
+    }
+    return src;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::pair<Value, Value>> KernelLowering::sharedBaseBuffer(Value ptr, int64_t width,
+                                                                         int64_t eltBytes) {
+  Value shared, lanes;
+  int64_t lo = 0, hi = 0;
+  while (auto add = ptr.getDefiningOp<tile::AddPtrOp>()) {
+    std::optional<SplitOffsets> part = splitOffsets(add.getOffset());
+    std::optional<int64_t> newLo = part ? llvm::checkedAdd(lo, part->lo) : std::nullopt;
+    std::optional<int64_t> newHi = part ? llvm::checkedAdd(hi, part->hi) : std::nullopt;
+    if (!newLo || !newHi)
+      return std::nullopt;
+    lo = *newLo, hi = *newHi;
+    shared = !shared ? part->uniform : !part->uniform ? shared
+                                      : arith::AddIOp::create(b, loc(), shared, part->uniform).getResult();
+    lanes = !lanes ? part->lanes : !part->lanes ? lanes
+                                 : arith::AddIOp::create(b, loc(), lanes, part->lanes).getResult();
+    ptr = add.getPtr();
+  }
+  auto splat = ptr.getDefiningOp<tile::SplatOp>();
+  std::optional<int64_t> end = llvm::checkedMul(hi + width, eltBytes);
+  if (!splat || lo < 0 || !end || *end > INT32_MAX)
+    return std::nullopt;
+  // The buffer starts at element `shared` of the argument and reaches 2^31
+  // - 1 bytes on: only masked-off chunks (at 2^31 bytes) fall outside.
+  LaneValue scalar = values.lookup(splat.getSrc());
+  shared = shared ? arith::AddIOp::create(b, loc(), shared, scalar.value).getResult() : scalar.value;
+  auto baseType = cast<MemRefType>(scalar.base.getType());
+  auto viewType = MemRefType::get({ShapedType::kDynamic}, baseType.getElementType(),
+                                  StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {1}),
+                                  baseType.getMemorySpace());
+  Value size = arith::SubIOp::create(b, loc(), memref::DimOp::create(b, loc(), scalar.base, 0), shared);
+  Value view = memref::ReinterpretCastOp::create(b, loc(), viewType, scalar.base, OpFoldResult(shared),
+                                                  OpFoldResult(size), OpFoldResult(b.getIndexAttr(1)));
+  Value validBytes = arith::ConstantIntOp::create(b, loc(), INT32_MAX, 64);
+  Value buffer = amdgpu::FatRawBufferCastOp::create(b, loc(), view, validBytes, /*cacheSwizzleStride=*/Value(),
+                                                    /*boundsCheck=*/true, /*resetOffset=*/true);
+  auto indexVector = VectorType::get({layoutOf(ptr).getNumRegisters()}, b.getIndexType());
+  lanes = lanes ? arith::IndexCastOp::create(b, loc(), indexVector, lanes).getResult()
+                : arith::ConstantOp::create(b, loc(), b.getZeroAttr(indexVector)).getResult();
+  return std::pair{buffer, lanes};
+}
+
 LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
   LaneValue ptr = values.lookup(op.getPtr());
   Value mask = op.getMask() ? lookup(op.getMask()) : Value();
@@ -80,6 +205,9 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
                               : Type(VectorType::get({width}, vtype.getElementType()));
   Value result = arith::ConstantOp::create(b, loc(), b.getZeroAttr(vtype));
   Value buffer = bufferViews.lookup(ptr.base);
+  if (!buffer && mask)
+    if (auto shared = sharedBaseBuffer(op.getPtr(), width, eltBytes))
+      std::tie(buffer, ptr.value) = *shared;
   auto load = [&](OpBuilder &bb, Location l, Value base, Value index) -> Value {
     if (width == 1)
       return memref::LoadOp::create(bb, l, base, ValueRange{index});
@@ -145,6 +273,11 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
   auto vtype = cast<VectorType>(value.getType());
   int64_t eltBytes = std::max<int64_t>(vtype.getElementTypeBitWidth() / 8, 1);
   Value buffer = bufferViews.lookup(ptr.base);
+  // Predicated stores (under a mask, or in layouts with copies) need no
+  // branch through a buffer resource.
+  if (!buffer && (mask || owns))
+    if (auto shared = sharedBaseBuffer(op.getPtr(), width, eltBytes))
+      std::tie(buffer, ptr.value) = *shared;
   auto store = [&](OpBuilder &bb, Location l, Value chunk, Value base, Value index) {
     if (width == 1)
       memref::StoreOp::create(bb, l, chunk, base, ValueRange{index});
