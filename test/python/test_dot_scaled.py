@@ -2,7 +2,8 @@
 emulator on both targets:
 the host helpers against ml_dtypes and the OCP MX scale rule; every element
 code of every format decoded in the kernel under several scales, exactly
-(a dot with the identity); examples/mxfp4_matmul.py's GEMMs over formats x
+(a dot with the identity), and by gfx950's scaled matrix instructions for
+fp8; examples/mxfp4_matmul.py's GEMMs over formats x
 ragged shapes against numpy's product of the dequantized operands (the
 products are exact in fp32: rtol 1e-5, atol 1e-5 * K * max|a| * max|b|);
 located errors for bad formats and shapes."""
@@ -118,6 +119,43 @@ def test_an_e8m0_zero_scale_is_two_to_the_minus_127(target):
     decode_kernel[(1,)](codes, scales, eye, c, 64, "e4m3", 1, target=target)
     want = codes.view(ml_dtypes.float8_e4m3fn).astype(np.float64) * 2.0 ** -127
     assert (c == want).all() and (c > 0).all()
+
+
+@rocktile.jit
+def fp8_decode_kernel(a_ptr, a_scale_ptr, eye_ptr, c_ptr, K: tl.constexpr, A_FORMAT: tl.constexpr):
+    rows = tl.arange(0, 32)
+    k = tl.arange(0, K)
+    a = tl.load(a_ptr + rows[:, None] * K + k[None, :])
+    a_scale = tl.load(a_scale_ptr + rows[:, None] * (K // 32) + tl.arange(0, K // 32)[None, :])
+    eye = tl.load(eye_ptr + k[:, None] * K + k[None, :])
+    c = tl.dot_scaled(a, a_scale, A_FORMAT, eye, None, "e4m3")
+    tl.store(c_ptr + rows[:, None] * K + k[None, :], c)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fmt", ["e4m3", "e5m2"])
+@pytest.mark.parametrize("K", [64, 256])
+def test_scaled_instructions_scale_every_code_by_its_block(target, fmt, K):
+    """MX fp8 on gfx950 runs on v_mfma_scale_f32_*_f8f6f4 (32x32x64 for K
+    64, 16x16x128 for 256; on gfx1250 through bf16): every finite code of
+    `fmt` in each row, a different scale per block of 32 k, times the e4m3
+    identity (its side unscaled, E8M0 127), gives each code's value times its
+    block's scale, exactly."""
+    kind = quantization.ELEMENTS[fmt]
+    every = np.arange(256, dtype=np.uint8)
+    finite = every[np.isfinite(every.view(kind).astype(np.float32))]
+    rng = np.random.default_rng(5)
+    codes = np.stack([np.resize(np.roll(finite, 7 * r), K) for r in range(32)]).astype(np.uint8)
+    scales = rng.choice(DECODE_SCALES, (32, K // 32)).astype(np.uint8)
+    eye = np.eye(K, dtype=np.float32).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+    c = np.zeros((32, K), np.float32)
+    kernel = fp8_decode_kernel[(1,)](codes, scales, eye, c, K, fmt, target=target)
+    want = quantization.dequantize_mx(codes, scales, fmt, axis=1)
+    assert (c == want).all(), np.argwhere(c != want)[:5]
+    asm = kernel.asm["amdgcn"]
+    if target == "gfx950":
+        shape = "32x32x64" if K == 64 else "16x16x128"
+        assert f"v_mfma_scale_f32_{shape}_f8f6f4" in asm and "bf16" not in asm
 
 
 def _operand(x, fmt, axis, scale_format="e8m0"):

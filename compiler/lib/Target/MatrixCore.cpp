@@ -200,4 +200,18 @@ std::optional<llvm::SmallVector<int64_t>> kOrderFor(const LinearLayout &d, const
   return order;
 }
 
+LinearLayout scaleLayout(const LinearLayout &operand, unsigned kDim, int64_t block) {
+  unsigned rowDim = 1 - kDim;
+  std::array<llvm::SmallVector<LinearLayout::Coord>, 3> bases;
+  for (auto in : {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp})
+    for (const LinearLayout::Coord &basis : operand.getBases(in)) {
+      int64_t row = basis[rowDim], k = basis[kDim];
+      if (k % block == 0)
+        bases[in].push_back({row, k / block});
+      else if (in != LinearLayout::Register)
+        bases[in].push_back({0, 0});
+    }
+  return LinearLayout({operand.getShape()[rowDim], operand.getShape()[kDim] / block}, bases);
+}
+
 } // namespace rocktile

@@ -359,7 +359,9 @@ private:
       DotOp first = producingDot(second.getA(), seen);
       const MatrixCoreInstr *i1 = first ? chooseDotInstr(first, target) : nullptr,
                             *i2 = chooseDotInstr(second, target);
-      if (!i1 || !i2 || first.getType().getRank() != 2 || second.getType().getRank() != 2)
+      // A scaled dot keeps K in order: its scales cover 32 consecutive k.
+      if (!i1 || !i2 || first.getType().getRank() != 2 || second.getType().getRank() != 2 ||
+          second.getAScale())
         return;
       DotOptions o1 = options.lookup(first), o2;
       o1.transposed = o2.transposed = true;
@@ -403,6 +405,17 @@ private:
                                 operandReadElements(dot.getB(), 0, target));
       DotLayouts l = dotLayouts(*instr, M, N, K, numWarps, batch, o);
       MLIRContext *ctx = dot.getContext();
+      if (dot.getAScale()) {
+        // The scaled forms of the f8f6f4 instructions: each lane holds 32
+        // consecutive k of a row of A (column of B), one scale block.
+        if (!instr->name.ends_with("f8f6f4")) {
+          dot.emitError() << "a scaled dot needs a scaled matrix instruction, which rocktile does not use on "
+                          << target.chip << " yet";
+          return WalkResult::interrupt();
+        }
+        dotScales[dot] = {LinearLayoutAttr::get(ctx, scaleLayout(l.a, 1, 32)),
+                          LinearLayoutAttr::get(ctx, scaleLayout(l.b, 0, 32))};
+      }
       dot.setInstr(instr->name);
       if (o.warpsN)
         dot.setWarpsN(o.warpsN);
@@ -418,7 +431,8 @@ private:
 
   LogicalResult assignDot(DotOp dot) {
     auto [a, b, d] = dots.lookup(dot);
-    if (failed(unifyEach(dot, {a, b, d})))
+    auto [aScale, bScale] = dotScales.lookup(dot);
+    if (failed(unifyEach(dot, {a, b, d, aScale, bScale})))
       return failure();
     setEncoding(dot.getResult(), d);
     return success();
@@ -890,6 +904,7 @@ private:
   const Target &target;
   unsigned numWarps;
   DenseMap<Operation *, std::tuple<Attribute, Attribute, Attribute>> dots; // A, B, D layouts
+  DenseMap<Operation *, std::pair<Attribute, Attribute>> dotScales;        // of scaled dots' scales
   DenseMap<Value, Attribute> preferences;
   DenseMap<std::pair<Value, Attribute>, Value> remat;
 };

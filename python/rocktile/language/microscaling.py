@@ -1,7 +1,8 @@
 """tl.dot_scaled: products of block-scaled operands (the OCP MX formats, and
 NVFP4's E4M3 scales per 16 elements as rocktile's extension).
 
-Each operand is decoded to 16-bit floats in registers: its element codes
+On gfx950, fp8 operands (e4m3, e5m2) with E8M0 scales run on the scaled
+matrix instructions (a tile.dot with scales). Otherwise each operand is decoded to 16-bit floats in registers: its element codes
 become values, multiplied by their block's scale, and the product runs on
 the targets' bf16 (or fp16) matrix instructions.  Every element format's
 value times a power-of-two scale is exact in bf16 (at most 3 mantissa bits
@@ -83,6 +84,42 @@ def _decode_scales(scale, scale_format, fast_math):
     return value if fast_math else core.where(s == 0xFF, float("nan"), value)
 
 
+def _typed(x, fmt, side):
+    """An fp8 or 16-bit float operand as its float type (given as such, or as
+    its bits in uint8 / uint16)."""
+    want = FP8.get(fmt) or SIXTEEN[fmt]
+    bits = core.uint8 if fmt in FP8 else core.uint16
+    if x.dtype == bits:
+        return x.to(want, bitcast=True)
+    if x.dtype != want:
+        raise SemanticError(f"tl.dot_scaled: {side} in {fmt} must be {want} or {bits}, got {x.dtype}")
+    return x
+
+
+def _check_scale(scale, rows, K, scale_format, side):
+    """`scale` must be uint8, one per block of K elements of each of `rows`
+    (the leading dimensions, then the operand's M or N)."""
+    block = SCALE_BLOCK[scale_format]
+    want_shape = list(rows) + [K // block]
+    if K % block or list(scale.shape) != want_shape:
+        raise SemanticError(f"tl.dot_scaled: {side}_scale must be a {want_shape} tile (one {scale_format} scale "
+                            f"per {block} elements along K of each {'row' if side == 'lhs' else 'column'}), "
+                            f"got {list(scale.shape)}")
+    if scale.dtype != core.uint8:
+        raise SemanticError(f"tl.dot_scaled: {side}_scale must be uint8 ({scale_format} bits), got {scale.dtype}")
+
+
+def _native(lhs, lhs_format, rhs, rhs_format, scale_formats):
+    """Whether the target's scaled matrix instructions take this product as it
+    is: gfx950's v_mfma_scale_f32_{16x16x128,32x32x64}_f8f6f4 on fp8 (OCP
+    E4M3/E5M2) with E8M0 scales, for shapes those instructions tile."""
+    if semantic.current().target != "gfx950" or len(lhs.shape) != 2:
+        return False
+    (M, K), N = lhs.shape, rhs.shape[1]
+    return (lhs_format in FP8 and rhs_format in FP8 and set(scale_formats) == {"e8m0"} and M % 16 == 0
+            and N % 16 == 0 and (K % 128 == 0 or (K % 64 == 0 and M % 32 == 0 and N % 32 == 0)))
+
+
 def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None):
     """One operand's fp32 values, [..., M, K] for lhs and [..., K, N] for rhs.
     `scale` is [..., M, K/block] for lhs and [..., N, K/block] for rhs.
@@ -100,25 +137,12 @@ def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None):
             x = (x >> 4 * nibble) & 0xF
         value = _decode_e2m1(x) if fmt == "e2m1" else _decode_sub_byte(x & 0x3F, fmt)
     else:
-        want = FP8.get(fmt) or SIXTEEN[fmt]
-        bits = core.uint8 if fmt in FP8 else core.uint16
-        if x.dtype == bits:
-            x = x.to(want, bitcast=True)
-        elif x.dtype != want:
-            raise SemanticError(f"tl.dot_scaled: {side} in {fmt} must be {want} or {bits}, got {x.dtype}")
-        value = x.to(core.float32)
+        value = _typed(x, fmt, side).to(core.float32)
     if scale is None:
         return value
     K = x.shape[k_axis] * (1 if nibble is None else 2)
     block = SCALE_BLOCK[scale_format]
-    rows = x.shape[other_axis]
-    want_shape = list(x.shape[:-2]) + [rows, K // block]
-    if K % block or list(scale.shape) != want_shape:
-        raise SemanticError(f"tl.dot_scaled: {side}_scale must be a {want_shape} tile (one {scale_format} scale "
-                            f"per {block} elements along K of each {'row' if side == 'lhs' else 'column'}), "
-                            f"got {list(scale.shape)}")
-    if scale.dtype != core.uint8:
-        raise SemanticError(f"tl.dot_scaled: {side}_scale must be uint8 ({scale_format} bits), got {scale.dtype}")
+    _check_scale(scale, list(x.shape[:-2]) + [x.shape[other_axis]], K, scale_format, side)
     factor = _decode_scales(scale, scale_format, fast_math)
     if side == "rhs":
         factor = core.trans(factor)  # [..., K/block, N]
@@ -166,6 +190,17 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
     if lhs_k != rhs_k:
         raise SemanticError(f"tl.dot_scaled: lhs holds {lhs_k} elements along K and rhs {rhs_k} "
                             f"(shapes {list(lhs.shape)} in {lhs_format} and {list(rhs.shape)} in {rhs_format})")
+    if _native(lhs, lhs_format, rhs, rhs_format, (lhs_scale_format, rhs_scale_format)):
+        # Each scale multiplies its block in the instruction itself; a side
+        # without scales has the scale 1 (E8M0 127) everywhere.
+        operands = []
+        for x, scale, fmt, rows, side in ((lhs, scales[0], lhs_format, lhs.shape[0], "lhs"),
+                                          (rhs, scales[1], rhs_format, rhs.shape[1], "rhs")):
+            if scale is None:
+                scale = semantic.full([rows, lhs_k // 32], 127, core.uint8)
+            _check_scale(scale, [rows], lhs_k, "e8m0", side)
+            operands += [_typed(x, fmt, side), scale]
+        return semantic.scaled_dot(*operands, acc)
     if lhs_format == rhs_format == "e2m1" and lhs_k_pack and rhs_k_pack:
         # Both packed along K: the products of the low nibbles' elements (even
         # k) and of the high ones' (odd k) are two dots, and the codes need no

@@ -1215,10 +1215,25 @@ def permute(x, dims, fname="tl.permute"):
                  {"order": f"array<i32: {', '.join(map(str, dims))}>"})
 
 
+# tile.dot's operands: a, b, acc, and the optional a_scale and b_scale.
+_DOT_SEGMENTS = {"operandSegmentSizes": "array<i32: 1, 1, 1, 0, 0>"}
 _DOT_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
 # bf16xN splits each fp32 operand into bf16 parts and sums the products of
 # the parts whose orders add up to at most this (Triton's AMD backend).
 _BF16_SPLITS = {"bf16x3": 2, "bf16x6": 3}
+
+
+def scaled_dot(a, a_scale, b, b_scale, acc):
+    """The scaled matrix instructions' product (tl.dot_scaled on MX fp8,
+    microscaling.py checks the arguments): fp8 `a` (M x K) and `b` (K x N)
+    times their uint8 E8M0 scales, M x K/32 and N x K/32, plus f32 `acc`."""
+    shape = (a.shape[0], b.shape[1])
+    acc = full(shape, 0, float32) if acc is None else to_tensor(acc)
+    if tuple(acc.shape) != shape or acc.dtype != float32:
+        raise SemanticError(f"tl.dot_scaled: acc must be a {'x'.join(map(str, shape))} tile of fp32, got "
+                            f"{'x'.join(map(str, acc.shape)) or 'a scalar'} of {acc.dtype}")
+    return _emit("tile.dot", [a, b, acc, cast(a_scale, int8, bitcast=True), cast(b_scale, int8, bitcast=True)],
+                 block_type(float32, shape), {"operandSegmentSizes": "array<i32: 1, 1, 1, 1, 1>"})
 
 
 def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype):
@@ -1269,7 +1284,7 @@ def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype
     acc_type = int32 if integer else float32
 
     def product(x, y, c):
-        return _emit("tile.dot", [x, y, c], block_type(acc_type, shape))
+        return _emit("tile.dot", [x, y, c], block_type(acc_type, shape), _DOT_SEGMENTS)
 
     d = cast(acc, acc_type)
     if fp32 and input_precision in _BF16_SPLITS:

@@ -36,7 +36,7 @@ constexpr llvm::StringLiteral kLaneTranspose = "rocktile.lane_transpose";
 /// Ops after which the lanes of a wave must be in lockstep.
 bool isCrossLane(Operation *op) {
   return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp,
-             amdgpu::MFMAOp, amdgpu::WMMAOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::WaitTensorcntOp>(op) ||
+             amdgpu::MFMAOp, amdgpu::ScaledMFMAOp, amdgpu::WMMAOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::WaitTensorcntOp>(op) ||
          (isa<UnrealizedConversionCastOp>(op) && op->hasAttr(kLaneTranspose));
 }
 
@@ -820,13 +820,26 @@ LogicalResult WorkgroupLowering::emitMatrix(Operation *op, StringRef target, uns
   SmallVector<Value> args{i64(it - instrs.begin())};
   args.append(arrays);
   args.append({i64(numThreads), i64(int64_t(*fa)), i64(int64_t(*fb))});
-  func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_matrix", args.size()), args);
+  StringRef entry = "rocktile_emu_matrix";
+  if (auto scaled = dyn_cast<amdgpu::ScaledMFMAOp>(op)) {
+    // Which byte of each lane's scale word: a scalar scale is the word's
+    // low byte, zero-extended.
+    entry = "rocktile_emu_scaled_matrix";
+    for (auto [scale, byte] : {std::pair{scaled.getScalesA(), scaled.getScalesIdxA()},
+                               std::pair{scaled.getScalesB(), scaled.getScalesIdxB()}}) {
+      auto vector = dyn_cast<VectorType>(scale.getType());
+      args.append({i64(vector ? vector.getNumElements() : 1), i64(byte)});
+    }
+  }
+  func::CallOp::create(b, loc(), runtimeFunction(entry, args.size()), args);
   return success();
 }
 
 LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
   currentLoc = op->getLoc();
   if (auto mfma = dyn_cast<amdgpu::MFMAOp>(op))
+    return emitMatrix(op, "gfx950", mfma.getM(), mfma.getN(), mfma.getK());
+  if (auto mfma = dyn_cast<amdgpu::ScaledMFMAOp>(op))
     return emitMatrix(op, "gfx950", mfma.getM(), mfma.getN(), mfma.getK());
   if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op))
     return emitMatrix(op, "gfx1250", wmma.getM(), wmma.getN(), wmma.getK());

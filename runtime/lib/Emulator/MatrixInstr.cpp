@@ -1,7 +1,9 @@
 #include "rocktile/Emulator/MatrixInstr.h"
 #include "rocktile/Emulator/FloatFormats.h"
 #include "llvm/ADT/STLExtras.h"
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -102,6 +104,20 @@ float operandElement(int64_t array, int64_t i, MatrixFormat format) {
   }
   return 0;
 }
+
+/// Wave `wave`'s float A and B operands, widened from their formats.
+void widenOperands(const MatrixInstr &m, int64_t a, int64_t b, int64_t wave, int64_t formatA, int64_t formatB,
+                   std::vector<float> &av, std::vector<float> &bv) {
+  unsigned ab = m.waveSize * m.abSlots;
+  av.resize(ab), bv.resize(ab);
+  for (unsigned i = 0; i < ab; ++i) {
+    av[i] = operandElement(a, wave * ab + i, MatrixFormat(formatA));
+    bv[i] = operandElement(b, wave * ab + i, MatrixFormat(formatB));
+  }
+}
+
+/// An E8M0 scale: 2^(s - 127), and 0xFF is NaN.
+float e8m0(uint8_t s) { return s == 0xFF ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, int(s) - 127); }
 } // namespace
 
 extern "C" void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t d,
@@ -122,13 +138,45 @@ extern "C" void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t
   }
   auto *cf = reinterpret_cast<const float *>(c);
   auto *df = reinterpret_cast<float *>(d);
-  unsigned ab = m.waveSize * m.abSlots, acc = m.waveSize * m.dSlots;
-  std::vector<float> av(ab), bv(ab);
+  unsigned acc = m.waveSize * m.dSlots;
+  std::vector<float> av, bv;
   for (int64_t wave = 0; wave < n / m.waveSize; ++wave) {
-    for (unsigned i = 0; i < ab; ++i) {
-      av[i] = operandElement(a, wave * ab + i, MatrixFormat(formatA));
-      bv[i] = operandElement(b, wave * ab + i, MatrixFormat(formatB));
-    }
+    widenOperands(m, a, b, wave, formatA, formatB, av, bv);
+    m.apply(av.data(), bv.data(), cf + wave * acc, df + wave * acc);
+  }
+}
+
+extern "C" void rocktile_emu_scaled_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t scaleA,
+                                           int64_t scaleB, int64_t d, int64_t n, int64_t formatA,
+                                           int64_t formatB, int64_t scaleBytesA, int64_t byteA,
+                                           int64_t scaleBytesB, int64_t byteB) {
+  const MatrixInstr &m = allMatrixInstrs()[instr];
+  auto *cf = reinterpret_cast<const float *>(c);
+  auto *df = reinterpret_cast<float *>(d);
+  // Thread t's scale: byte `byte` of its 32-bit scale word, which holds
+  // `bytes` bytes (the rest zero).
+  auto scaleOf = [](int64_t array, int64_t bytes, int64_t byte, int64_t t) {
+    return byte < bytes ? e8m0(reinterpret_cast<const uint8_t *>(array)[t * bytes + byte]) : e8m0(0);
+  };
+  unsigned acc = m.waveSize * m.dSlots;
+  std::vector<float> av, bv;
+  for (int64_t wave = 0; wave < n / m.waveSize; ++wave) {
+    widenOperands(m, a, b, wave, formatA, formatB, av, bv);
+    int64_t first = wave * m.waveSize;
+    // Element (i, k) of A is scaled by its block's scale: that of the lane
+    // that holds the block's first element, A(i, k - k % 32) (likewise B's
+    // column j). Products of a format's values and powers of two are exact
+    // in float, as long as they stay in its range.
+    for (unsigned i = 0; i < m.M; ++i)
+      for (unsigned k = 0; k < m.K; ++k) {
+        auto [lane, slot] = m.a(i, k);
+        av[lane * m.abSlots + slot] *= scaleOf(scaleA, scaleBytesA, byteA, first + m.a(i, k - k % 32).first);
+      }
+    for (unsigned k = 0; k < m.K; ++k)
+      for (unsigned j = 0; j < m.N; ++j) {
+        auto [lane, slot] = m.b(k, j);
+        bv[lane * m.abSlots + slot] *= scaleOf(scaleB, scaleBytesB, byteB, first + m.b(k - k % 32, j).first);
+      }
     m.apply(av.data(), bv.data(), cf + wave * acc, df + wave * acc);
   }
 }

@@ -330,6 +330,38 @@ func.func @dot_k_order_short(%a: tensor<16x32xbf16>, %b: tensor<32x16xbf16>, %c:
 
 // -----
 
+func.func @scaled_dot_one_scale(%a: tensor<16x128xf8E4M3FN>, %b: tensor<128x16xf8E4M3FN>, %c: tensor<16x16xf32>, %s: tensor<16x4xi8>) {
+  // expected-error @+1 {{scales come in pairs: one for A and one for B}}
+  %d = "tile.dot"(%a, %b, %c, %s) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>} : (tensor<16x128xf8E4M3FN>, tensor<128x16xf8E4M3FN>, tensor<16x16xf32>, tensor<16x4xi8>) -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @scaled_dot_of_bf16(%a: tensor<16x128xbf16>, %b: tensor<128x16xbf16>, %c: tensor<16x16xf32>, %s: tensor<16x4xi8>) {
+  // expected-error @+1 {{a scaled dot is a 2-D product of fp8 operands (f8E4M3FN, f8E5M2) into f32}}
+  %d = tile.dot %a, %b, %c scales %s, %s : tensor<16x128xbf16>, tensor<128x16xbf16>, tensor<16x4xi8>, tensor<16x4xi8> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @scaled_dot_k_order(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x16xf8E5M2>, %c: tensor<16x16xf32>, %s: tensor<16x2xi8>) {
+  // expected-error @+1 {{a scaled dot keeps its k order (a scale covers 32 consecutive k)}}
+  %d = tile.dot %a, %b, %c scales %s, %s {k_order = array<i64: 2, 1, 4, 8, 16, 32>} : tensor<16x64xf8E4M3FN>, tensor<64x16xf8E5M2>, tensor<16x2xi8>, tensor<16x2xi8> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @scaled_dot_scale_shape(%a: tensor<16x128xf8E4M3FN>, %b: tensor<128x32xf8E4M3FN>, %c: tensor<16x32xf32>, %s: tensor<16x4xi8>) {
+  // expected-error @+1 {{b_scale must be a 32x4xi8 tile (one E8M0 scale per 32 k, K = 128), got 'tensor<16x4xi8>'}}
+  %d = tile.dot %a, %b, %c scales %s, %s : tensor<16x128xf8E4M3FN>, tensor<128x32xf8E4M3FN>, tensor<16x4xi8>, tensor<16x4xi8> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
 func.func @dot_warps_n(%a: tensor<16x32xbf16>, %b: tensor<32x16xbf16>, %c: tensor<16x16xf32>) {
   // expected-error @+1 {{warps_n must be a power of two, got 3}}
   %d = tile.dot %a, %b, %c {warps_n = 3 : i32} : tensor<16x32xbf16>, tensor<32x16xbf16> -> tensor<16x16xf32>

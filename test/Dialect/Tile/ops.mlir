@@ -105,6 +105,14 @@ func.func @batched_dot(%a: tensor<4x16x32xbf16>, %b: tensor<4x32x16xbf16>, %c: t
   return
 }
 
+// A scaled product (tl.dot_scaled on MX fp8): E8M0 scales per 32 k.
+// CHECK-LABEL: func.func @scaled_dot
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} scales %{{.*}}, %{{.*}} : tensor<32x128xf8E4M3FN>, tensor<128x32xf8E5M2>, tensor<32x4xi8>, tensor<32x4xi8> -> tensor<32x32xf32>
+func.func @scaled_dot(%a: tensor<32x128xf8E4M3FN>, %b: tensor<128x32xf8E5M2>, %c: tensor<32x32xf32>, %s: tensor<32x4xi8>) {
+  %d = tile.dot %a, %b, %c scales %s, %s : tensor<32x128xf8E4M3FN>, tensor<128x32xf8E5M2>, tensor<32x4xi8>, tensor<32x4xi8> -> tensor<32x32xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @descriptor_load
 // CHECK: tile.descriptor_load %{{.*}}[%{{.*}}, %{{.*}}] shape [%{{.*}}, %{{.*}}] strides [%{{.*}}, %{{.*}}] : !tile.ptr<bf16> -> tensor<64x32xbf16>
 func.func @descriptor_load(%p: !tile.ptr<bf16>, %i: i32, %j: i32, %m: i32, %k: i32, %s: i32, %one: i32) {

@@ -72,6 +72,13 @@ int64_t renameK(llvm::ArrayRef<int64_t> order, int64_t k);
 DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
                       unsigned numWarps, int64_t batch = 0, const DotOptions &options = {});
 
+/// The layout of the scales of a dot operand laid out as `operand` (A: M x
+/// K, `kDim` 1; B: K x N, `kDim` 0): one per `block` consecutive k of each
+/// row of A (column of B), as a rows x K/block tile, held by the lanes that
+/// hold the block's elements (registers that held elements within a block
+/// are dropped; lanes and warps that did hold copies).
+LinearLayout scaleLayout(const LinearLayout &operand, unsigned kDim, int64_t block);
+
 /// The warps along N for an M x N x K dot with `instr` on `numWarps` warps
 /// that needs the fewest LDS reads of operands per warp, when a read of A
 /// gives a lane `readA` elements and one of B `readB` (a transpose read

@@ -63,6 +63,18 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   if (layoutOf(op.getA()) != want.a || layoutOf(op.getB()) != want.b ||
       layoutOf(op.getAcc()) != want.d || layoutOf(op) != want.d)
     return op.emitError() << "tile.dot operands must have the layouts of " << instr->name;
+  // A scaled dot: each lane gives the instruction the scale of the one
+  // block of 32 k it holds of a row of X (column of Y).
+  bool scaled = bool(op.getAScale());
+  std::optional<RegisterIndex> aScaleRegs, bScaleRegs;
+  Value aScale, bScale;
+  if (scaled) {
+    LinearLayout aScaleLayout = scaleLayout(want.a, 1, 32), bScaleLayout = scaleLayout(want.b, 0, 32);
+    if (layoutOf(op.getAScale()) != aScaleLayout || layoutOf(op.getBScale()) != bScaleLayout)
+      return op.emitError() << "tile.dot scales must have the layouts of " << instr->name << "'s operands";
+    aScaleRegs.emplace(aScaleLayout), bScaleRegs.emplace(bScaleLayout);
+    aScale = lookup(op.getAScale()), bScale = lookup(op.getBScale());
+  }
 
   RegisterIndex aRegs(want.a), bRegs(want.b), dRegs(want.d);
   Value a = lookup(op.getA()), bv = lookup(op.getB()), acc = lookup(op.getAcc());
@@ -110,7 +122,19 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
         if (instr->abSlots() == 1) // the f32 MFMAs take scalars
           xv = vector::ExtractOp::create(b, loc(), xv, int64_t(0)),
           yv = vector::ExtractOp::create(b, loc(), yv, int64_t(0));
-        if (instr->op == "mfma")
+        if (scaled) {
+          // X's and Y's scales, at their (row or column, k block).
+          auto scaleAt = [&](bool ofA, int64_t row) -> Value {
+            Value lane = ofA ? aScale : bScale;
+            int64_t reg = (ofA ? *aScaleRegs : *bScaleRegs).at({row, k0 / 32});
+            Value byte = vector::ExtractOp::create(b, loc(), lane, reg);
+            return arith::BitcastOp::create(b, loc(), b.getType<Float8E8M0FNUType>(), byte);
+          };
+          Value xs = scaleAt(!t, rt * stepRows), ys = scaleAt(t, ct * stepCols);
+          d = amdgpu::ScaledMFMAOp::create(b, loc(), dVector, b.getI32IntegerAttr(instr->m),
+                                           b.getI32IntegerAttr(instr->n), b.getI32IntegerAttr(instr->k), xv, yv,
+                                           d, xs, ys, b.getI32IntegerAttr(0), b.getI32IntegerAttr(0));
+        } else if (instr->op == "mfma")
           d = amdgpu::MFMAOp::create(b, loc(), dVector, instr->m, instr->n, instr->k, /*blocks=*/1, xv,
                                      yv, d);
         else

@@ -44,6 +44,14 @@ extern "C" {
 /// (fp32, or int32 for int8 operands).
 void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t d, int64_t n,
                          int64_t formatA, int64_t formatB);
+/// The scaled form of `instr` (v_mfma_scale_*): as rocktile_emu_matrix, and
+/// `scaleA` / `scaleB` hold each thread's `scaleBytes*` E8M0 scale bytes, the
+/// low bytes of its 32-bit scale word (the rest zero), of which byte
+/// `byte*` (opsel) scales the block of 32 consecutive k of a row of A
+/// (column of B) that the lane holds.
+void rocktile_emu_scaled_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t scaleA, int64_t scaleB,
+                                int64_t d, int64_t n, int64_t formatA, int64_t formatB, int64_t scaleBytesA,
+                                int64_t byteA, int64_t scaleBytesB, int64_t byteB);
 }
 
 #endif

@@ -135,6 +135,25 @@ LogicalResult DotOp::verify() {
   }
   if (getWarpsN() && !llvm::isPowerOf2_32(*getWarpsN()))
     return emitOpError() << "warps_n must be a power of two, got " << *getWarpsN();
+  if (!getAScale() && !getBScale())
+    return success();
+  if (!getAScale() || !getBScale())
+    return emitOpError() << "scales come in pairs: one for A and one for B";
+  auto isFp8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  if (rank != 2 || !isFp8(ea) || !isFp8(eb) || !ed.isF32())
+    return emitOpError() << "a scaled dot is a 2-D product of fp8 operands (f8E4M3FN, f8E5M2) into f32, got "
+                         << a << " x " << b << " -> " << d;
+  if (getKOrder())
+    return emitOpError() << "a scaled dot keeps its k order (a scale covers 32 consecutive k)";
+  int64_t K = a.getDimSize(1);
+  for (auto [scale, rows, side] : {std::tuple{getAScale(), a.getDimSize(0), "a_scale"},
+                                   std::tuple{getBScale(), b.getDimSize(1), "b_scale"}}) {
+    auto type = cast<RankedTensorType>(scale.getType());
+    if (K % 32 || type.getRank() != 2 || type.getDimSize(0) != rows || type.getDimSize(1) != K / 32 ||
+        !type.getElementType().isInteger(8))
+      return emitOpError() << side << " must be a " << rows << "x" << K / 32
+                           << "xi8 tile (one E8M0 scale per 32 k, K = " << K << "), got " << type;
+  }
   return success();
 }
 

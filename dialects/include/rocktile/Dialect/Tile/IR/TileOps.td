@@ -555,7 +555,7 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
 // Matrix product
 //===----------------------------------------------------------------------===//
 
-def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>, AttrSizedOperandSegments]> {
   let summary = "Matrix product plus accumulator: D = A x B + C";
   let description = [{
     `a` is M x K, `b` K x N, `acc` and the result M x N (`tl.dot`), or, for
@@ -577,19 +577,30 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
     unchanged. A dot whose A is the previous dot's result uses both to take
     it from the registers that already hold it.
 
+    With `scales` (`tl.dot_scaled` on MX formats), A and B are fp8 and each
+    element is multiplied by the E8M0 scale (2^(s-127), 0xFF NaN) of its
+    block of 32 consecutive k: `a_scale` is M x K/32 (per row of A),
+    `b_scale` N x K/32 (per column of B), both i8. Such a dot is 2-D, has an
+    f32 accumulator and no `k_order`; it runs on the scaled matrix
+    instructions (gfx950's `v_mfma_scale_f32_*_f8f6f4`).
+
     ```mlir
     %d = tile.dot %a, %b, %c : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
     %e = tile.dot %p, %v, %c {instr = "mfma_f32_16x16x32_bf16", transposed, warps_n = 1 : i32,
                               k_order = array<i64: 1, 2, 16, 4, 8>}
         : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+    %f = tile.dot %x, %y, %c scales %xs, %ys
+        : tensor<32x128xf8E4M3FN>, tensor<128x32xf8E5M2>, tensor<32x4xi8>, tensor<32x4xi8> -> tensor<32x32xf32>
     ```
   }];
   let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$acc,
+                       Optional<Tile_Tensor>:$a_scale, Optional<Tile_Tensor>:$b_scale,
                        OptionalAttr<StrAttr>:$instr, OptionalAttr<I32Attr>:$warps_n,
                        UnitAttr:$transposed, OptionalAttr<DenseI64ArrayAttr>:$k_order);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+    $a `,` $b `,` $acc (`scales` $a_scale^ `,` $b_scale)? attr-dict `:` type($a) `,` type($b)
+    (`,` type($a_scale)^ `,` type($b_scale))? `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -1,0 +1,31 @@
+// RUN: rocktile-opt %s --tile-assign-layouts="target=gfx950 num-warps=4" | FileCheck %s --check-prefix=LAYOUTS
+// RUN: rocktile-opt %s --tile-assign-layouts="target=gfx950 num-warps=4" --tile-allocate-lds="target=gfx950" --tile-lower-to-simt="target=gfx950" | FileCheck %s --check-prefix=SIMT
+// RUN: not rocktile-opt %s --tile-assign-layouts="target=gfx1250 num-warps=4" 2>&1 | FileCheck %s --check-prefix=GFX1250
+
+// A scaled dot (tl.dot_scaled on MX fp8) on gfx950: the f8f6f4 instruction,
+// whose lanes each hold 32 consecutive k of a row of A (column of B); each
+// scale goes to the lanes that hold its block (lane bits 4 and 5 are A's
+// k / 32, so they are the scales' column bits; registers within a block
+// hold no scale of their own), and each instruction takes one scale byte
+// per lane for X and Y (Bᵀ and Aᵀ: the product is computed transposed).
+// LAYOUTS: tile.convert_layout %{{.*}} -> tensor<32x4xi8, #tile.linear<register = [], lane = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = {{\[\[}}0, 0], [16, 0]]>>
+// LAYOUTS: tile.convert_layout %{{.*}} -> tensor<32x4xi8, #tile.linear<register = [], lane = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = {{\[\[}}16, 0], [0, 0]]>>
+// LAYOUTS: tile.dot {{.*}} scales {{.*}} {instr = "mfma_f32_16x16x128_f8f6f4", transposed}
+// SIMT: %[[XS:.*]] = arith.bitcast %{{.*}} : i8 to f8E8M0FNU
+// SIMT: %[[YS:.*]] = arith.bitcast %{{.*}} : i8 to f8E8M0FNU
+// SIMT: amdgpu.scaled_mfma 16x16x128 (%[[XS]][0] * %{{.*}}) * (%[[YS]][0] * %{{.*}}) + %{{.*}} : f8E8M0FNU, vector<32xf8E5M2>, f8E8M0FNU, vector<32xf8E4M3FN>, vector<4xf32>
+// SIMT-NOT: amdgpu.scaled_mfma
+// GFX1250: error: a scaled dot needs a scaled matrix instruction, which rocktile does not use on gfx1250 yet
+func.func @scaled_dot(%pa: !tile.ptr<f8E4M3FN>, %pb: !tile.ptr<f8E5M2>, %ps: !tile.ptr<i8>, %out: !tile.ptr<f32>) {
+  %ta = tile.splat %pa : !tile.ptr<f8E4M3FN> -> tensor<32x128x!tile.ptr<f8E4M3FN>>
+  %a = tile.load %ta : tensor<32x128x!tile.ptr<f8E4M3FN>> -> tensor<32x128xf8E4M3FN>
+  %tb = tile.splat %pb : !tile.ptr<f8E5M2> -> tensor<128x32x!tile.ptr<f8E5M2>>
+  %b = tile.load %tb : tensor<128x32x!tile.ptr<f8E5M2>> -> tensor<128x32xf8E5M2>
+  %ts = tile.splat %ps : !tile.ptr<i8> -> tensor<32x4x!tile.ptr<i8>>
+  %s = tile.load %ts : tensor<32x4x!tile.ptr<i8>> -> tensor<32x4xi8>
+  %c = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tile.dot %a, %b, %c scales %s, %s : tensor<32x128xf8E4M3FN>, tensor<128x32xf8E5M2>, tensor<32x4xi8>, tensor<32x4xi8> -> tensor<32x32xf32>
+  %to = tile.splat %out : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>>
+  tile.store %to, %d : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>
+  return
+}
