@@ -356,8 +356,8 @@ def scaled_constexprs(a_format, b_format):
 
 def scaled_table():
     """examples/mxfp4_matmul.py's tl.dot_scaled at num_stages 1: Triton on
-    the scaled matrix instructions; rocktile on them for MXFP8 on gfx950,
-    elsewhere decoding the operands to bf16 (not built yet)."""
+    the scaled matrix instructions; rocktile on them for MXFP8 and MXFP4 on
+    gfx950, elsewhere decoding the operands to bf16 (not built yet)."""
     sys.path.insert(0, os.path.dirname(SCALED_EXAMPLE))
     import rocktile
     from mxfp4_matmul import mx_matmul_kernel

@@ -29,3 +29,26 @@ func.func @scaled_dot(%pa: !tile.ptr<f8E4M3FN>, %pb: !tile.ptr<f8E5M2>, %ps: !ti
   tile.store %to, %d : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>
   return
 }
+
+// An E2M1 B (bytes of two consecutive k): its layout is the instruction's
+// with K halved (a lane's 16 registers of 2 k become 16 bytes), and each
+// instruction takes the lane's 16 bytes as 32 E2M1 codes.
+// LAYOUTS-LABEL: func.func @scaled_dot_fp4
+// LAYOUTS: tile.convert_layout %{{.*}} -> tensor<64x32xi8, #tile.linear<register = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8], [16, 0], [32, 0]], warp = {{\[\[}}0, 16], [0, 0]]>>
+// LAYOUTS: tile.dot {{.*}} {b_format = "e2m1", instr = "mfma_f32_16x16x128_f8f6f4", transposed}
+// SIMT-LABEL: gpu.func @scaled_dot_fp4
+// SIMT: %[[CODES:.*]] = vector.bitcast %{{.*}} : vector<16xi8> to vector<32xf4E2M1FN>
+// SIMT: amdgpu.scaled_mfma 16x16x128 (%{{.*}}[0] * %[[CODES]]) * (%{{.*}}[0] * %{{.*}}) + %{{.*}} : f8E8M0FNU, vector<32xf4E2M1FN>, f8E8M0FNU, vector<32xf8E4M3FN>, vector<4xf32>
+func.func @scaled_dot_fp4(%pa: !tile.ptr<f8E4M3FN>, %pb: !tile.ptr<i8>, %ps: !tile.ptr<i8>, %out: !tile.ptr<f32>) {
+  %ta = tile.splat %pa : !tile.ptr<f8E4M3FN> -> tensor<32x128x!tile.ptr<f8E4M3FN>>
+  %a = tile.load %ta : tensor<32x128x!tile.ptr<f8E4M3FN>> -> tensor<32x128xf8E4M3FN>
+  %tb = tile.splat %pb : !tile.ptr<i8> -> tensor<64x32x!tile.ptr<i8>>
+  %b = tile.load %tb : tensor<64x32x!tile.ptr<i8>> -> tensor<64x32xi8>
+  %ts = tile.splat %ps : !tile.ptr<i8> -> tensor<32x4x!tile.ptr<i8>>
+  %s = tile.load %ts : tensor<32x4x!tile.ptr<i8>> -> tensor<32x4xi8>
+  %c = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tile.dot %a, %b, %c scales %s, %s {b_format = "e2m1"} : tensor<32x128xf8E4M3FN>, tensor<64x32xi8>, tensor<32x4xi8>, tensor<32x4xi8> -> tensor<32x32xf32>
+  %to = tile.splat %out : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>>
+  tile.store %to, %d : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>
+  return
+}

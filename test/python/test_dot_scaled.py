@@ -122,35 +122,48 @@ def test_an_e8m0_zero_scale_is_two_to_the_minus_127(target):
 
 
 @rocktile.jit
-def fp8_decode_kernel(a_ptr, a_scale_ptr, eye_ptr, c_ptr, K: tl.constexpr, A_FORMAT: tl.constexpr):
+def scaled_decode_kernel(a_ptr, a_scale_ptr, eye_ptr, c_ptr, K: tl.constexpr, A_FORMAT: tl.constexpr,
+                         B_FORMAT: tl.constexpr):
+    A_PACK: tl.constexpr = 2 if A_FORMAT == "e2m1" else 1
+    B_PACK: tl.constexpr = 2 if B_FORMAT == "e2m1" else 1
     rows = tl.arange(0, 32)
     k = tl.arange(0, K)
-    a = tl.load(a_ptr + rows[:, None] * K + k[None, :])
+    a = tl.load(a_ptr + rows[:, None] * (K // A_PACK) + tl.arange(0, K // A_PACK)[None, :])
     a_scale = tl.load(a_scale_ptr + rows[:, None] * (K // 32) + tl.arange(0, K // 32)[None, :])
-    eye = tl.load(eye_ptr + k[:, None] * K + k[None, :])
-    c = tl.dot_scaled(a, a_scale, A_FORMAT, eye, None, "e4m3")
+    eye = tl.load(eye_ptr + tl.arange(0, K // B_PACK)[:, None] * K + k[None, :])
+    c = tl.dot_scaled(a, a_scale, A_FORMAT, eye, None, B_FORMAT)
     tl.store(c_ptr + rows[:, None] * K + k[None, :], c)
 
 
+def _identity(K, fmt):
+    """The K x K identity in `fmt` (e2m1: 1.0 is code 2, packed along K)."""
+    if fmt != "e2m1":
+        return np.eye(K, dtype=np.float32).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+    codes = (2 * np.eye(K)).astype(np.uint8)
+    return codes[0::2] | (codes[1::2] << 4)
+
+
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("fmt", ["e4m3", "e5m2"])
+@pytest.mark.parametrize("fmt,eye_format", [("e4m3", "e4m3"), ("e5m2", "e4m3"), ("e2m1", "e4m3"),
+                                            ("e4m3", "e2m1"), ("e2m1", "e2m1")])
 @pytest.mark.parametrize("K", [64, 256])
-def test_scaled_instructions_scale_every_code_by_its_block(target, fmt, K):
-    """MX fp8 on gfx950 runs on v_mfma_scale_f32_*_f8f6f4 (32x32x64 for K
-    64, 16x16x128 for 256; on gfx1250 through bf16): every finite code of
-    `fmt` in each row, a different scale per block of 32 k, times the e4m3
-    identity (its side unscaled, E8M0 127), gives each code's value times its
-    block's scale, exactly."""
+def test_scaled_instructions_scale_every_code_by_its_block(target, fmt, eye_format, K):
+    """MX fp8 and fp4 on gfx950 run on v_mfma_scale_f32_*_f8f6f4 (32x32x64
+    for K 64, 16x16x128 for 256; on gfx1250 through bf16): every finite code
+    of `fmt` in each row, a different scale per block of 32 k, times the
+    identity in `eye_format` (its side unscaled, E8M0 127), gives each code's
+    value times its block's scale, exactly."""
     kind = quantization.ELEMENTS[fmt]
-    every = np.arange(256, dtype=np.uint8)
-    finite = every[np.isfinite(every.view(kind).astype(np.float32))]
+    every = np.arange(16 if fmt == "e2m1" else 256, dtype=np.uint8)
+    finite = every[np.isfinite(every.view(kind).astype(np.float32))] if fmt != "e2m1" else every
     rng = np.random.default_rng(5)
     codes = np.stack([np.resize(np.roll(finite, 7 * r), K) for r in range(32)]).astype(np.uint8)
     scales = rng.choice(DECODE_SCALES, (32, K // 32)).astype(np.uint8)
-    eye = np.eye(K, dtype=np.float32).astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+    packed = codes[:, 0::2] | (codes[:, 1::2] << 4) if fmt == "e2m1" else codes
     c = np.zeros((32, K), np.float32)
-    kernel = fp8_decode_kernel[(1,)](codes, scales, eye, c, K, fmt, target=target)
-    want = quantization.dequantize_mx(codes, scales, fmt, axis=1)
+    kernel = scaled_decode_kernel[(1,)](packed, scales, _identity(K, eye_format), c, K, fmt, eye_format,
+                                        target=target)
+    want = quantization.dequantize_mx(packed, scales, fmt, axis=1)
     assert (c == want).all(), np.argwhere(c != want)[:5]
     asm = kernel.asm["amdgcn"]
     if target == "gfx950":

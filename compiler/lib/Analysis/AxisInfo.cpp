@@ -29,6 +29,15 @@ static unsigned rankOf(Value v) {
   return std::max<size_t>(shapeOf(v.getType()).size(), 1);
 }
 
+std::optional<int64_t> rocktile::getConstantInt(Value v) {
+  if (auto splat = v.getDefiningOp<tile::SplatOp>())
+    v = splat.getSrc();
+  APInt value;
+  if (!matchPattern(v, m_ConstantInt(&value)))
+    return std::nullopt;
+  return value.getSExtValue();
+}
+
 AxisInfo AxisInfo::unknown(unsigned rank) {
   AxisInfo info;
   info.contiguity.assign(rank, 1);
@@ -38,14 +47,6 @@ AxisInfo AxisInfo::unknown(unsigned rank) {
 }
 
 /// A value with every element equal, known to be a multiple of `div`.
-/// Whether `v` is the integer 1, or a splat of it.
-static bool isConstantOne(Value v) {
-  if (auto splat = v.getDefiningOp<tile::SplatOp>())
-    v = splat.getSrc();
-  APInt value;
-  return matchPattern(v, m_ConstantInt(&value)) && value.isOne();
-}
-
 static AxisInfo uniform(Value v, int64_t div) {
   AxisInfo info = AxisInfo::unknown(rankOf(v));
   ArrayRef<int64_t> shape = shapeOf(v.getType());
@@ -282,7 +283,12 @@ AxisInfo AxisInfoAnalysis::visit(Operation *op) {
         // values, aligned to c, divided by a uniform multiple of c.
         const AxisInfo &x = operand(0), &y = operand(1);
         AxisInfo r = AxisInfo::unknown(x.getRank());
+        // A multiple of D divided by a constant c dividing D (K // 2 of
+        // a K divisible by 16) is an exact quotient, a multiple of D / c.
+        std::optional<int64_t> c = getConstantInt(op->getOperand(1));
         for (unsigned d = 0; d < r.getRank(); ++d) {
+          if (c && *c > 0 && x.divisibility[d] % *c == 0)
+            r.divisibility[d] = x.divisibility[d] / *c;
           r.constancy[d] = std::gcd(x.constancy[d], y.constancy[d]);
           if (y.constancy[d] > 1 && x.contiguity[d] > 1)
             r.constancy[d] = std::max(r.constancy[d],
@@ -294,7 +300,7 @@ AxisInfo AxisInfoAnalysis::visit(Operation *op) {
       .Case([&](arith::MulIOp) {
         // x * 1 (a constexpr stride of 1) is x.
         for (unsigned i : {0u, 1u})
-          if (isConstantOne(op->getOperand(i)))
+          if (getConstantInt(op->getOperand(i)) == 1)
             return operand(1 - i);
         AxisInfo r = AxisInfo::unknown(operand(0).getRank());
         for (unsigned d = 0; d < r.getRank(); ++d) {

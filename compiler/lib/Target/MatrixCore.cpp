@@ -200,18 +200,32 @@ std::optional<llvm::SmallVector<int64_t>> kOrderFor(const LinearLayout &d, const
   return order;
 }
 
-LinearLayout scaleLayout(const LinearLayout &operand, unsigned kDim, int64_t block) {
-  unsigned rowDim = 1 - kDim;
+LinearLayout divideK(const LinearLayout &operand, unsigned kDim, int64_t block) {
   std::array<llvm::SmallVector<LinearLayout::Coord>, 3> bases;
   for (auto in : {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp})
-    for (const LinearLayout::Coord &basis : operand.getBases(in)) {
-      int64_t row = basis[rowDim], k = basis[kDim];
-      if (k % block == 0)
-        bases[in].push_back({row, k / block});
-      else if (in != LinearLayout::Register)
-        bases[in].push_back({0, 0});
+    for (LinearLayout::Coord basis : operand.getBases(in)) {
+      if (basis[kDim] % block == 0)
+        basis[kDim] /= block;
+      else if (in == LinearLayout::Register)
+        continue;
+      else
+        basis.assign(basis.size(), 0);
+      bases[in].push_back(basis);
     }
-  return LinearLayout({operand.getShape()[rowDim], operand.getShape()[kDim] / block}, bases);
+  llvm::SmallVector<int64_t> shape(operand.getShape());
+  shape[kDim] /= block;
+  return LinearLayout(shape, bases);
+}
+
+LinearLayout scaleLayout(const LinearLayout &operand, unsigned kDim, int64_t block) {
+  LinearLayout blocks = divideK(operand, kDim, block);
+  if (kDim == 1)
+    return blocks;
+  std::array<llvm::SmallVector<LinearLayout::Coord>, 3> bases;
+  for (auto in : {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp})
+    for (const LinearLayout::Coord &basis : blocks.getBases(in))
+      bases[in].push_back({basis[1], basis[0]});
+  return LinearLayout({blocks.getShape()[1], blocks.getShape()[0]}, bases);
 }
 
 } // namespace rocktile

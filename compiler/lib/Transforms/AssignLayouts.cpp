@@ -225,14 +225,18 @@ int64_t operandReadElements(Value operand, unsigned kDim, const Target &target) 
 /// null when the types or shapes have none.
 const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, int64_t kFactor = 1) {
   auto a = dot.getA().getType(), d = dot.getType();
-  std::optional<MatrixElem> ab = matrixElem(a.getElementType()), acc = matrixElem(d.getElementType());
-  if (!ab || !acc || ab != matrixElem(dot.getB().getType().getElementType()))
+  // E2M1 bytes go to the f8f6f4 instructions, as fp8 does.
+  auto elem = [](Value v, std::optional<StringRef> format) {
+    return format ? std::optional(MatrixElem::FP8) : matrixElem(getElementTypeOrSelf(v));
+  };
+  std::optional<MatrixElem> ab = elem(dot.getA(), dot.getAFormat()), acc = matrixElem(d.getElementType());
+  if (!ab || !acc || ab != elem(dot.getB(), dot.getBFormat()))
     return nullptr;
   unsigned rank = d.getRank();
   auto func = dot->getParentOfType<func::FuncOp>();
   auto nonKDim = func ? func->getAttrOfType<IntegerAttr>("tile.matrix_instr_nonkdim") : IntegerAttr();
   return chooseMatrixInstr(target, *ab, *acc, d.getDimSize(rank - 2), d.getDimSize(rank - 1),
-                           a.getDimSize(rank - 1) * kFactor, nonKDim ? nonKDim.getInt() : 0);
+                           dot.getReductionSize() * kFactor, nonKDim ? nonKDim.getInt() : 0);
 }
 
 /// Dots whose K is below every matching instruction's k get A and B padded
@@ -241,7 +245,7 @@ void padShortDots(func::FuncOp func, const Target &target) {
   func.walk([&](DotOp dot) {
     unsigned rank = dot.getType().getRank();
     int64_t K = dot.getA().getType().getDimSize(rank - 1);
-    if (chooseDotInstr(dot, target))
+    if (dot.getAScale() || chooseDotInstr(dot, target))
       return;
     for (int64_t factor = 2; factor <= 16; factor *= 2)
       if (const MatrixCoreInstr *padded = chooseDotInstr(dot, target, factor);
@@ -388,7 +392,7 @@ private:
     WalkResult walk = func.walk([&](DotOp dot) {
       auto a = dot.getA().getType(), b = dot.getB().getType(), d = dot.getType();
       int64_t rank = d.getRank(), batch = rank == 3 ? d.getDimSize(0) : 0;
-      int64_t M = d.getDimSize(rank - 2), N = d.getDimSize(rank - 1), K = a.getDimSize(rank - 1);
+      int64_t M = d.getDimSize(rank - 2), N = d.getDimSize(rank - 1), K = dot.getReductionSize();
       const MatrixCoreInstr *instr = chooseDotInstr(dot, target);
       if (!instr) {
         dot.emitError() << "no matrix instruction of " << target.chip << " computes a " << M << "x"
@@ -415,6 +419,11 @@ private:
         }
         dotScales[dot] = {LinearLayoutAttr::get(ctx, scaleLayout(l.a, 1, 32)),
                           LinearLayoutAttr::get(ctx, scaleLayout(l.b, 0, 32))};
+        // E2M1 operands are bytes of two consecutive k.
+        if (dot.getAFormat())
+          l.a = divideK(l.a, 1, 2);
+        if (dot.getBFormat())
+          l.b = divideK(l.b, 0, 2);
       }
       dot.setInstr(instr->name);
       if (o.warpsN)

@@ -1,8 +1,8 @@
 """tl.dot_scaled: products of block-scaled operands (the OCP MX formats, and
 NVFP4's E4M3 scales per 16 elements as rocktile's extension).
 
-On gfx950, fp8 operands (e4m3, e5m2) with E8M0 scales run on the scaled
-matrix instructions (a tile.dot with scales). Otherwise each operand is decoded to 16-bit floats in registers: its element codes
+On gfx950, fp8 (e4m3, e5m2) and e2m1 (packed along K) operands with E8M0
+scales run on the scaled matrix instructions (a tile.dot with scales). Otherwise each operand is decoded to 16-bit floats in registers: its element codes
 become values, multiplied by their block's scale, and the product runs on
 the targets' bf16 (or fp16) matrix instructions.  Every element format's
 value times a power-of-two scale is exact in bf16 (at most 3 mantissa bits
@@ -109,15 +109,17 @@ def _check_scale(scale, rows, K, scale_format, side):
         raise SemanticError(f"tl.dot_scaled: {side}_scale must be uint8 ({scale_format} bits), got {scale.dtype}")
 
 
-def _native(lhs, lhs_format, rhs, rhs_format, scale_formats):
+def _native(lhs, lhs_format, rhs, rhs_format, K, scale_formats, k_packs):
     """Whether the target's scaled matrix instructions take this product as it
     is: gfx950's v_mfma_scale_f32_{16x16x128,32x32x64}_f8f6f4 on fp8 (OCP
-    E4M3/E5M2) with E8M0 scales, for shapes those instructions tile."""
+    E4M3/E5M2) and E2M1 packed along K, with E8M0 scales, for shapes those
+    instructions tile."""
     if semantic.current().target != "gfx950" or len(lhs.shape) != 2:
         return False
-    (M, K), N = lhs.shape, rhs.shape[1]
-    return (lhs_format in FP8 and rhs_format in FP8 and set(scale_formats) == {"e8m0"} and M % 16 == 0
-            and N % 16 == 0 and (K % 128 == 0 or (K % 64 == 0 and M % 32 == 0 and N % 32 == 0)))
+    M, N = lhs.shape[0], rhs.shape[1]
+    formats_ok = all(f in FP8 or (f == "e2m1" and pack) for f, pack in zip((lhs_format, rhs_format), k_packs))
+    return (formats_ok and set(scale_formats) == {"e8m0"} and M % 16 == 0 and N % 16 == 0
+            and (K % 128 == 0 or (K % 64 == 0 and M % 32 == 0 and N % 32 == 0)))
 
 
 def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None):
@@ -190,7 +192,8 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
     if lhs_k != rhs_k:
         raise SemanticError(f"tl.dot_scaled: lhs holds {lhs_k} elements along K and rhs {rhs_k} "
                             f"(shapes {list(lhs.shape)} in {lhs_format} and {list(rhs.shape)} in {rhs_format})")
-    if _native(lhs, lhs_format, rhs, rhs_format, (lhs_scale_format, rhs_scale_format)):
+    if _native(lhs, lhs_format, rhs, rhs_format, lhs_k, (lhs_scale_format, rhs_scale_format),
+               (lhs_k_pack, rhs_k_pack)):
         # Each scale multiplies its block in the instruction itself; a side
         # without scales has the scale 1 (E8M0 127) everywhere.
         operands = []
@@ -199,7 +202,9 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
             if scale is None:
                 scale = semantic.full([rows, lhs_k // 32], 127, core.uint8)
             _check_scale(scale, [rows], lhs_k, "e8m0", side)
-            operands += [_typed(x, fmt, side), scale]
+            if fmt == "e2m1" and x.dtype != core.uint8:
+                raise SemanticError(f"tl.dot_scaled: {side} in e2m1 must be uint8 codes (two per byte), got {x.dtype}")
+            operands += [x if fmt == "e2m1" else _typed(x, fmt, side), scale]
         return semantic.scaled_dot(*operands, acc)
     if lhs_format == rhs_format == "e2m1" and lhs_k_pack and rhs_k_pack:
         # Both packed along K: the products of the low nibbles' elements (even

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import source_position
-from .types import (block_type, bfloat16, dtype, float16, float32, float64, int1, int8, int32, int64, uint32,
+from .types import (block_type, bfloat16, dtype, float16, float32, float64, int1, int8, int32, int64, uint8, uint32,
                     uint64)
 
 
@@ -1224,16 +1224,24 @@ _BF16_SPLITS = {"bf16x3": 2, "bf16x6": 3}
 
 
 def scaled_dot(a, a_scale, b, b_scale, acc):
-    """The scaled matrix instructions' product (tl.dot_scaled on MX fp8,
-    microscaling.py checks the arguments): fp8 `a` (M x K) and `b` (K x N)
-    times their uint8 E8M0 scales, M x K/32 and N x K/32, plus f32 `acc`."""
+    """The scaled matrix instructions' product (tl.dot_scaled on MX formats,
+    microscaling.py checks the arguments): `a` (M x K) and `b` (K x N), fp8,
+    or uint8 bytes of two E2M1 codes along K (M x K/2, K/2 x N), times their
+    uint8 E8M0 scales, M x K/32 and N x K/32, plus f32 `acc`."""
     shape = (a.shape[0], b.shape[1])
     acc = full(shape, 0, float32) if acc is None else to_tensor(acc)
     if tuple(acc.shape) != shape or acc.dtype != float32:
         raise SemanticError(f"tl.dot_scaled: acc must be a {'x'.join(map(str, shape))} tile of fp32, got "
                             f"{'x'.join(map(str, acc.shape)) or 'a scalar'} of {acc.dtype}")
-    return _emit("tile.dot", [a, b, acc, cast(a_scale, int8, bitcast=True), cast(b_scale, int8, bitcast=True)],
-                 block_type(float32, shape), {"operandSegmentSizes": "array<i32: 1, 1, 1, 1, 1>"})
+    attrs = {"operandSegmentSizes": "array<i32: 1, 1, 1, 1, 1>"}
+    operands = []
+    for name, x in (("a_format", a), ("b_format", b)):
+        if x.dtype == uint8:
+            attrs[name] = '"e2m1"'
+            x = cast(x, int8, bitcast=True)
+        operands.append(x)
+    scales = [cast(s, int8, bitcast=True) for s in (a_scale, b_scale)]
+    return _emit("tile.dot", [*operands, acc, *scales], block_type(float32, shape), attrs)
 
 
 def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype):

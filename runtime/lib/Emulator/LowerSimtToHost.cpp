@@ -797,6 +797,8 @@ LogicalResult WorkgroupLowering::emitMatrix(Operation *op, StringRef target, uns
       return MatrixFormat::E4M3;
     if (isa<Float8E5M2Type>(t))
       return MatrixFormat::E5M2;
+    if (isa<Float4E2M1FNType>(t))
+      return MatrixFormat::E2M1;
     if (t.isF32())
       return MatrixFormat::F32;
     if (t.isInteger(8))
@@ -804,9 +806,11 @@ LogicalResult WorkgroupLowering::emitMatrix(Operation *op, StringRef target, uns
     return std::nullopt;
   };
   auto fa = format(op->getOperand(0).getType()), fb = format(op->getOperand(1).getType());
-  auto isFp8 = [](MatrixFormat f) { return f == MatrixFormat::E4M3 || f == MatrixFormat::E5M2; };
-  // Operands share one type, except fp8 ones, which may mix (f8f6f4).
-  bool pair = fa && fb && (fa == fb || (isFp8(*fa) && isFp8(*fb)));
+  auto isF8F6F4 = [](MatrixFormat f) {
+    return f == MatrixFormat::E4M3 || f == MatrixFormat::E5M2 || f == MatrixFormat::E2M1;
+  };
+  // Operands share one type, except the f8f6f4 instructions', which mix.
+  bool pair = fa && fb && (fa == fb || (isF8F6F4(*fa) && isF8F6F4(*fb)));
   bool accOk = fa == MatrixFormat::I8 ? acc.isInteger(32) : acc.isF32();
   if (it == instrs.end() || !pair || !accOk)
     return op->emitError("the emulator has no semantics for this matrix instruction");

@@ -97,6 +97,10 @@ float operandElement(int64_t array, int64_t i, MatrixFormat format) {
     uint8_t code = reinterpret_cast<const uint8_t *>(array)[i];
     return float(widen(code, format == MatrixFormat::E5M2 ? NarrowFloat::E5M2 : NarrowFloat::E4M3FN));
   }
+  case MatrixFormat::E2M1: {
+    uint8_t byte = reinterpret_cast<const uint8_t *>(array)[i / 2];
+    return float(widen(i % 2 ? byte >> 4 : byte & 0xF, NarrowFloat::E2M1));
+  }
   case MatrixFormat::F32:
     return reinterpret_cast<const float *>(array)[i];
   case MatrixFormat::I8:

@@ -11,6 +11,7 @@
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+#include <optional>
 
 namespace mlir::scf {
 class ForOp;
@@ -41,6 +42,9 @@ private:
   AxisInfo visit(mlir::Operation *op);
   llvm::DenseMap<mlir::Value, AxisInfo> infos;
 };
+
+/// The value of an integer constant or of a splat of one.
+std::optional<int64_t> getConstantInt(mlir::Value v);
 
 /// Elements per access for a tile of pointers read or written along
 /// dimension `dim`, given `contiguousRegisters` consecutive elements per

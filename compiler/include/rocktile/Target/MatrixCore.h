@@ -72,6 +72,13 @@ int64_t renameK(llvm::ArrayRef<int64_t> order, int64_t k);
 DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
                       unsigned numWarps, int64_t batch = 0, const DotOptions &options = {});
 
+/// `operand` (a dot operand's layout, K along `kDim`) with K counted in
+/// blocks of `block` elements: each lane and warp holds the blocks whose
+/// elements it held; registers that held elements within a block are
+/// dropped. With `block` 2, the layout of E2M1 codes packed two per byte
+/// along K, as bytes.
+LinearLayout divideK(const LinearLayout &operand, unsigned kDim, int64_t block);
+
 /// The layout of the scales of a dot operand laid out as `operand` (A: M x
 /// K, `kDim` 1; B: K x N, `kDim` 0): one per `block` consecutive k of each
 /// row of A (column of B), as a rows x K/block tile, held by the lanes that

@@ -56,11 +56,14 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
                           << ": run tile-assign-layouts first";
   int64_t rank = op.getType().getRank(), batch = rank == 3 ? op.getType().getDimSize(0) : 0;
   int64_t M = op.getType().getDimSize(rank - 2), N = op.getType().getDimSize(rank - 1),
-          K = op.getA().getType().getDimSize(rank - 1);
+          K = op.getReductionSize();
   unsigned numWarps = layoutOf(op).getNumWarps();
   DotOptions options = dotOptions(op);
   DotLayouts want = dotLayouts(*instr, M, N, K, numWarps, batch, options);
-  if (layoutOf(op.getA()) != want.a || layoutOf(op.getB()) != want.b ||
+  // E2M1 operands come as bytes of two consecutive k.
+  bool packedA = op.getAFormat() == "e2m1", packedB = op.getBFormat() == "e2m1";
+  LinearLayout aBytes = packedA ? divideK(want.a, 1, 2) : want.a, bBytes = packedB ? divideK(want.b, 0, 2) : want.b;
+  if (layoutOf(op.getA()) != aBytes || layoutOf(op.getB()) != bBytes ||
       layoutOf(op.getAcc()) != want.d || layoutOf(op) != want.d)
     return op.emitError() << "tile.dot operands must have the layouts of " << instr->name;
   // A scaled dot: each lane gives the instruction the scale of the one
@@ -76,7 +79,7 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
     aScale = lookup(op.getAScale()), bScale = lookup(op.getBScale());
   }
 
-  RegisterIndex aRegs(want.a), bRegs(want.b), dRegs(want.d);
+  RegisterIndex aRegs(aBytes), bRegs(bBytes), dRegs(want.d);
   Value a = lookup(op.getA()), bv = lookup(op.getB()), acc = lookup(op.getAcc());
   // The instruction multiplies X (m x k slots) by Y (k x n) into Z: A by B
   // into D, or Bᵀ by Aᵀ into Dᵀ. Its tiles step over Z's rows and columns.
@@ -110,15 +113,32 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
       Value d = gather(acc, dIdx);
       for (int64_t k0 = 0; k0 < K; k0 += instr->k) {
         SmallVector<int64_t> xIdx, yIdx;
+        // The register holding an element (in its operand's coordinates,
+        // K along `kDim`): of E2M1 bytes, the even k's byte holds both.
+        auto add = [](SmallVectorImpl<int64_t> &idx, const RegisterIndex &regs, LinearLayout::Coord c,
+                      bool packed, unsigned kDim) {
+          if (!packed)
+            idx.push_back(regs.at(c));
+          else if (c[kDim] % 2 == 0)
+            c[kDim] /= 2, idx.push_back(regs.at(c));
+        };
         for (unsigned s = 0; s < instr->abSlots(); ++s) {
           LinearLayout::Coord x = coordOf(instr->a.registers, s, rt * stepRows, k0),
                               y = coordOf(instr->b.registers, s, k0, ct * stepCols);
           x[1] = renameK(options.kOrder, x[1]), y[0] = renameK(options.kOrder, y[0]);
           // X's (row, k) is A's (row, k), or B's (k, row) when transposed.
-          xIdx.push_back((t ? bRegs : aRegs).at(at(x, t)));
-          yIdx.push_back((t ? aRegs : bRegs).at(at(y, t)));
+          add(xIdx, t ? bRegs : aRegs, at(x, t), t ? packedB : packedA, t ? 0 : 1);
+          add(yIdx, t ? aRegs : bRegs, at(y, t), t ? packedA : packedB, t ? 1 : 0);
         }
         Value xv = gather(t ? bv : a, xIdx), yv = gather(t ? a : bv, yIdx);
+        auto unpack = [&](Value bytes, bool packed) -> Value {
+          if (!packed)
+            return bytes;
+          auto codes = VectorType::get({2 * cast<VectorType>(bytes.getType()).getNumElements()},
+                                       b.getType<Float4E2M1FNType>());
+          return vector::BitCastOp::create(b, loc(), codes, bytes);
+        };
+        xv = unpack(xv, t ? packedB : packedA), yv = unpack(yv, t ? packedA : packedB);
         if (instr->abSlots() == 1) // the f32 MFMAs take scalars
           xv = vector::ExtractOp::create(b, loc(), xv, int64_t(0)),
           yv = vector::ExtractOp::create(b, loc(), yv, int64_t(0));

@@ -50,16 +50,6 @@ found:
   return {width, std::max<int64_t>(align, eltBytes)};
 }
 
-/// The value of an integer constant tile (or splat of a constant).
-static std::optional<int64_t> constantOf(Value v) {
-  if (auto splat = v.getDefiningOp<tile::SplatOp>())
-    v = splat.getSrc();
-  APInt value;
-  if (!matchPattern(v, m_ConstantInt(&value)))
-    return std::nullopt;
-  return value.getSExtValue();
-}
-
 std::optional<KernelLowering::SplitOffsets> KernelLowering::splitOffsets(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   Operation *def = v.getDefiningOp();
@@ -82,7 +72,7 @@ std::optional<KernelLowering::SplitOffsets> KernelLowering::splitOffsets(Value v
   };
   // The shared part is an index: the tile's own arithmetic agrees with it
   // where that does not overflow.
-  if (std::optional<int64_t> c = constantOf(v))
+  if (std::optional<int64_t> c = getConstantInt(v))
     return SplitOffsets{idx(*c), Value()};
   if (auto splat = dyn_cast<tile::SplatOp>(def))
     return SplitOffsets{arith::IndexCastOp::create(b, loc(), b.getIndexType(), lookup(splat.getSrc())), Value()};
@@ -97,9 +87,9 @@ std::optional<KernelLowering::SplitOffsets> KernelLowering::splitOffsets(Value v
   }
   if (auto mul = dyn_cast<arith::MulIOp>(def)) {
     Value x = mul.getLhs(), y = mul.getRhs();
-    if (!constantOf(y))
+    if (!getConstantInt(y))
       std::swap(x, y);
-    std::optional<int64_t> factor = constantOf(y);
+    std::optional<int64_t> factor = getConstantInt(y);
     std::optional<SplitOffsets> sx = factor ? splitOffsets(x) : std::nullopt;
     if (!sx)
       return std::nullopt;

@@ -29,7 +29,8 @@ struct MatrixInstr {
   template <typename T> void apply(const T *a, const T *b, const T *c, T *d) const;
 };
 
-enum class MatrixFormat : int64_t { BF16 = 0, F16 = 1, E4M3 = 2, E5M2 = 3, F32 = 4, I8 = 5 };
+/// E2M1 codes come two per byte, the first in the low nibble.
+enum class MatrixFormat : int64_t { BF16 = 0, F16 = 1, E4M3 = 2, E5M2 = 3, F32 = 4, I8 = 5, E2M1 = 6 };
 
 /// Every matrix instruction the emulator knows.
 llvm::ArrayRef<MatrixInstr> allMatrixInstrs();

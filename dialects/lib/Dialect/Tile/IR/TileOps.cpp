@@ -106,7 +106,43 @@ LogicalResult TransOp::verify() {
   return success();
 }
 
+/// The scaled dot's own rules (operand formats, packing, scales).
+static LogicalResult verifyScaledDot(DotOp op) {
+  if (!op.getAScale() || !op.getBScale())
+    return op.emitOpError() << "scales come in pairs: one for A and one for B";
+  auto a = op.getA().getType(), b = op.getB().getType(), d = op.getType();
+  // Elements along K per element of the operand: two E2M1 codes per byte.
+  auto perElement = [&](std::optional<StringRef> format, Type elt) -> int64_t {
+    if (!format)
+      return isa<Float8E4M3FNType, Float8E5M2Type>(elt) ? 1 : 0;
+    return *format == "e2m1" && elt.isInteger(8) ? 2 : 0;
+  };
+  int64_t packA = perElement(op.getAFormat(), a.getElementType()),
+          packB = perElement(op.getBFormat(), b.getElementType());
+  if (d.getRank() != 2 || a.getRank() != 2 || b.getRank() != 2 || !packA || !packB ||
+      !d.getElementType().isF32())
+    return op.emitOpError() << "a scaled dot is a 2-D product of fp8 operands (f8E4M3FN, f8E5M2) or of i8 bytes "
+                               "of E2M1 pairs (format \"e2m1\") into f32, got "
+                            << a << " x " << b << " -> " << d;
+  int64_t K = a.getDimSize(1) * packA;
+  if (b.getDimSize(0) * packB != K || d.getDimSize(0) != a.getDimSize(0) || d.getDimSize(1) != b.getDimSize(1))
+    return op.emitOpError() << "shapes do not multiply: " << a << " x " << b << " -> " << d;
+  if (op.getKOrder())
+    return op.emitOpError() << "a scaled dot keeps its k order (a scale covers 32 consecutive k)";
+  for (auto [scale, rows, side] : {std::tuple{op.getAScale(), a.getDimSize(0), "a_scale"},
+                                   std::tuple{op.getBScale(), b.getDimSize(1), "b_scale"}}) {
+    auto type = cast<RankedTensorType>(scale.getType());
+    if (K % 32 || type.getRank() != 2 || type.getDimSize(0) != rows || type.getDimSize(1) != K / 32 ||
+        !type.getElementType().isInteger(8))
+      return op.emitOpError() << side << " must be a " << rows << "x" << K / 32
+                              << "xi8 tile (one E8M0 scale per 32 k, K = " << K << "), got " << type;
+  }
+  return success();
+}
+
 LogicalResult DotOp::verify() {
+  if (getAScale() || getBScale() || getAFormat() || getBFormat())
+    return verifyScaledDot(*this);
   auto a = getA().getType(), b = getB().getType(), d = getType();
   int64_t rank = d.getRank();
   if (a.getRank() != rank || b.getRank() != rank || (rank != 2 && rank != 3))
@@ -135,25 +171,6 @@ LogicalResult DotOp::verify() {
   }
   if (getWarpsN() && !llvm::isPowerOf2_32(*getWarpsN()))
     return emitOpError() << "warps_n must be a power of two, got " << *getWarpsN();
-  if (!getAScale() && !getBScale())
-    return success();
-  if (!getAScale() || !getBScale())
-    return emitOpError() << "scales come in pairs: one for A and one for B";
-  auto isFp8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
-  if (rank != 2 || !isFp8(ea) || !isFp8(eb) || !ed.isF32())
-    return emitOpError() << "a scaled dot is a 2-D product of fp8 operands (f8E4M3FN, f8E5M2) into f32, got "
-                         << a << " x " << b << " -> " << d;
-  if (getKOrder())
-    return emitOpError() << "a scaled dot keeps its k order (a scale covers 32 consecutive k)";
-  int64_t K = a.getDimSize(1);
-  for (auto [scale, rows, side] : {std::tuple{getAScale(), a.getDimSize(0), "a_scale"},
-                                   std::tuple{getBScale(), b.getDimSize(1), "b_scale"}}) {
-    auto type = cast<RankedTensorType>(scale.getType());
-    if (K % 32 || type.getRank() != 2 || type.getDimSize(0) != rows || type.getDimSize(1) != K / 32 ||
-        !type.getElementType().isInteger(8))
-      return emitOpError() << side << " must be a " << rows << "x" << K / 32
-                           << "xi8 tile (one E8M0 scale per 32 k, K = " << K << "), got " << type;
-  }
   return success();
 }
 

@@ -577,9 +577,11 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>, AttrSiz
     unchanged. A dot whose A is the previous dot's result uses both to take
     it from the registers that already hold it.
 
-    With `scales` (`tl.dot_scaled` on MX formats), A and B are fp8 and each
-    element is multiplied by the E8M0 scale (2^(s-127), 0xFF NaN) of its
-    block of 32 consecutive k: `a_scale` is M x K/32 (per row of A),
+    With `scales` (`tl.dot_scaled` on MX formats), A and B are fp8, or i8
+    bytes holding two E2M1 codes each along K (the first in the low nibble)
+    where `a_format` / `b_format` say "e2m1" (A is then M x K/2, B K/2 x N),
+    and each element is multiplied by the E8M0 scale (2^(s-127), 0xFF NaN)
+    of its block of 32 consecutive k: `a_scale` is M x K/32 (per row of A),
     `b_scale` N x K/32 (per column of B), both i8. Such a dot is 2-D, has an
     f32 accumulator and no `k_order`; it runs on the scaled matrix
     instructions (gfx950's `v_mfma_scale_f32_*_f8f6f4`).
@@ -591,16 +593,27 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>, AttrSiz
         : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
     %f = tile.dot %x, %y, %c scales %xs, %ys
         : tensor<32x128xf8E4M3FN>, tensor<128x32xf8E5M2>, tensor<32x4xi8>, tensor<32x4xi8> -> tensor<32x32xf32>
+    %g = tile.dot %x, %w, %c scales %xs, %ys {b_format = "e2m1"}
+        : tensor<32x128xf8E4M3FN>, tensor<64x32xi8>, tensor<32x4xi8>, tensor<32x4xi8> -> tensor<32x32xf32>
     ```
   }];
   let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$acc,
                        Optional<Tile_Tensor>:$a_scale, Optional<Tile_Tensor>:$b_scale,
+                       OptionalAttr<StrAttr>:$a_format, OptionalAttr<StrAttr>:$b_format,
                        OptionalAttr<StrAttr>:$instr, OptionalAttr<I32Attr>:$warps_n,
                        UnitAttr:$transposed, OptionalAttr<DenseI64ArrayAttr>:$k_order);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $acc (`scales` $a_scale^ `,` $b_scale)? attr-dict `:` type($a) `,` type($b)
     (`,` type($a_scale)^ `,` type($b_scale))? `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// The number of elements along K (A's last dimension, twice it for
+    /// E2M1 bytes).
+    int64_t getReductionSize() {
+      int64_t k = getA().getType().getShape().back();
+      return getAFormat() == "e2m1" ? 2 * k : k;
+    }
   }];
   let hasVerifier = 1;
 }
