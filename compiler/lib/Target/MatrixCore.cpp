@@ -200,6 +200,10 @@ std::optional<llvm::SmallVector<int64_t>> kOrderFor(const LinearLayout &d, const
   return order;
 }
 
+namespace {
+/// `operand` (K along `kDim`) with K counted in blocks of `block`: lanes and
+/// warps hold the blocks whose elements they held; registers that held
+/// elements within a block are dropped.
 LinearLayout divideK(const LinearLayout &operand, unsigned kDim, int64_t block) {
   std::array<llvm::SmallVector<LinearLayout::Coord>, 3> bases;
   for (auto in : {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp})
@@ -217,15 +221,19 @@ LinearLayout divideK(const LinearLayout &operand, unsigned kDim, int64_t block) 
   return LinearLayout(shape, bases);
 }
 
-LinearLayout scaleLayout(const LinearLayout &operand, unsigned kDim, int64_t block) {
-  LinearLayout blocks = divideK(operand, kDim, block);
-  if (kDim == 1)
-    return blocks;
+/// B's (K x N) blocks as an N x K/32 tile.
+LinearLayout transposed(const LinearLayout &layout) {
   std::array<llvm::SmallVector<LinearLayout::Coord>, 3> bases;
   for (auto in : {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp})
-    for (const LinearLayout::Coord &basis : blocks.getBases(in))
+    for (const LinearLayout::Coord &basis : layout.getBases(in))
       bases[in].push_back({basis[1], basis[0]});
-  return LinearLayout({blocks.getShape()[1], blocks.getShape()[0]}, bases);
+  return LinearLayout({layout.getShape()[1], layout.getShape()[0]}, bases);
+}
+} // namespace
+
+ScaledDotLayouts scaledDotLayouts(const DotLayouts &dot, bool packedA, bool packedB) {
+  return {packedA ? divideK(dot.a, 1, 2) : dot.a, packedB ? divideK(dot.b, 0, 2) : dot.b, divideK(dot.a, 1, 32),
+          transposed(divideK(dot.b, 0, 32))};
 }
 
 } // namespace rocktile

@@ -224,7 +224,7 @@ int64_t operandReadElements(Value operand, unsigned kDim, const Target &target) 
 /// The matrix instruction for `dot`, with K taken `kFactor` times longer;
 /// null when the types or shapes have none.
 const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, int64_t kFactor = 1) {
-  auto a = dot.getA().getType(), d = dot.getType();
+  auto d = dot.getType();
   // E2M1 bytes go to the f8f6f4 instructions, as fp8 does.
   auto elem = [](Value v, std::optional<StringRef> format) {
     return format ? std::optional(MatrixElem::FP8) : matrixElem(getElementTypeOrSelf(v));
@@ -417,13 +417,9 @@ private:
                           << target.chip << " yet";
           return WalkResult::interrupt();
         }
-        dotScales[dot] = {LinearLayoutAttr::get(ctx, scaleLayout(l.a, 1, 32)),
-                          LinearLayoutAttr::get(ctx, scaleLayout(l.b, 0, 32))};
-        // E2M1 operands are bytes of two consecutive k.
-        if (dot.getAFormat())
-          l.a = divideK(l.a, 1, 2);
-        if (dot.getBFormat())
-          l.b = divideK(l.b, 0, 2);
+        ScaledDotLayouts scaled = scaledDotLayouts(l, bool(dot.getAFormat()), bool(dot.getBFormat()));
+        dotScales[dot] = {LinearLayoutAttr::get(ctx, scaled.aScale), LinearLayoutAttr::get(ctx, scaled.bScale)};
+        l.a = scaled.a, l.b = scaled.b;
       }
       dot.setInstr(instr->name);
       if (o.warpsN)

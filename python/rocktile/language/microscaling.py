@@ -2,8 +2,9 @@
 NVFP4's E4M3 scales per 16 elements as rocktile's extension).
 
 On gfx950, fp8 (e4m3, e5m2) and e2m1 (packed along K) operands with E8M0
-scales run on the scaled matrix instructions (a tile.dot with scales). Otherwise each operand is decoded to 16-bit floats in registers: its element codes
-become values, multiplied by their block's scale, and the product runs on
+scales run on the scaled matrix instructions (a tile.dot with scales).
+Otherwise each operand is decoded to 16-bit floats in registers: its element
+codes become values, multiplied by their block's scale, and the product runs on
 the targets' bf16 (or fp16) matrix instructions.  Every element format's
 value times a power-of-two scale is exact in bf16 (at most 3 mantissa bits
 against bf16's 7, the same exponent range), so the result is the exact
@@ -85,8 +86,14 @@ def _decode_scales(scale, scale_format, fast_math):
 
 
 def _typed(x, fmt, side):
-    """An fp8 or 16-bit float operand as its float type (given as such, or as
-    its bits in uint8 / uint16)."""
+    """An operand as the type it is computed in: fp8 and 16-bit floats as
+    their float type (given as such, or as their bits in uint8 / uint16),
+    FP4/FP6 codes as the uint8 they must come in."""
+    if fmt in SUB_BYTE:
+        if x.dtype != core.uint8:
+            raise SemanticError(f"tl.dot_scaled: {side} in {fmt} must be uint8 codes"
+                                f"{' (two per byte)' if fmt == 'e2m1' else ''}, got {x.dtype}")
+        return x
     want = FP8.get(fmt) or SIXTEEN[fmt]
     bits = core.uint8 if fmt in FP8 else core.uint16
     if x.dtype == bits:
@@ -129,17 +136,15 @@ def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None):
     bytes' low or high nibbles: those at even or odd k, K/2 of them."""
     k_axis = len(x.shape) - (1 if side == "lhs" else 2)
     other_axis = len(x.shape) - (2 if side == "lhs" else 1)
+    x = _typed(x, fmt, side)
     if fmt in SUB_BYTE:
-        if x.dtype != core.uint8:
-            raise SemanticError(f"tl.dot_scaled: {side} in {fmt} must be uint8 codes"
-                                f"{' (two per byte)' if fmt == 'e2m1' else ''}, got {x.dtype}")
         if fmt == "e2m1" and nibble is None:
             x = _unpack_nibbles(x, k_axis if k_pack else other_axis)
         elif fmt == "e2m1":
             x = (x >> 4 * nibble) & 0xF
         value = _decode_e2m1(x) if fmt == "e2m1" else _decode_sub_byte(x & 0x3F, fmt)
     else:
-        value = _typed(x, fmt, side).to(core.float32)
+        value = x.to(core.float32)
     if scale is None:
         return value
     K = x.shape[k_axis] * (1 if nibble is None else 2)
@@ -202,9 +207,7 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
             if scale is None:
                 scale = semantic.full([rows, lhs_k // 32], 127, core.uint8)
             _check_scale(scale, [rows], lhs_k, "e8m0", side)
-            if fmt == "e2m1" and x.dtype != core.uint8:
-                raise SemanticError(f"tl.dot_scaled: {side} in e2m1 must be uint8 codes (two per byte), got {x.dtype}")
-            operands += [x if fmt == "e2m1" else _typed(x, fmt, side), scale]
+            operands += [_typed(x, fmt, side), scale]
         return semantic.scaled_dot(*operands, acc)
     if lhs_format == rhs_format == "e2m1" and lhs_k_pack and rhs_k_pack:
         # Both packed along K: the products of the low nibbles' elements (even

@@ -35,8 +35,8 @@ constexpr llvm::StringLiteral kLaneTranspose = "rocktile.lane_transpose";
 
 /// Ops after which the lanes of a wave must be in lockstep.
 bool isCrossLane(Operation *op) {
-  return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp,
-             amdgpu::MFMAOp, amdgpu::ScaledMFMAOp, amdgpu::WMMAOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::WaitTensorcntOp>(op) ||
+  return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp, amdgpu::MFMAOp,
+             amdgpu::ScaledMFMAOp, amdgpu::WMMAOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::WaitTensorcntOp>(op) ||
          (isa<UnrealizedConversionCastOp>(op) && op->hasAttr(kLaneTranspose));
 }
 
@@ -197,6 +197,9 @@ private:
   /// Records `op` if it makes such a view (binding its result to the
   /// argument's host memref in `to`).
   bool mapShiftedView(Operation *op, IRMapping &to);
+  /// The host value of device value `v`: computed once per workgroup, or
+  /// in `map` (a segment's, or `uniform` itself).
+  Value hostValue(Value v, IRMapping &map) { return map.lookupOrDefault(uniform.lookupOrDefault(v)); }
 };
 
 func::FuncOp WorkgroupLowering::runtimeFunction(StringRef name, unsigned numArgs, bool returnsI64) {
@@ -584,10 +587,9 @@ LogicalResult WorkgroupLowering::emitSegment(Block &block, ArrayRef<Operation *>
 }
 
 bool WorkgroupLowering::mapShiftedView(Operation *op, IRMapping &to) {
-  auto host = [&](Value v) { return to.lookupOrDefault(uniform.lookupOrDefault(v)); };
   if (auto buffer = dyn_cast<amdgpu::FatRawBufferCastOp>(op)) {
     // The same elements, reached through a buffer resource (see the loads).
-    to.map(buffer.getResult(), host(buffer.getSource()));
+    to.map(buffer.getResult(), hostValue(buffer.getSource(), to));
     if (auto it = shiftedViews.find(buffer.getSource()); it != shiftedViews.end())
       shiftedViews[buffer.getResult()] = it->second;
     return true;
@@ -597,7 +599,7 @@ bool WorkgroupLowering::mapShiftedView(Operation *op, IRMapping &to) {
     return false;
   Value offset = cast.getOffsets().empty() ? idx(cast.getStaticOffsets()[0]) : cast.getOffsets()[0];
   shiftedViews[cast.getResult()] = {cast.getSource(), offset};
-  to.map(cast.getResult(), host(cast.getSource()));
+  to.map(cast.getResult(), hostValue(cast.getSource(), to));
   return true;
 }
 
@@ -670,7 +672,7 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
   }
   if (cast<MemRefType>(memref.getType()).getRank() != 1)
     return op->emitError("the emulator checks only 1-D memory accesses");
-  Value hostMemref = map.lookupOrDefault(uniform.lookupOrDefault(memref));
+  Value hostMemref = hostValue(memref, map);
   int64_t eltBytes = elementBytes(cast<MemRefType>(memref.getType()));
   StringRef kind = isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op) ? "atomic update"
                    : stored                                                 ? "store"
@@ -683,8 +685,7 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
   Value viewIndex = map.lookupOrDefault(index), hostIndex = viewIndex;
   auto shifted = shiftedViews.find(memref);
   if (shifted != shiftedViews.end())
-    hostIndex = arith::AddIOp::create(
-        builder, loc(), map.lookupOrDefault(uniform.lookupOrDefault(shifted->second.second)), viewIndex);
+    hostIndex = arith::AddIOp::create(builder, loc(), hostValue(shifted->second.second, map), viewIndex);
   Value size = memref::DimOp::create(builder, loc(), hostMemref, 0);
   Value end = arith::AddIOp::create(builder, loc(), hostIndex, idx(count));
   Value inBounds = arith::AndIOp::create(

@@ -72,19 +72,15 @@ int64_t renameK(llvm::ArrayRef<int64_t> order, int64_t k);
 DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
                       unsigned numWarps, int64_t batch = 0, const DotOptions &options = {});
 
-/// `operand` (a dot operand's layout, K along `kDim`) with K counted in
-/// blocks of `block` elements: each lane and warp holds the blocks whose
-/// elements it held; registers that held elements within a block are
-/// dropped. With `block` 2, the layout of E2M1 codes packed two per byte
-/// along K, as bytes.
-LinearLayout divideK(const LinearLayout &operand, unsigned kDim, int64_t block);
-
-/// The layout of the scales of a dot operand laid out as `operand` (A: M x
-/// K, `kDim` 1; B: K x N, `kDim` 0): one per `block` consecutive k of each
-/// row of A (column of B), as a rows x K/block tile, held by the lanes that
-/// hold the block's elements (registers that held elements within a block
-/// are dropped; lanes and warps that did hold copies).
-LinearLayout scaleLayout(const LinearLayout &operand, unsigned kDim, int64_t block);
+/// A scaled dot's operand layouts beside `dot`'s: an E2M1 operand (`packed`)
+/// as bytes of two consecutive k (the instruction's layout with K halved:
+/// the register that held k's lowest bit dropped), and the scales, one per
+/// 32 consecutive k of a row of A (column of B), as M x K/32 and N x K/32
+/// tiles held by the lanes that hold their blocks.
+struct ScaledDotLayouts {
+  LinearLayout a, b, aScale, bScale;
+};
+ScaledDotLayouts scaledDotLayouts(const DotLayouts &dot, bool packedA, bool packedB);
 
 /// The warps along N for an M x N x K dot with `instr` on `numWarps` warps
 /// that needs the fewest LDS reads of operands per warp, when a read of A

@@ -62,8 +62,8 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   DotLayouts want = dotLayouts(*instr, M, N, K, numWarps, batch, options);
   // E2M1 operands come as bytes of two consecutive k.
   bool packedA = op.getAFormat() == "e2m1", packedB = op.getBFormat() == "e2m1";
-  LinearLayout aBytes = packedA ? divideK(want.a, 1, 2) : want.a, bBytes = packedB ? divideK(want.b, 0, 2) : want.b;
-  if (layoutOf(op.getA()) != aBytes || layoutOf(op.getB()) != bBytes ||
+  ScaledDotLayouts scaledWant = scaledDotLayouts(want, packedA, packedB);
+  if (layoutOf(op.getA()) != scaledWant.a || layoutOf(op.getB()) != scaledWant.b ||
       layoutOf(op.getAcc()) != want.d || layoutOf(op) != want.d)
     return op.emitError() << "tile.dot operands must have the layouts of " << instr->name;
   // A scaled dot: each lane gives the instruction the scale of the one
@@ -72,14 +72,13 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   std::optional<RegisterIndex> aScaleRegs, bScaleRegs;
   Value aScale, bScale;
   if (scaled) {
-    LinearLayout aScaleLayout = scaleLayout(want.a, 1, 32), bScaleLayout = scaleLayout(want.b, 0, 32);
-    if (layoutOf(op.getAScale()) != aScaleLayout || layoutOf(op.getBScale()) != bScaleLayout)
+    if (layoutOf(op.getAScale()) != scaledWant.aScale || layoutOf(op.getBScale()) != scaledWant.bScale)
       return op.emitError() << "tile.dot scales must have the layouts of " << instr->name << "'s operands";
-    aScaleRegs.emplace(aScaleLayout), bScaleRegs.emplace(bScaleLayout);
+    aScaleRegs.emplace(scaledWant.aScale), bScaleRegs.emplace(scaledWant.bScale);
     aScale = lookup(op.getAScale()), bScale = lookup(op.getBScale());
   }
 
-  RegisterIndex aRegs(aBytes), bRegs(bBytes), dRegs(want.d);
+  RegisterIndex aRegs(scaledWant.a), bRegs(scaledWant.b), dRegs(want.d);
   Value a = lookup(op.getA()), bv = lookup(op.getB()), acc = lookup(op.getAcc());
   // The instruction multiplies X (m x k slots) by Y (k x n) into Z: A by B
   // into D, or Bᵀ by Aᵀ into Dᵀ. Its tiles step over Z's rows and columns.

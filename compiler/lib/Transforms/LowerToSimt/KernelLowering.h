@@ -213,13 +213,15 @@ private:
     return arith::SelectOp::create(b, loc(), pred, index, idx((int64_t(1) << 31) / eltBytes));
   }
   /// A tile of integer offsets as a part every thread shares (`uniform`, an
-  /// index; null for 0) plus a per-lane part (`lanes`, an index vector in
-  /// the tile's layout; null for 0) whose elements lie in [lo, hi].
+  /// index; null for 0) plus a per-lane part (`lanes`, an i32 vector in the
+  /// tile's layout; null for 0) whose elements lie in [lo, hi].
   struct SplitOffsets {
     Value uniform, lanes;
     int64_t lo = 0, hi = 0;
   };
   std::optional<SplitOffsets> splitOffsets(Value offsets);
+  /// The sum of two split offsets (none if its range overflows).
+  std::optional<SplitOffsets> addSplits(const SplitOffsets &x, const SplitOffsets &y);
   /// For a masked access to `width` elements of `eltBytes` per chunk
   /// through `ptr` in a buffer of unknown size: a buffer resource that
   /// starts at the part of the addresses every thread shares, and the lane

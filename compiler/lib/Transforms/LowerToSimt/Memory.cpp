@@ -50,6 +50,17 @@ found:
   return {width, std::max<int64_t>(align, eltBytes)};
 }
 
+std::optional<KernelLowering::SplitOffsets> KernelLowering::addSplits(const SplitOffsets &x,
+                                                                      const SplitOffsets &y) {
+  std::optional<int64_t> lo = llvm::checkedAdd(x.lo, y.lo), hi = llvm::checkedAdd(x.hi, y.hi);
+  if (!lo || !hi)
+    return std::nullopt;
+  auto sum = [&](Value a, Value c) -> Value {
+    return !a ? c : !c ? a : arith::AddIOp::create(b, loc(), a, c).getResult();
+  };
+  return SplitOffsets{sum(x.uniform, y.uniform), sum(x.lanes, y.lanes), *lo, *hi};
+}
+
 std::optional<KernelLowering::SplitOffsets> KernelLowering::splitOffsets(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   Operation *def = v.getDefiningOp();
@@ -67,9 +78,6 @@ std::optional<KernelLowering::SplitOffsets> KernelLowering::splitOffsets(Value v
       return arith::ExtSIOp::create(b, loc(), laneVector, lanes);
     return lanes;
   };
-  auto sum = [&](Value x, Value y) -> Value {
-    return !x ? y : !y ? x : arith::AddIOp::create(b, loc(), x, y).getResult();
-  };
   // The shared part is an index: the tile's own arithmetic agrees with it
   // where that does not overflow.
   if (std::optional<int64_t> c = getConstantInt(v))
@@ -78,12 +86,9 @@ std::optional<KernelLowering::SplitOffsets> KernelLowering::splitOffsets(Value v
     return SplitOffsets{arith::IndexCastOp::create(b, loc(), b.getIndexType(), lookup(splat.getSrc())), Value()};
   if (auto range = dyn_cast<tile::MakeRangeOp>(def))
     return SplitOffsets{Value(), lanesOf(v), range.getStart(), int64_t(range.getEnd()) - 1};
-  std::optional<int64_t> lo, hi;
   if (auto add = dyn_cast<arith::AddIOp>(def)) {
     std::optional<SplitOffsets> x = splitOffsets(add.getLhs()), y = x ? splitOffsets(add.getRhs()) : std::nullopt;
-    if (!y || !(lo = llvm::checkedAdd(x->lo, y->lo)) || !(hi = llvm::checkedAdd(x->hi, y->hi)))
-      return std::nullopt;
-    return SplitOffsets{sum(x->uniform, y->uniform), sum(x->lanes, y->lanes), *lo, *hi};
+    return y ? addSplits(*x, *y) : std::nullopt;
   }
   if (auto mul = dyn_cast<arith::MulIOp>(def)) {
     Value x = mul.getLhs(), y = mul.getRhs();
@@ -94,7 +99,8 @@ std::optional<KernelLowering::SplitOffsets> KernelLowering::splitOffsets(Value v
     if (!sx)
       return std::nullopt;
     int64_t c = *factor;
-    if (!(lo = llvm::checkedMul(sx->lo, c)) || !(hi = llvm::checkedMul(sx->hi, c)))
+    std::optional<int64_t> lo = llvm::checkedMul(sx->lo, c), hi = llvm::checkedMul(sx->hi, c);
+    if (!lo || !hi)
       return std::nullopt;
     Value uniform = sx->uniform ? arith::MulIOp::create(b, loc(), sx->uniform, idx(c)).getResult() : Value();
     Value lanes = sx->lanes ? arith::MulIOp::create(b, loc(), sx->lanes,
@@ -116,7 +122,8 @@ std::optional<KernelLowering::SplitOffsets> KernelLowering::splitOffsets(Value v
     src->lanes = lanesOf(v);
     if (src->uniform) {
       Value shared = arith::IndexCastOp::create(b, loc(), b.getI32Type(), src->uniform);
-      src->lanes = arith::SubIOp::create(b, loc(), src->lanes, vector::BroadcastOp::create(b, loc(), laneVector, shared));
+      src->lanes =
+          arith::SubIOp::create(b, loc(), src->lanes, vector::BroadcastOp::create(b, loc(), laneVector, shared));
     }
     return src;
   }
@@ -125,25 +132,19 @@ std::optional<KernelLowering::SplitOffsets> KernelLowering::splitOffsets(Value v
 
 std::optional<std::pair<Value, Value>> KernelLowering::sharedBaseBuffer(Value ptr, int64_t width,
                                                                          int64_t eltBytes) {
-  Value shared, lanes;
-  int64_t lo = 0, hi = 0;
+  std::optional<SplitOffsets> offsets = SplitOffsets{};
   while (auto add = ptr.getDefiningOp<tile::AddPtrOp>()) {
     std::optional<SplitOffsets> part = splitOffsets(add.getOffset());
-    std::optional<int64_t> newLo = part ? llvm::checkedAdd(lo, part->lo) : std::nullopt;
-    std::optional<int64_t> newHi = part ? llvm::checkedAdd(hi, part->hi) : std::nullopt;
-    if (!newLo || !newHi)
+    if (!part || !(offsets = addSplits(*offsets, *part)))
       return std::nullopt;
-    lo = *newLo, hi = *newHi;
-    shared = !shared ? part->uniform : !part->uniform ? shared
-                                      : arith::AddIOp::create(b, loc(), shared, part->uniform).getResult();
-    lanes = !lanes ? part->lanes : !part->lanes ? lanes
-                                 : arith::AddIOp::create(b, loc(), lanes, part->lanes).getResult();
     ptr = add.getPtr();
   }
   auto splat = ptr.getDefiningOp<tile::SplatOp>();
-  std::optional<int64_t> end = llvm::checkedMul(hi + width, eltBytes);
-  if (!splat || lo < 0 || !end || *end > INT32_MAX)
+  std::optional<int64_t> last = llvm::checkedAdd(offsets->hi, width);
+  std::optional<int64_t> end = last ? llvm::checkedMul(*last, eltBytes) : std::nullopt;
+  if (!splat || offsets->lo < 0 || !end || *end > INT32_MAX)
     return std::nullopt;
+  Value shared = offsets->uniform, lanes = offsets->lanes;
   // The buffer starts at element `shared` of the argument and reaches 2^31
   // - 1 bytes on: only masked-off chunks (at 2^31 bytes) fall outside.
   LaneValue scalar = values.lookup(splat.getSrc());
