@@ -46,6 +46,9 @@ loop = next(body for label, body in re.findall(r"^(\.LBB\d+_\d+):(.*?)s_cbranch_
 print("\n".join(sorted(set(re.findall(r"v_(?:mfma|wmma)\w+", loop)))))
 print(f"in the K loop: {len(re.findall(r'v_(?:mfma|wmma)', loop))} matrix instructions, "
       f"{len(re.findall(r'buffer_load', loop))} buffer loads, {len(re.findall(r's_cbranch_execz', loop))} branches")
+# Each load's offset is selected (2^31 bytes where masked off) from byte
+# offsets the loop carries: nothing scales it in the loop.
+print(f"offsets: {len(re.findall(r'v_cndmask', loop))} selects, {len(re.findall(r'v_lshl', loop))} shifts")
 # Row-major B is N-contiguous: its 16- and 8-bit operands come from LDS
 # through transpose reads (gfx950's ds_read_b64_tr_*, gfx1250's
 # ds_load_tr16_b128 and ds_load_tr8_b64), written there as whole 128-bit rows.
@@ -57,41 +60,51 @@ print(f"vgpr_spills={md['vgpr_spill_count']} sgpr_spills={md['sgpr_spill_count']
 
 # GFX950: v_mfma_f32_16x16x32_bf16
 # GFX950-NEXT: in the K loop: 32 matrix instructions, 8 buffer loads, 0 branches
+# GFX950-NEXT: offsets: 8 selects, 0 shifts
 # GFX950-NEXT: LDS: 16 transpose reads, 8 other reads, 8 writes
 # GFX950-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX950-F16: v_mfma_f32_16x16x32_f16
 # GFX950-F16-NEXT: in the K loop: 32 matrix instructions, 8 buffer loads, 0 branches
+# GFX950-F16-NEXT: offsets: 8 selects, 0 shifts
 # GFX950-F16-NEXT: LDS: 16 transpose reads, 8 other reads, 8 writes
 # GFX950-F16-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX950-FP8: v_mfma_f32_32x32x64_f8f6f4
 # GFX950-FP8-NEXT: in the K loop: 4 matrix instructions, 4 buffer loads, 0 branches
+# GFX950-FP8-NEXT: offsets: 4 selects, 0 shifts
 # GFX950-FP8-NEXT: LDS: 8 transpose reads, 4 other reads, 4 writes
 # GFX950-FP8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX950-I8: v_mfma_i32_16x16x64_i8
 # GFX950-I8-NEXT: in the K loop: 16 matrix instructions, 4 buffer loads, 0 branches
+# GFX950-I8-NEXT: offsets: 4 selects, 0 shifts
 # GFX950-I8-NEXT: LDS: 8 transpose reads, 4 other reads, 4 writes
 # GFX950-I8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX950-F32: v_mfma_f32_16x16x4_f32
 # GFX950-F32-NEXT: in the K loop: 256 matrix instructions, 16 buffer loads, 0 branches
+# GFX950-F32-NEXT: offsets: 16 selects, 0 shifts
 # GFX950-F32-NEXT: LDS: 0 transpose reads, 110 other reads, 16 writes
 # GFX950-F32-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250: v_wmma_f32_16x16x32_bf16
 # GFX1250-NEXT: in the K loop: 32 matrix instructions, 16 buffer loads, 0 branches
+# GFX1250-NEXT: offsets: 16 selects, 0 shifts
 # GFX1250-NEXT: LDS: 16 transpose reads, 16 other reads, 16 writes
 # GFX1250-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250-F16: v_wmma_f32_16x16x32_f16
 # GFX1250-F16-NEXT: in the K loop: 32 matrix instructions, 16 buffer loads, 0 branches
+# GFX1250-F16-NEXT: offsets: 16 selects, 0 shifts
 # GFX1250-F16-NEXT: LDS: 16 transpose reads, 16 other reads, 16 writes
 # GFX1250-F16-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250-FP8: v_wmma_f32_16x16x64_fp8_fp8
 # GFX1250-FP8-NEXT: in the K loop: 16 matrix instructions, 8 buffer loads, 0 branches
+# GFX1250-FP8-NEXT: offsets: 8 selects, 0 shifts
 # GFX1250-FP8-NEXT: LDS: 16 transpose reads, 14 other reads, 8 writes
 # GFX1250-FP8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250-I8: v_wmma_i32_16x16x64_iu8
 # GFX1250-I8-NEXT: in the K loop: 16 matrix instructions, 8 buffer loads, 0 branches
+# GFX1250-I8-NEXT: offsets: 8 selects, 0 shifts
 # GFX1250-I8-NEXT: LDS: 16 transpose reads, 14 other reads, 8 writes
 # GFX1250-I8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250-F32: v_wmma_f32_16x16x4_f32
 # GFX1250-F32-NEXT: in the K loop: 256 matrix instructions, 32 buffer loads, 0 branches
+# GFX1250-F32-NEXT: offsets: 32 selects, 0 shifts
 # GFX1250-F32-NEXT: LDS: 0 transpose reads, 124 other reads, 32 writes
 # GFX1250-F32-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0

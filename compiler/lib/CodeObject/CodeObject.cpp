@@ -103,6 +103,56 @@ void sinkCompares(Module &module) {
     }
 }
 
+/// Rewrites a masked buffer access's `gep T, p, select(c, i, 2^31 / sizeof(T))`
+/// (KernelLowering::bufferIndex) as `gep i8, p, select(c, i * sizeof(T), 2^31)`.
+/// In the element form the backend scales the selected offset in every
+/// iteration; in bytes the scaling belongs to the offset itself, which loop
+/// strength reduction can then carry in bytes (foldTruncatingExtracts): no
+/// shift is left in a GEMM's K loop (test/Target/matmul.py).
+void selectBufferOffsetsInBytes(Module &module) {
+  constexpr unsigned kBufferFatPointer = 7; // AMDGPUAS::BUFFER_FAT_POINTER
+  constexpr uint64_t kPastTheEnd = uint64_t(1) << 31;
+  for (Function &f : module)
+    for (Instruction &inst : llvm::make_early_inc_range(instructions(f))) {
+      auto *gep = dyn_cast<GetElementPtrInst>(&inst);
+      if (!gep || gep->getAddressSpace() != kBufferFatPointer || gep->getNumIndices() != 1)
+        continue;
+      uint64_t size = module.getDataLayout().getTypeAllocSize(gep->getSourceElementType());
+      auto *select = dyn_cast<SelectInst>(gep->getOperand(1));
+      auto *pastTheEnd = select ? dyn_cast<ConstantInt>(select->getFalseValue()) : nullptr;
+      if (size <= 1 || !pastTheEnd || pastTheEnd->getZExtValue() * size != kPastTheEnd)
+        continue;
+      IRBuilder<> b(gep);
+      Type *type = pastTheEnd->getType();
+      Value *bytes = b.CreateSelect(select->getCondition(),
+                                    b.CreateMul(select->getTrueValue(), ConstantInt::get(type, size)),
+                                    ConstantInt::get(type, kPastTheEnd));
+      gep->replaceAllUsesWith(b.CreateGEP(b.getInt8Ty(), gep->getPointerOperand(), bytes));
+      gep->eraseFromParent();
+    }
+}
+
+/// Folds `extractelement (bitcast iN x to <k x iM>), 0` into `trunc x`
+/// (AMDGPU is little-endian). The scalarizer splits a vector of i64 offsets
+/// truncated to i32 this way, which hides the loop-carried offsets from
+/// scalar evolution; as truncations they are induction variables again, and
+/// the backend's strength reduction carries them in bytes
+/// (selectBufferOffsetsInBytes) instead of scaling them in every iteration.
+void foldTruncatingExtracts(Module &module) {
+  for (Function &f : module)
+    for (Instruction &inst : llvm::make_early_inc_range(instructions(f))) {
+      auto *extract = dyn_cast<ExtractElementInst>(&inst);
+      auto *cast = extract ? dyn_cast<BitCastInst>(extract->getVectorOperand()) : nullptr;
+      auto *index = extract ? dyn_cast<ConstantInt>(extract->getIndexOperand()) : nullptr;
+      if (!cast || !index || !index->isZero() || !cast->getSrcTy()->isIntegerTy() ||
+          !extract->getType()->isIntegerTy())
+        continue;
+      IRBuilder<> b(extract);
+      extract->replaceAllUsesWith(b.CreateTrunc(cast->getOperand(0), extract->getType()));
+      extract->eraseFromParent();
+    }
+}
+
 /// The assembly of a section the loader ignores (no SHF_ALLOC) holding the
 /// kernel's SIMT program, zlib-compressed after its 8-byte little-endian
 /// size: the emulator's HIP library runs the program from it.
@@ -214,6 +264,7 @@ Error rocktile::emitCode(Module &module, StringRef chip, StringRef simt, std::st
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
+  selectBufferOffsetsInBytes(module);
   ModulePassManager passes = pb.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
   // One-element vectors (the SIMT code's single-register tiles) can send
   // LLVM 22's SelectionDAG combiner into an endless loop on both targets
@@ -225,6 +276,7 @@ Error rocktile::emitCode(Module &module, StringRef chip, StringRef simt, std::st
   passes.run(module, mam);
   widenBf16Frem(module);
   sinkCompares(module);
+  foldTruncatingExtracts(module);
 
   {
     raw_string_ostream os(assembly);
