@@ -1,4 +1,5 @@
-// RUN: rocktile-opt %s --pass-pipeline='builtin.module(gpu.module(tile-convert-simt-to-llvm{chipset=gfx950}))' | FileCheck %s
+// RUN: rocktile-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(tile-convert-simt-to-llvm{chipset=gfx950}))' | FileCheck %s
+// RUN: rocktile-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(tile-convert-simt-to-llvm{chipset=gfx950}))' | FileCheck %s --check-prefix=FLAT
 
 // Math becomes LLVM intrinsics (expanded by the AMDGPU backend), never calls
 // into the ROCm device library; address spaces become AMDGPU's numbers.
@@ -56,6 +57,39 @@ module attributes {gpu.container_module} {
       %g = vector.load %x[%c0] {alignment = 16 : i64} : memref<?xf32, #gpu.address_space<global>>, vector<4xf32>
       %sum = arith.addf %g, %e : vector<4xf32>
       vector.store %sum, %x[%c0] : memref<?xf32, #gpu.address_space<global>>, vector<4xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Memory from address 0 (pointers made from integers): a descriptor of null
+// global pointers whose size reaches 2^63 bytes. The check that such an
+// address is a multiple of the element size is the emulator's alone.
+// FLAT-LABEL: llvm.func @flat
+// FLAT: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr<1>
+// FLAT: llvm.insertvalue %[[NULL]], %{{.*}}[0]
+// FLAT: llvm.insertvalue %[[NULL]], %{{.*}}[1]
+// FLAT: llvm.mlir.constant(2305843009213693951 : index) : i64
+// FLAT: %[[BASE:.*]] = llvm.extractvalue %{{.*}}[1]
+// FLAT: %[[ADDRESS:.*]] = llvm.getelementptr inbounds|nuw %[[BASE]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// FLAT: llvm.load %[[ADDRESS]] : !llvm.ptr<1> -> f32
+// FLAT-NOT: cf.assert
+// FLAT: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @flat(%address: i64, %out: memref<?xf32, #gpu.address_space<global>>) kernel {
+      %flat = builtin.unrealized_conversion_cast to memref<?xf32, #gpu.address_space<global>> {rocktile.flat_memory}
+      %index = arith.index_cast %address : i64 to index
+      %c2 = arith.constant 2 : index
+      %c0 = arith.constant 0 : index
+      %elements = arith.shrui %index, %c2 : index
+      %low = arith.andi %index, %c2 : index
+      %aligned = arith.cmpi eq, %low, %c0 : index
+      cf.assert %aligned, "misaligned" {rocktile.emulator_check}
+      %v = memref.load %flat[%elements] : memref<?xf32, #gpu.address_space<global>>
+      memref.store %v, %out[%c0] : memref<?xf32, #gpu.address_space<global>>
       gpu.return
     }
   }

@@ -313,3 +313,34 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// Memory from address 0 is made once per workgroup; an access through it
+// asks the runtime about its address (bytes = index * 4), since only the
+// address says what it reaches (its sites carry arg = -3).
+// CHECK: rocktile.emulator_sites = [{arg = -3 : i64, element_bytes = 4 : i64, kind = "load"
+// CHECK-LABEL: func.func @addressed_workgroup(
+// CHECK: %[[FLAT:.*]] = builtin.unrealized_conversion_cast to memref<?xf32, #gpu.address_space<global>> {rocktile.flat_memory}
+// CHECK: scf.for
+// CHECK: %[[BYTES:.*]] = arith.muli %{{.*}}, %c4{{.*}} : index
+// CHECK: %[[ADDRESS:.*]] = arith.index_cast %[[BYTES]] : index to i64
+// CHECK: %[[OK:.*]] = func.call @rocktile_emu_addressed_access(%{{.*}}, %[[ADDRESS]], %c4_i64{{.*}}, %c0_i64{{.*}})
+// CHECK: arith.cmpi ne, %[[OK]]
+// CHECK: memref.load %[[FLAT]]
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @addressed(%address: i64, %out: memref<?xf32, #gpu.address_space<global>>)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %flat = builtin.unrealized_conversion_cast to memref<?xf32, #gpu.address_space<global>> {rocktile.flat_memory}
+      %t = gpu.thread_id x
+      %index = arith.index_cast %address : i64 to index
+      %c2 = arith.constant 2 : index
+      %first = arith.shrui %index, %c2 : index
+      %i = arith.addi %first, %t : index
+      %v = memref.load %flat[%i] : memref<?xf32, #gpu.address_space<global>>
+      memref.store %v, %out[%t] : memref<?xf32, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}

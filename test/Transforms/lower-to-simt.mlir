@@ -73,6 +73,37 @@ func.func @copy_strided(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32, %stride
 
 #b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
 
+// A pointer made from an address indexes memory from address 0 (the
+// flat-memory marker, created once per element type at the entry), at the
+// address over the element size; the emulator alone checks that the address
+// is a multiple of it. A pointer's address is its base's plus its index's
+// bytes.
+// CHECK-LABEL: gpu.func @pointer_casts
+// CHECK: %[[FLAT:.*]] = builtin.unrealized_conversion_cast to memref<?xf16, #gpu.address_space<global>> {rocktile.flat_memory}
+// CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index
+// CHECK: %[[ADDR:.*]] = arith.index_cast %{{.*}} : vector<4xindex> to vector<4xi64>
+// CHECK: %[[INDEX:.*]] = arith.index_cast %[[ADDR]] : vector<4xi64> to vector<4xindex>
+// CHECK-COUNT-4: cf.assert %{{.*}}, "int64 -> pointer cast of an address that is not a multiple of 2 bytes (the element size)" {rocktile.emulator_check}
+// CHECK: %[[ELEMENTS:.*]] = arith.shrui %[[INDEX]], %{{.*}} : vector<4xindex>
+// CHECK: vector.extract %[[ELEMENTS]][0]
+// CHECK: memref.load %[[FLAT]]
+func.func @pointer_casts(%x: !tile.ptr<f32>, %y: !tile.ptr<f16>) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %xp = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  %a = tile.ptr_to_int %xp : tensor<1024x!tile.ptr<f32>, #b> -> tensor<1024xi64, #b>
+  %hp = tile.int_to_ptr %a : tensor<1024xi64, #b> -> tensor<1024x!tile.ptr<f16>, #b>
+  %v = tile.load %hp : tensor<1024x!tile.ptr<f16>, #b> -> tensor<1024xf16, #b>
+  %ys = tile.splat %y : !tile.ptr<f16> -> tensor<1024x!tile.ptr<f16>, #b>
+  %yp = tile.addptr %ys, %r : tensor<1024x!tile.ptr<f16>, #b>, tensor<1024xi32, #b>
+  tile.store %yp, %v : tensor<1024x!tile.ptr<f16>, #b>, tensor<1024xf16, #b>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
 // A sum over the whole tile: 4 registers in a lane, then a butterfly over the
 // lane bits with the cheapest exchange for each distance, then the partials
 // of the 4 warps through LDS.

@@ -247,6 +247,13 @@ AxisInfo AxisInfoAnalysis::visit(Operation *op) {
         info.constancy.insert(info.constancy.begin() + axis, 1);
         return info;
       })
+      .Case<tile::IntToPtrOp, tile::PtrToIntOp>([&](Operation *) {
+        // The same addresses in bytes; consecutive integers are not
+        // consecutive elements (nor the reverse).
+        AxisInfo info = operand(0);
+        std::fill(info.contiguity.begin(), info.contiguity.end(), 1);
+        return info;
+      })
       .Case([&](tile::AddPtrOp a) {
         return add(operand(0), operand(1), elementBytes(a.getType()));
       })

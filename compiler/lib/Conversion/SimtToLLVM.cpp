@@ -1,4 +1,5 @@
 #include "rocktile/Transforms/Passes.h"
+#include "rocktile/Conversion/FlatMemory.h"
 #include "mlir/Conversion/AMDGPUToROCDL/AMDGPUToROCDL.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -129,6 +130,7 @@ struct ConvertSimtToLLVMPass
     populateMathToLLVMConversionPatterns(converter, patterns, /*approximateLog1p=*/true,
                                          /*benefit=*/10);
     patterns.add<GridDimFromHiddenArgs>(converter, /*benefit=*/10);
+    patterns.add<rocktile::FlatMemoryToLLVM, rocktile::DropEmulatorChecks>(converter);
     populateGpuToROCDLConversionPatterns(converter, patterns, gpu::amd::Runtime::HIP, *chip);
     populateAMDGPUToROCDLConversionPatterns(converter, patterns, *chip);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);

@@ -442,6 +442,22 @@ def _float_bits(value: float, dt) -> int:
     return ((f32 + 0x7FFF + ((f32 >> 16) & 1)) >> 16) & 0xFFFF
 
 
+def _pointer_cast(x, src, dst):
+    """A pointer from a 64-bit integer address, a pointer's address, or a
+    pointer to another element type (through its address), as Triton casts."""
+    def is_address(t):
+        return t.is_int() and t.primitive_bitwidth == 64
+    if src.is_ptr() and dst.is_ptr():
+        return _pointer_cast(_pointer_cast(x, src, int64), int64, dst)
+    if dst.is_ptr():
+        if not is_address(src):
+            raise SemanticError(f"cannot convert {src} to {dst}: addresses are 64-bit integers (int64 or uint64)")
+        return _emit("tile.int_to_ptr", [x], _typed(x.shape, dst))
+    if not is_address(dst):
+        raise SemanticError(f"cannot convert {src} to {dst}: a pointer converts to its address, an int64 or uint64")
+    return _emit("tile.ptr_to_int", [x], _typed(x.shape, dst))
+
+
 def cast(x, dst, bitcast=False):
     """Convert `x` to dtype `dst` (values of the same shape)."""
     x = _value(x)
@@ -451,7 +467,7 @@ def cast(x, dst, bitcast=False):
     if src == dst:
         return x
     if src.is_ptr() or dst.is_ptr():
-        raise SemanticError(f"cannot convert {src} to {dst}: pointer casts are not supported")
+        return _pointer_cast(x, src, dst)
     ty = _typed(x.shape, dst)
     if src.mlir == dst.mlir:  # e.g. int32 <-> uint32: the same bits, another reading
         return tensor(x.handle, ty)

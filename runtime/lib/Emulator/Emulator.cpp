@@ -1,4 +1,6 @@
 #include "rocktile/Emulator/Emulator.h"
+#include "rocktile/Conversion/FlatMemory.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "rocktile/Emulator/Fp8.h"
 #include "rocktile/Emulator/HostJit.h"
 #include "rocktile/Emulator/Passes.h"
@@ -205,7 +207,8 @@ struct HostToLLVM : public PassWrapper<HostToLLVM, OperationPass<ModuleOp>> {
     LLVMTypeConverter converter(ctx);
     populateGpuMemorySpaceAttributeConversions(converter, [](gpu::AddressSpace) { return 0u; });
     RewritePatternSet patterns(ctx);
-    patterns.add<HostPrintf, HostExtPackedFp8, HostPackedTrunc2xFp8, HostHardwareExp2>(converter);
+    patterns.add<HostPrintf, HostExtPackedFp8, HostPackedTrunc2xFp8, HostHardwareExp2, rocktile::FlatMemoryToLLVM>(
+        converter);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns);
@@ -217,8 +220,15 @@ struct HostToLLVM : public PassWrapper<HostToLLVM, OperationPass<ModuleOp>> {
     // The fp8 conversions slice packed vectors.
     vector::populateVectorInsertExtractStridedSliceTransforms(patterns);
     LLVMConversionTarget target(*ctx);
+    target.addDynamicallyLegalOp<UnrealizedConversionCastOp>(
+        [](Operation *op) { return !rocktile::isFlatMemory(op); });
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    // Pointers made from integers count from address 0 (FlatMemoryToLLVM),
+    // which LLVM must not take for an invalid address.
+    getOperation().walk([&](LLVM::LLVMFuncOp f) {
+      f.setPassthroughAttr(ArrayAttr::get(ctx, {StringAttr::get(ctx, "null_pointer_is_valid")}));
+    });
   }
 };
 
@@ -363,12 +373,72 @@ struct LaunchState {
       }
   }
 
-  bool insideBuffer(uint64_t address, uint64_t bytes) const {
-    for (auto [slot, a] : llvm::zip(kernel.slots, args))
-      if (slot.isBuffer && address >= a.address &&
-          address + bytes <= a.address + uint64_t(a.numElements) * slot.elementBytes)
-        return true;
-    return false;
+  bool insideBuffer(uint64_t address, uint64_t bytes) const { return bufferHolding(address, bytes).second; }
+
+  /// The buffer argument that bytes [address, address + bytes) overlap
+  /// (-1: none), and whether it holds all of them.
+  std::pair<int, bool> bufferHolding(uint64_t address, uint64_t bytes) const {
+    for (auto [i, slot, a] : llvm::enumerate(kernel.slots, args)) {
+      uint64_t end = a.address + uint64_t(a.numElements) * slot.elementBytes;
+      if (slot.isBuffer && address < end && address + bytes > a.address)
+        return {int(i), address >= a.address && address + bytes <= end};
+    }
+    return {-1, false};
+  }
+
+  /// Why an access through a pointer made from an integer may not happen,
+  /// or "" when it may: it must lie inside one buffer argument, or in
+  /// mapped host memory (readable; writable for a store) outside all of
+  /// them, whose extent the emulator cannot know.
+  std::string addressedAccessError(uint64_t address, uint64_t bytes, bool store) {
+    auto [buffer, inside] = bufferHolding(address, bytes);
+    if (buffer >= 0) {
+      const KernelArg &a = args[buffer];
+      if (inside)
+        return "";
+      return llvm::formatv("reaches outside '{0}' ({1} elements of {2} bytes at {3:x})", a.name,
+                           a.numElements, kernel.slots[buffer].elementBytes, a.address);
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!mappings)
+      mappings = readMappings();
+    for (uint64_t at = address; at < address + bytes;) {
+      auto m = llvm::find_if(*mappings, [&](const Mapping &m) { return at >= m.start && at < m.end; });
+      if (m == mappings->end())
+        return llvm::formatv("reaches address {0:x}, which is not mapped host memory", at);
+      if (!m->readable || (store && !m->writable))
+        return llvm::formatv("reaches address {0:x}, which is not {1} host memory", at,
+                             store ? "writable" : "readable");
+      at = m->end;
+    }
+    return "";
+  }
+
+  /// The process's memory mappings (/proc/self/maps), read once per launch:
+  /// the kernel runs while the host program waits.
+  struct Mapping {
+    uint64_t start, end;
+    bool readable, writable;
+  };
+  std::optional<std::vector<Mapping>> mappings;
+  static std::vector<Mapping> readMappings() {
+    std::vector<Mapping> out;
+    auto maps = llvm::MemoryBuffer::getFileAsStream("/proc/self/maps");
+    if (!maps)
+      return out;
+    llvm::SmallVector<llvm::StringRef> lines;
+    (*maps)->getBuffer().split(lines, '\n', -1, false);
+    for (llvm::StringRef line : lines) {
+      auto [range, rest] = line.split(' ');
+      auto [start, end] = range.split('-');
+      Mapping m{};
+      if (start.getAsInteger(16, m.start) || end.getAsInteger(16, m.end) || rest.size() < 2)
+        continue;
+      m.readable = rest[0] == 'r';
+      m.writable = rest[1] == 'w';
+      out.push_back(m);
+    }
+    return out;
   }
 
   void reportPending(const WorkerContext &w, int64_t site, int64_t copySite, int64_t byte, int64_t thread,
@@ -440,11 +510,16 @@ struct LaunchState {
 
   void report(const WorkerContext &w, int64_t site, int64_t index, int64_t count, int64_t size,
               int64_t thread) {
+    const FaultSite &s = kernel.sites[site];
+    // (It takes the lock to read the mappings.)
+    std::string addressed = s.argIndex == kAddressedMemory
+                                ? addressedAccessError(uint64_t(index) * s.elementBytes,
+                                                       uint64_t(count) * s.elementBytes, s.kind == "store")
+                                : "";
     std::lock_guard<std::mutex> lock(mutex);
     if (failed)
       return;
     failed = true;
-    const FaultSite &s = kernel.sites[site];
     std::string where = this->where(w, thread);
     if (s.kind == "assert") {
       fault = llvm::formatv("{0}: device_assert failed: {1}\n  at {2}", where, s.message, s.location);
@@ -463,6 +538,12 @@ struct LaunchState {
                             "as the kernel was specialized for\n  at {4}",
                             where, args[s.argIndex].name, uint64_t(index), s.elementBytes,
                             s.location);
+      return;
+    }
+    if (s.argIndex == kAddressedMemory) {
+      fault = llvm::formatv("{0}: {1} of {2} element(s) at address {3:x}, through a pointer made from an "
+                            "integer, {4}\n  at {5}",
+                            where, s.kind, count, uint64_t(index) * s.elementBytes, addressed, s.location);
       return;
     }
     std::string buffer, address;
@@ -492,6 +573,11 @@ extern "C" void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int
                                    int64_t size, int64_t thread) {
   auto *w = reinterpret_cast<WorkerContext *>(ctx);
   w->launch->report(*w, site, index, count, size, thread);
+}
+
+extern "C" int64_t rocktile_emu_addressed_access(int64_t ctx, int64_t address, int64_t bytes, int64_t store) {
+  auto *w = reinterpret_cast<WorkerContext *>(ctx);
+  return w->launch->addressedAccessError(uint64_t(address), uint64_t(bytes), store != 0).empty();
 }
 
 extern "C" int64_t rocktile_emu_realtime() {

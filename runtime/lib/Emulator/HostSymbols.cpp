@@ -54,6 +54,7 @@ llvm::ArrayRef<HostSymbol> hostSymbols() {
       {"rocktile_emu_shuffle", address(&rocktile_emu_shuffle)},
       {"rocktile_emu_lds_transpose", address(&rocktile_emu_lds_transpose)},
       {"rocktile_emu_fault", address(&rocktile_emu_fault)},
+      {"rocktile_emu_addressed_access", address(&rocktile_emu_addressed_access)},
       {"rocktile_emu_lds_barrier", address(&rocktile_emu_lds_barrier)},
       {"rocktile_emu_realtime", address(&rocktile_emu_realtime)},
       {"rocktile_emu_tensor_load", address(&rocktile_emu_tensor_load)},

@@ -1,5 +1,7 @@
 #include "rocktile/Emulator/Passes.h"
 #include "rocktile/Emulator/MatrixInstr.h"
+#include "rocktile/Emulator/Emulator.h"
+#include "rocktile/Conversion/FlatMemory.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -26,7 +28,7 @@ namespace {
 
 /// Where a memref of the kernel comes from, for fault reports.
 struct BufferOrigin {
-  int argIndex = -1;   // kernel argument, or -1 for LDS
+  int argIndex = -1;   // kernel argument, -1 for LDS, or kAddressedMemory
   int64_t ldsOffset = 0;
 };
 
@@ -527,6 +529,8 @@ LogicalResult WorkgroupLowering::emitUniform(Operation *op) {
     return success();
   }
   Operation *clone = b.clone(*op, uniform);
+  if (rocktile::isFlatMemory(clone))
+    origins[clone->getResult(0)] = {kAddressedMemory, 0};
   if (auto view = dyn_cast<memref::ViewOp>(clone)) {
     std::optional<BufferOrigin> origin = originOf(view.getSource());
     auto offset = getConstantIntValue(view.getByteShift());
@@ -698,13 +702,23 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
     inBounds = arith::AndIOp::create(
         builder, loc(), inBounds,
         arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::sge, viewIndex, idx(0)));
+  std::optional<BufferOrigin> origin = originOf(hostMemref);
+  // Memory reached from an integer address has no extent of its own: the
+  // runtime decides from the address (rocktile_emu_addressed_access).
+  if (origin && origin->argIndex == kAddressedMemory) {
+    Value address = arith::MulIOp::create(builder, loc(), hostIndex, idx(eltBytes));
+    Value ok = func::CallOp::create(builder, loc(), runtimeFunction("rocktile_emu_addressed_access", 4, true),
+                                    ValueRange{ctx, asI64(address), i64(count * eltBytes), i64(stored ? 1 : 0)})
+                   .getResult(0);
+    inBounds = arith::AndIOp::create(builder, loc(), inBounds,
+                                     arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::ne, ok, i64(0)));
+  }
   func::FuncOp fault = runtimeFunction("rocktile_emu_fault", 6);
   auto reportFault = [&](OpBuilder &bb, Location l) {
     func::CallOp::create(bb, l, fault,
                          ValueRange{ctx, i64(site), asI64(hostIndex), i64(count), asI64(size),
                                     asI64(tid)});
   };
-  std::optional<BufferOrigin> origin = originOf(hostMemref);
   bool lds = origin && origin->argIndex == -1 && !isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op);
   // A vector access claims an alignment (a 128-bit LDS access needs 16
   // bytes): check it on the device address, which for LDS is the offset.

@@ -621,3 +621,27 @@ func.func @map_elementwise_shapes(%a: tensor<64xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @int_to_ptr_narrow(%a: i32) {
+  // expected-error @+1 {{addresses are 64-bit integers, not 'i32'}}
+  %p = tile.int_to_ptr %a : i32 -> !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @ptr_to_int_narrow(%p: tensor<16x!tile.ptr<f32>>) {
+  // expected-error @+1 {{addresses are 64-bit integers, not 'tensor<16xi32>'}}
+  %a = tile.ptr_to_int %p : tensor<16x!tile.ptr<f32>> -> tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @int_to_ptr_shape(%a: tensor<16xi64>) {
+  // expected-error @+1 {{all non-scalar operands/results must have the same shape and base type}}
+  %p = tile.int_to_ptr %a : tensor<16xi64> -> tensor<32x!tile.ptr<f32>>
+  return
+}

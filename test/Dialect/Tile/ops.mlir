@@ -50,6 +50,14 @@ func.func @all_ops(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %
   %p1 = tile.addptr %p, %n : !tile.ptr<f32>, i32
   %one = arith.constant 1.0 : f32
   tile.store %p1, %one : !tile.ptr<f32>, f32
+  // CHECK: tile.ptr_to_int %{{.*}} : !tile.ptr<f32> -> i64
+  // CHECK: tile.int_to_ptr %{{.*}} : i64 -> !tile.ptr<i32>
+  // CHECK: tile.ptr_to_int %{{.*}} : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xi64>
+  // CHECK: tile.int_to_ptr %{{.*}} : tensor<16x64xi64> -> tensor<16x64x!tile.ptr<f16>>
+  %address = tile.ptr_to_int %p1 : !tile.ptr<f32> -> i64
+  %bits = tile.int_to_ptr %address : i64 -> !tile.ptr<i32>
+  %addresses = tile.ptr_to_int %q : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xi64>
+  %halves = tile.int_to_ptr %addresses : tensor<16x64xi64> -> tensor<16x64x!tile.ptr<f16>>
   // CHECK: tile.atomic_rmw <add> %{{.*}}, %{{.*}}, mask = %{{.*}} : tensor<16x64xi1> : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
   %old = tile.atomic_rmw <add> %q, %y, mask = %m : tensor<16x64xi1> : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
   // CHECK: tile.atomic_rmw <xchg> %{{.*}}, %{{.*}} : !tile.ptr<f32>, f32

@@ -287,6 +287,14 @@ private:
   /// Kernel-argument memrefs as buffer resources (#amdgpu.fat_raw_buffer),
   /// for arguments specialized as under 2 GiB.
   DenseMap<Value, Value> bufferViews;
+  /// Memory from address 0 on, per element type: the base of pointers made
+  /// from integers (tile.int_to_ptr), created at the kernel's entry.
+  DenseMap<Type, Value> flatMemories;
+  Value flatMemory(Type elementType);
+  /// `v` (an index), broadcast to a vector when `type` (a lane's) is one.
+  Value indexLike(Type type, Value v);
+  LogicalResult lowerIntToPtr(tile::IntToPtrOp op);
+  LogicalResult lowerPtrToInt(tile::PtrToIntOp op);
 };
 
 } // namespace rocktile::simt

@@ -323,6 +323,8 @@ LogicalResult KernelLowering::lower(Operation *op) {
         values[a] = {ptr.base, arith::AddIOp::create(b, loc(), ptr.value, off)};
         return success();
       })
+      .Case([&](tile::IntToPtrOp c) { return lowerIntToPtr(c); })
+      .Case([&](tile::PtrToIntOp c) { return lowerPtrToInt(c); })
       .Case([&](tile::LoadOp l) { return lowerLoad(l); })
       .Case([&](tile::DescriptorLoadOp l) { return lowerDescriptorLoad(l); })
       .Case([&](tile::LocalAllocOp a) { return lowerLocalAlloc(a); })

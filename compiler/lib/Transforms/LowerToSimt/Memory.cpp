@@ -2,10 +2,12 @@
 // side effects once per element.
 #include "KernelLowering.h"
 #include "rocktile/Analysis/LdsScratch.h"
+#include "rocktile/Conversion/FlatMemory.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
@@ -163,6 +165,71 @@ std::optional<std::pair<Value, Value>> KernelLowering::sharedBaseBuffer(Value pt
   lanes = lanes ? arith::IndexCastOp::create(b, loc(), indexVector, lanes).getResult()
                 : arith::ConstantOp::create(b, loc(), b.getZeroAttr(indexVector)).getResult();
   return std::pair{buffer, lanes};
+}
+
+Value KernelLowering::flatMemory(Type elementType) {
+  Value &memory = flatMemories[elementType];
+  if (!memory) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&kernel.getBody().front());
+    auto global = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Global);
+    auto type = MemRefType::get({ShapedType::kDynamic}, elementType, MemRefLayoutAttrInterface(), global);
+    memory = createFlatMemory(b, loc(), type);
+  }
+  return memory;
+}
+
+/// The pointee type of a pointer or tile of pointers, and its bytes.
+static std::pair<Type, int64_t> pointee(Type ptrLike) {
+  Type elt = cast<tile::PointerType>(tile::getElementTypeOrSelf(ptrLike)).getPointeeType();
+  return {elt, std::max<int64_t>(elt.getIntOrFloatBitWidth() / 8, 1)};
+}
+
+/// `type` (a scalar or a lane's vector) with `elt` elements.
+static Type withElementType(Type type, Type elt) {
+  auto vector = dyn_cast<VectorType>(type);
+  return vector ? Type(vector.clone(elt)) : elt;
+}
+
+Value KernelLowering::indexLike(Type type, Value v) {
+  auto vector = dyn_cast<VectorType>(type);
+  return vector ? vector::BroadcastOp::create(b, loc(), vector.clone(b.getIndexType()), v).getResult() : v;
+}
+
+LogicalResult KernelLowering::lowerIntToPtr(tile::IntToPtrOp op) {
+  auto [elt, eltBytes] = pointee(op.getType());
+  Value address = lookup(op.getSrc());
+  Type indexType = withElementType(address.getType(), b.getIndexType());
+  Value index = arith::IndexCastOp::create(b, loc(), indexType, address);
+  // An address between elements would be read at the element below it:
+  // the emulator reports it at the cast's line.
+  Value aligned = arith::CmpIOp::create(
+      b, loc(), arith::CmpIPredicate::eq,
+      arith::AndIOp::create(b, loc(), index, indexLike(indexType, idx(eltBytes - 1))), indexLike(indexType, idx(0)));
+  std::string message = "int64 -> pointer cast of an address that is not a multiple of " + std::to_string(eltBytes) +
+                        " bytes (the element size)";
+  auto vector = dyn_cast<VectorType>(indexType);
+  for (int64_t r = 0, n = vector ? vector.getNumElements() : 1; r < n; ++r)
+    cf::AssertOp::create(b, loc(), vector ? vector::ExtractOp::create(b, loc(), aligned, r).getResult() : aligned,
+                         message)
+        ->setAttr(kEmulatorCheck, b.getUnitAttr());
+  values[op] = {flatMemory(elt),
+                arith::ShRUIOp::create(b, loc(), index, indexLike(indexType, idx(llvm::Log2_64(eltBytes))))};
+  return success();
+}
+
+LogicalResult KernelLowering::lowerPtrToInt(tile::PtrToIntOp op) {
+  LaneValue ptr = values.lookup(op.getSrc());
+  int64_t eltBytes = pointee(op.getSrc().getType()).second;
+  // The address of the base memref's element 0, plus the index's bytes.
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc(), ptr.base);
+  Value start = arith::AddIOp::create(b, loc(), memref::ExtractAlignedPointerAsIndexOp::create(b, loc(), ptr.base),
+                                      arith::MulIOp::create(b, loc(), metadata.getOffset(), idx(eltBytes)));
+  Type type = ptr.value.getType();
+  Value bytes = arith::AddIOp::create(
+      b, loc(), indexLike(type, start), arith::MulIOp::create(b, loc(), ptr.value, indexLike(type, idx(eltBytes))));
+  values[op] = {Value(), arith::IndexCastOp::create(b, loc(), withElementType(type, b.getI64Type()), bytes)};
+  return success();
 }
 
 LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {

@@ -28,10 +28,14 @@ struct KernelArg {
   double floatValue = 0;
 };
 
+/// The argIndex of an access through a pointer made from an integer
+/// address (tile.int_to_ptr): its address says what it reaches.
+constexpr int kAddressedMemory = -3;
+
 /// Where a checked access sits in the source, read back from the lowering.
 struct FaultSite {
   std::string kind;      // load, store, alignment
-  int argIndex;          // kernel argument, -1 for LDS
+  int argIndex;          // kernel argument, -1 for LDS, kAddressedMemory
   int64_t ldsOffset;     // LDS: byte offset of the view
   int64_t elementBytes;
   std::string location;  // file:line:col

@@ -52,6 +52,10 @@ void rocktile_emu_tensor_load(int64_t ctx, int64_t site, int64_t g0, int64_t g1,
 /// s_wait_tensorcnt `count` in every wave: each wave's copies but its
 /// `count` newest complete, in issue order.
 void rocktile_emu_wait_tensorcnt(int64_t ctx, int64_t count);
+/// Whether `bytes` bytes at host address `address`, reached through a
+/// pointer made from an integer, may be read (or written, `store`): inside
+/// one buffer argument, or in mapped host memory that overlaps none.
+int64_t rocktile_emu_addressed_access(int64_t ctx, int64_t address, int64_t bytes, int64_t store);
 /// A memory access outside its buffer: records the first one of a launch.
 void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int64_t count,
                         int64_t size, int64_t thread);

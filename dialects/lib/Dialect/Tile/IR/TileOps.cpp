@@ -216,6 +216,17 @@ LogicalResult AddPtrOp::verify() {
   return success();
 }
 
+/// An address is a 64-bit integer.
+static LogicalResult verifyAddress(Operation *op, Type address) {
+  if (!rocktile::tile::getElementTypeOrSelf(address).isInteger(64))
+    return op->emitOpError() << "addresses are 64-bit integers, not " << address;
+  return success();
+}
+
+LogicalResult IntToPtrOp::verify() { return verifyAddress(*this, getSrc().getType()); }
+
+LogicalResult PtrToIntOp::verify() { return verifyAddress(*this, getType()); }
+
 /// Checks what load and store share: the pointee matches the value and the
 /// mask has the pointers' shape.
 static LogicalResult verifyAccess(Operation *op, Type ptrType, Type valueType,

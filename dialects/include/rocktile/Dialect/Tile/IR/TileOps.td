@@ -217,6 +217,41 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> 
   let hasVerifier = 1;
 }
 
+def Tile_IntToPtrOp : Tile_Op<"int_to_ptr", [Pure, Elementwise]> {
+  let summary = "Pointers from 64-bit integer addresses";
+  let description = [{
+    Reads each 64-bit integer as the byte address of an element of the
+    result's pointee type, as Triton's `x.to(tl.pointer_type(T))` of an int64
+    does (grouped GEMMs load their operands' addresses from an array). The
+    address must be a multiple of the pointee's size.
+
+    ```mlir
+    %p = tile.int_to_ptr %address : i64 -> !tile.ptr<f16>
+    %ps = tile.int_to_ptr %addresses : tensor<16xi64> -> tensor<16x!tile.ptr<f16>>
+    ```
+  }];
+  let arguments = (ins Tile_IntLike:$src);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure, Elementwise]> {
+  let summary = "The byte address of each pointer, as a 64-bit integer";
+  let description = [{
+    Triton's `p.to(tl.int64)` of a pointer; with `tile.int_to_ptr` it casts a
+    pointer to another pointee type.
+
+    ```mlir
+    %address = tile.ptr_to_int %p : !tile.ptr<f16> -> i64
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$src);
+  let results = (outs Tile_IntLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     MemoryEffects<[MemRead<DefaultResource>]>,
     OptionalTypesMatchWith<"other has the result's type", "result", "other", "$_self">]> {

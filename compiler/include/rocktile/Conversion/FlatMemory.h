@@ -1,0 +1,72 @@
+// Pointers made from integer addresses (tile.int_to_ptr) index a memref
+// whose base is address 0: in the SIMT program, a zero-operand
+// unrealized_conversion_cast marked `rocktile.flat_memory`. The GPU's and
+// the emulator's lowerings to LLVM both replace it by a descriptor of null
+// pointers in their own address space (FlatMemoryToLLVM).
+#ifndef ROCKTILE_CONVERSION_FLATMEMORY_H
+#define ROCKTILE_CONVERSION_FLATMEMORY_H
+
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace rocktile {
+
+inline constexpr llvm::StringLiteral kFlatMemory = "rocktile.flat_memory";
+
+/// Memory from address 0 on, as elements of `type`'s (a 1-D memref).
+inline mlir::Value createFlatMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::MemRefType type) {
+  auto cast = mlir::UnrealizedConversionCastOp::create(b, loc, mlir::TypeRange{type}, mlir::ValueRange{});
+  cast->setAttr(kFlatMemory, b.getUnitAttr());
+  return cast.getResult(0);
+}
+
+/// Marks a cf.assert that only the emulator checks (an int_to_ptr address
+/// between elements); the GPU's lowering drops it (DropEmulatorChecks).
+inline constexpr llvm::StringLiteral kEmulatorCheck = "rocktile.emulator_check";
+
+inline bool isFlatMemory(mlir::Operation *op) {
+  return mlir::isa<mlir::UnrealizedConversionCastOp>(op) && op->hasAttr(kFlatMemory);
+}
+
+/// A flat-memory marker becomes the descriptor its memref converts to, with
+/// null pointers, offset 0, stride 1 and every element up to 2^63 bytes.
+struct FlatMemoryToLLVM : public mlir::ConvertOpToLLVMPattern<mlir::UnrealizedConversionCastOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  mlir::LogicalResult matchAndRewrite(mlir::UnrealizedConversionCastOp op, OpAdaptor,
+                                      mlir::ConversionPatternRewriter &rewriter) const override {
+    if (!isFlatMemory(op))
+      return mlir::failure();
+    mlir::Location loc = op.getLoc();
+    auto type = mlir::cast<mlir::MemRefType>(op.getResult(0).getType());
+    auto desc = mlir::MemRefDescriptor::poison(rewriter, loc, getTypeConverter()->convertType(type));
+    mlir::Value null = mlir::LLVM::ZeroOp::create(rewriter, loc, desc.getElementPtrType());
+    desc.setAllocatedPtr(rewriter, loc, null);
+    desc.setAlignedPtr(rewriter, loc, null);
+    auto constant = [&](int64_t v) { return createIndexAttrConstant(rewriter, loc, getIndexType(), v); };
+    int64_t eltBytes = std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1);
+    desc.setOffset(rewriter, loc, constant(0));
+    desc.setSize(rewriter, loc, 0, constant(INT64_MAX / eltBytes));
+    desc.setStride(rewriter, loc, 0, constant(1));
+    rewriter.replaceOp(op, mlir::Value(desc));
+    return mlir::success();
+  }
+};
+
+struct DropEmulatorChecks : public mlir::ConvertOpToLLVMPattern<mlir::cf::AssertOp> {
+  DropEmulatorChecks(const mlir::LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/10) {}
+  mlir::LogicalResult matchAndRewrite(mlir::cf::AssertOp op, OpAdaptor,
+                                      mlir::ConversionPatternRewriter &rewriter) const override {
+    if (!op->hasAttr(kEmulatorCheck))
+      return mlir::failure();
+    rewriter.eraseOp(op);
+    return mlir::success();
+  }
+};
+
+} // namespace rocktile
+
+#endif
