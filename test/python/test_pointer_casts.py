@@ -7,6 +7,8 @@ overlaps none; faults name the Python line.
 
 Tolerance of the grouped GEMM: bf16 products are exact in fp32, so only the
 fp32 accumulation order differs from numpy's: atol 1e-5 * K * max|a| * max|b|."""
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -172,3 +174,29 @@ def test_casts_need_64_bit_addresses():
     with pytest.raises(CompilationError, match=rf"test_pointer_casts.py:{line_of('pointer to int32')}:.*a pointer "
                                                r"converts to its address, an int64 or uint64"):
         rocktile.compile(narrow_int, signature={"x_ptr": "*fp32", "out_ptr": "*i32"}, target="gfx950")
+
+
+@rocktile.jit
+def copy_aligned(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    # Triton's alignment hint on pointers: the address of element 0 is a
+    # multiple of 16 bytes.
+    x_ptr = tl.multiple_of(x_ptr, 16)
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)  # aligned claim
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_multiple_of_on_a_pointer_gives_wide_loads_and_is_checked(target):
+    # The pointer has no ':16' in the signature: the hint alone makes its
+    # loads 4 float32s wide (n's ':16' keeps the mask uniform over them).
+    kernel = rocktile.compile(copy_aligned, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32:16"},
+                              constexprs={"BLOCK": 1024}, target=target)
+    assert re.search(r"buffer_load_(dwordx4|b128)", kernel.asm["amdgcn"]), kernel.asm["amdgcn"]
+    x = np.arange(1028, dtype=np.float32)
+    y = np.zeros(1024, np.float32)
+    copy_aligned[(1,)](x, y, 1008, BLOCK=1024, target=target)
+    np.testing.assert_array_equal(y[:1008], x[:1008])
+    # A false claim is the kernel's bug, and the emulator says so.
+    with pytest.raises(EmulatorError, match=rf"not 16-byte aligned, as the compiled code claims\n  at .*"
+                                            rf"test_pointer_casts.py:{line_of('aligned claim')}"):
+        copy_aligned[(1,)](x[1:], y, 1008, BLOCK=1024, target=target)

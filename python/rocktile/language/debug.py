@@ -43,8 +43,8 @@ def device_assert(cond, msg=""):
 
 def _hint(x, values, field, fname):
     x = semantic.to_tensor(x)
-    if not x.dtype.is_int():
-        raise semantic.SemanticError(f"{fname} takes an integer tensor, got {x.dtype}")
+    if not (x.dtype.is_int() or x.dtype.is_ptr()):
+        raise semantic.SemanticError(f"{fname} takes an integer or pointer tensor, got {x.dtype}")
     values = semantic._unwrap(values)
     values = [semantic._unwrap(v) for v in (values if isinstance(values, (list, tuple)) else [values])]
     rank = max(len(x.shape), 1)

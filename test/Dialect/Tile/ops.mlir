@@ -76,6 +76,8 @@ func.func @all_ops(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %
   tile.assert %m {message = "in range"} : tensor<16x64xi1>
   // CHECK: tile.assume %{{.*}} {contiguity = array<i64: 64>, divisibility = array<i64: 16>} : tensor<64xi32>
   %hint = tile.assume %r {divisibility = array<i64: 16>, contiguity = array<i64: 64>} : tensor<64xi32>
+  // CHECK: tile.assume %{{.*}} {divisibility = array<i64: 16>} : !tile.ptr<f32>
+  %aligned = tile.assume %p {divisibility = array<i64: 16>} : !tile.ptr<f32>
   // CHECK: tile.trans %{{.*}} {order = array<i32: 1, 0>} : tensor<16x64xf32> -> tensor<64x16xf32>
   %tr = tile.trans %y {order = array<i32: 1, 0>} : tensor<16x64xf32> -> tensor<64x16xf32>
   // CHECK: tile.reshape %{{.*}} : tensor<64x16xf32> -> tensor<1024xf32>

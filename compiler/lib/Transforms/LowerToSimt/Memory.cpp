@@ -135,11 +135,14 @@ std::optional<KernelLowering::SplitOffsets> KernelLowering::splitOffsets(Value v
 std::optional<std::pair<Value, Value>> KernelLowering::sharedBaseBuffer(Value ptr, int64_t width,
                                                                          int64_t eltBytes) {
   std::optional<SplitOffsets> offsets = SplitOffsets{};
-  while (auto add = ptr.getDefiningOp<tile::AddPtrOp>()) {
-    std::optional<SplitOffsets> part = splitOffsets(add.getOffset());
-    if (!part || !(offsets = addSplits(*offsets, *part)))
-      return std::nullopt;
-    ptr = add.getPtr();
+  for (Operation *def = ptr.getDefiningOp(); isa_and_nonnull<tile::AddPtrOp, tile::AssumeOp>(def);
+       def = ptr.getDefiningOp()) {
+    if (auto add = dyn_cast<tile::AddPtrOp>(def)) {
+      std::optional<SplitOffsets> part = splitOffsets(add.getOffset());
+      if (!part || !(offsets = addSplits(*offsets, *part)))
+        return std::nullopt;
+    }
+    ptr = def->getOperand(0); // facts (tile.assume) change no address
   }
   auto splat = ptr.getDefiningOp<tile::SplatOp>();
   std::optional<int64_t> last = llvm::checkedAdd(offsets->hi, width);

@@ -101,24 +101,27 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
 }
 
 def Tile_AssumeOp : Tile_Op<"assume", [Pure, AllTypesMatch<["src", "result"]>]> {
-  let summary = "Facts about an integer tile the compiler may rely on";
+  let summary = "Facts about an integer or pointer tile the compiler may rely on";
   let description = [{
     Returns `src` unchanged. Per dimension, its elements come in runs of
     `contiguity` consecutive values whose first is a multiple of
     `divisibility`, and in runs of `constancy` equal values
-    (`tl.multiple_of`, `tl.max_contiguous`, `tl.max_constancy`). The
-    compiler uses them to vectorize memory accesses; a false claim is the
-    kernel's bug.
+    (`tl.multiple_of`, `tl.max_contiguous`, `tl.max_constancy`). Of
+    pointers, the values are addresses: `divisibility` counts bytes and
+    `contiguity` consecutive elements. The compiler uses them to vectorize
+    memory accesses; a false claim is the kernel's bug.
 
     ```mlir
     %o = tile.assume %offs {contiguity = array<i64: 1024>, divisibility = array<i64: 16>}
         : tensor<1024xi32>
+    %p = tile.assume %ptr {divisibility = array<i64: 16>} : !tile.ptr<f16>
     ```
   }];
-  let arguments = (ins Tile_IntLike:$src, OptionalAttr<DenseI64ArrayAttr>:$divisibility,
+  let arguments = (ins AnyTypeOf<[Tile_IntLike, Tile_PtrLike]>:$src,
+                       OptionalAttr<DenseI64ArrayAttr>:$divisibility,
                        OptionalAttr<DenseI64ArrayAttr>:$contiguity,
                        OptionalAttr<DenseI64ArrayAttr>:$constancy);
-  let results = (outs Tile_IntLike:$result);
+  let results = (outs AnyTypeOf<[Tile_IntLike, Tile_PtrLike]>:$result);
   let assemblyFormat = "$src attr-dict `:` type($src)";
   let hasVerifier = 1;
 }
