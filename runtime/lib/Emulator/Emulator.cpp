@@ -399,12 +399,11 @@ struct LaunchState {
       return llvm::formatv("reaches outside '{0}' ({1} elements of {2} bytes at {3:x})", a.name,
                            a.numElements, kernel.slots[buffer].elementBytes, a.address);
     }
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!mappings)
-      mappings = readMappings();
+    std::call_once(mappingsRead, [&] { mappings = readMappings(); });
     for (uint64_t at = address; at < address + bytes;) {
-      auto m = llvm::find_if(*mappings, [&](const Mapping &m) { return at >= m.start && at < m.end; });
-      if (m == mappings->end())
+      // The kernel lists its mappings in address order.
+      auto m = llvm::partition_point(mappings, [&](const Mapping &m) { return m.end <= at; });
+      if (m == mappings.end() || at < m->start)
         return llvm::formatv("reaches address {0:x}, which is not mapped host memory", at);
       if (!m->readable || (store && !m->writable))
         return llvm::formatv("reaches address {0:x}, which is not {1} host memory", at,
@@ -420,7 +419,8 @@ struct LaunchState {
     uint64_t start, end;
     bool readable, writable;
   };
-  std::optional<std::vector<Mapping>> mappings;
+  std::vector<Mapping> mappings;
+  std::once_flag mappingsRead;
   static std::vector<Mapping> readMappings() {
     std::vector<Mapping> out;
     auto maps = llvm::MemoryBuffer::getFileAsStream("/proc/self/maps");
@@ -511,7 +511,6 @@ struct LaunchState {
   void report(const WorkerContext &w, int64_t site, int64_t index, int64_t count, int64_t size,
               int64_t thread) {
     const FaultSite &s = kernel.sites[site];
-    // (It takes the lock to read the mappings.)
     std::string addressed = s.argIndex == kAddressedMemory
                                 ? addressedAccessError(uint64_t(index) * s.elementBytes,
                                                        uint64_t(count) * s.elementBytes, s.kind == "store")
