@@ -23,10 +23,6 @@ inline mlir::Value createFlatMemory(mlir::OpBuilder &b, mlir::Location loc, mlir
   return cast.getResult(0);
 }
 
-/// Marks a cf.assert that only the emulator checks (an int_to_ptr address
-/// between elements); the GPU's lowering drops it (DropEmulatorChecks).
-inline constexpr llvm::StringLiteral kEmulatorCheck = "rocktile.emulator_check";
-
 inline bool isFlatMemory(mlir::Operation *op) {
   return mlir::isa<mlir::UnrealizedConversionCastOp>(op) && op->hasAttr(kFlatMemory);
 }
@@ -55,6 +51,12 @@ struct FlatMemoryToLLVM : public mlir::ConvertOpToLLVMPattern<mlir::UnrealizedCo
   }
 };
 
+/// Marks a cf.assert that only the emulator checks (an int_to_ptr address
+/// between elements).
+inline constexpr llvm::StringLiteral kEmulatorCheck = "rocktile.emulator_check";
+
+/// The GPU's lowering drops the emulator's checks: the hardware would read
+/// the element below a misaligned address, and checking costs every kernel.
 struct DropEmulatorChecks : public mlir::ConvertOpToLLVMPattern<mlir::cf::AssertOp> {
   DropEmulatorChecks(const mlir::LLVMTypeConverter &converter)
       : ConvertOpToLLVMPattern(converter, /*benefit=*/10) {}
