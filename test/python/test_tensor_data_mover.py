@@ -285,3 +285,31 @@ def test_blocks_the_copy_does_not_take_are_loaded(bm):
     w = np.zeros_like(v)
     copy_row[(3,)](v, w, 40, BN=16, num_warps=4, target="gfx1250")
     np.testing.assert_array_equal(w, v + 1)
+
+
+@rocktile.jit
+def block_at(x_ptr, y_ptr, M, N, row, col, BM: tl.constexpr, BN: tl.constexpr):
+    x = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
+    block = x.load([row, col])  # offsets of any sign
+    rows, cols = tl.arange(0, BM), tl.arange(0, BN)
+    tl.store(y_ptr + rows[:, None] * BN + cols[None, :], block)
+
+
+@pytest.mark.parametrize("row, col", [(-3, -5), (-3, 4), (2, -7), (-20, 0), (5, 9)])
+def test_blocks_at_offsets_of_any_sign_read_zeros_outside(row, col):
+    # Offsets the compiler cannot prove >= 0 keep the row-by-row copy for a
+    # negative start; the GEMM's (program id and loop index multiples) do
+    # without it: one copy per operand in its K loop.
+    M, N, BM, BN = 20, 24, 16, 16
+    x = np.arange(M * N, dtype=np.float32).reshape(M, N) + 1
+    y = np.full((BM, BN), np.nan, np.float32)
+    block_at[(1,)](x, y, M, N, row, col, BM=BM, BN=BN, num_warps=4, target="gfx1250")
+    padded = np.zeros((M + 2 * 32, N + 2 * 32), np.float32)
+    padded[32:32 + M, 32:32 + N] = x
+    np.testing.assert_array_equal(y, padded[32 + row:32 + row + BM, 32 + col:32 + col + BN])
+    kernel = block_at.warmup(x, y, M, N, row, col, BM=BM, BN=BN, num_warps=4, target="gfx1250")
+    assert len(re.findall(r"\btensor_load_to_lds\b", kernel.asm["amdgcn"])) >= 2  # by rows, and whole
+    gemm = compiled("gfx1250", (128, 128, 64), num_stages=1)
+    loop = next(body for label, body in re.findall(r"^(\.LBB\d+_\d+):(.*?)s_cbranch_\w+ \1\b", gemm.asm["amdgcn"],
+                                                   re.S | re.M) if "v_wmma" in body)
+    assert len(re.findall(r"\btensor_load_to_lds\b", loop)) == 2, loop

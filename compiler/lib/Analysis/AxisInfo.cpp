@@ -38,6 +38,34 @@ std::optional<int64_t> rocktile::getConstantInt(Value v) {
   return value.getSExtValue();
 }
 
+static bool isNonNegative(Value v, unsigned depth) {
+  if (depth > 16)
+    return false;
+  if (std::optional<int64_t> c = getConstantInt(v))
+    return *c >= 0;
+  auto nonNegative = [&](Value x) { return isNonNegative(x, depth + 1); };
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto loop = dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp());
+    std::optional<int64_t> step = loop ? getConstantInt(loop.getStep()) : std::nullopt;
+    return loop && arg == loop.getInductionVar() && step && *step > 0 && nonNegative(loop.getLowerBound());
+  }
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<tile::ProgramIdOp, tile::NumProgramsOp, arith::ExtUIOp>(def))
+    return true;
+  if (isa<arith::AddIOp, arith::MulIOp, arith::DivSIOp, arith::MinSIOp>(def))
+    return nonNegative(def->getOperand(0)) && nonNegative(def->getOperand(1));
+  if (isa<arith::MaxSIOp, arith::AndIOp>(def))
+    return nonNegative(def->getOperand(0)) || nonNegative(def->getOperand(1));
+  // The sign of the first operand decides.
+  if (isa<arith::RemSIOp, arith::ShRSIOp, arith::ShRUIOp, arith::ExtSIOp, arith::IndexCastOp, tile::AssumeOp>(def))
+    return nonNegative(def->getOperand(0));
+  return false;
+}
+
+bool rocktile::isNonNegative(Value v) { return ::isNonNegative(v, 0); }
+
 AxisInfo AxisInfo::unknown(unsigned rank) {
   AxisInfo info;
   info.contiguity.assign(rank, 1);

@@ -46,6 +46,12 @@ private:
 /// The value of an integer constant or of a splat of one.
 std::optional<int64_t> getConstantInt(mlir::Value v);
 
+/// Whether the integer `v` is provably >= 0: built from non-negative
+/// constants, program ids and counts, and loop indices counting up from
+/// such, by sums, products, quotients, ... that do not overflow (trusted, as
+/// Triton's AMD backend trusts its buffer offsets).
+bool isNonNegative(mlir::Value v);
+
 /// Elements per access for a tile of pointers read or written along
 /// dimension `dim`, given `contiguousRegisters` consecutive elements per
 /// lane: bounded by contiguity, alignment, mask constancy and 128 bits.

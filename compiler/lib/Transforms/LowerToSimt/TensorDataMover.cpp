@@ -98,8 +98,12 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
     return arith::CmpIOp::create(b, loc(), p, x, y).getResult();
   };
   Value row0 = lookup(offsets[0]), col0 = lookup(offsets[1]);
-  Value negative = bitOr(compare(arith::CmpIPredicate::slt, row0, i32(0)),
-                         compare(arith::CmpIPredicate::slt, col0, i32(0)));
+  // Offsets provably >= 0 (program ids times block sizes, loop indices)
+  // need no row-by-row path: it would only take code in the loop.
+  bool mayBeNegative = !isNonNegative(offsets[0]) || !isNonNegative(offsets[1]);
+  Value negative = mayBeNegative ? bitOr(compare(arith::CmpIPredicate::slt, row0, i32(0)),
+                                         compare(arith::CmpIPredicate::slt, col0, i32(0)))
+                                 : arith::ConstantIntOp::create(b, loc(), 0, 1).getResult();
   auto crosses = [&](Value offset, Value size, int64_t block) {
     return compare(arith::CmpIPredicate::sgt, add(offset, i32(block)), size);
   };
@@ -140,11 +144,16 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
   // that column goes in the block. A row outside the tensor is described
   // with no rows (tensor_dim1 = 0): all of it out of bounds, none copied.
   Value firstRow = mul(warpId, i32(warpRows));
+  auto copyWhole = [&] {
+    copy(add(row0, firstRow), col0, warpRows, i32(cols), mul(firstRow, i32(pitch * eltBytes)), Value());
+  };
+  if (!mayBeNegative)
+    return copyWhole();
   auto byRows = scf::IfOp::create(b, loc(), negative, /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(byRows.elseBlock()->getTerminator());
-    copy(add(row0, firstRow), col0, warpRows, i32(cols), mul(firstRow, i32(pitch * eltBytes)), Value());
+    copyWhole();
     b.setInsertionPoint(byRows.thenBlock()->getTerminator());
     Value col = maxZero(col0), skipped = sub(col, col0);
     Value leftOf = compare(arith::CmpIPredicate::sge, skipped, i32(cols));
