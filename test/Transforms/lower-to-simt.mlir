@@ -713,3 +713,51 @@ func.func @realtime() attributes {tile.lds_bytes = 8 : i64, tile.num_warps = 4 :
   tile.print %t {prefix = "t"} : i64
   return
 }
+
+// -----
+
+// Tiles that fill the register file are scheduled for register pressure,
+// not latency. With 16 warps a wave may use 128 registers per lane: the
+// stored values and their addresses (32-bit offsets) take 64 each. Splats
+// and masks take no registers per element, and values dead after an op
+// (%x at the exp) do not count beside its results.
+// CHECK-LABEL: gpu.func @fills_the_registers
+// CHECK-SAME: passthrough = {{\[\[}}"amdgpu-sched-strategy", "iterative-minreg"]]
+#w16 = #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [16], order = [0]>
+func.func @fills_the_registers(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 16 : i32} {
+  %r = tile.make_range {end = 65536 : i32, start = 0 : i32} : tensor<65536xi32, #w16>
+  %ns = tile.splat %n : i32 -> tensor<65536xi32, #w16>
+  %mask = arith.cmpi slt, %r, %ns : tensor<65536xi32, #w16>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<65536x!tile.ptr<f32>, #w16>
+  %ptrs = tile.addptr %ps, %r : tensor<65536x!tile.ptr<f32>, #w16>, tensor<65536xi32, #w16>
+  %x = tile.load %ptrs, mask = %mask : tensor<65536xi1, #w16> : tensor<65536x!tile.ptr<f32>, #w16> -> tensor<65536xf32, #w16>
+  %y = math.exp %x : tensor<65536xf32, #w16>
+  %r2 = tile.make_range {end = 65536 : i32, start = 0 : i32} : tensor<65536xi32, #w16>
+  %out = tile.addptr %ps, %r2 : tensor<65536x!tile.ptr<f32>, #w16>, tensor<65536xi32, #w16>
+  tile.store %out, %y : tensor<65536x!tile.ptr<f32>, #w16>, tensor<65536xf32, #w16>
+  return
+}
+
+// -----
+
+// The same storing bf16, two to a register: 32 + 64 registers per lane,
+// LLVM's default scheduling.
+// CHECK-LABEL: gpu.func @fits_in_the_registers
+// CHECK-NOT: passthrough
+// CHECK: gpu.return
+#w16 = #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [16], order = [0]>
+func.func @fits_in_the_registers(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %q: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %n: i32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 16 : i32} {
+  %r = tile.make_range {end = 65536 : i32, start = 0 : i32} : tensor<65536xi32, #w16>
+  %ns = tile.splat %n : i32 -> tensor<65536xi32, #w16>
+  %mask = arith.cmpi slt, %r, %ns : tensor<65536xi32, #w16>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<65536x!tile.ptr<f32>, #w16>
+  %ptrs = tile.addptr %ps, %r : tensor<65536x!tile.ptr<f32>, #w16>, tensor<65536xi32, #w16>
+  %x = tile.load %ptrs, mask = %mask : tensor<65536xi1, #w16> : tensor<65536x!tile.ptr<f32>, #w16> -> tensor<65536xf32, #w16>
+  %y = math.exp %x : tensor<65536xf32, #w16>
+  %h = arith.truncf %y : tensor<65536xf32, #w16> to tensor<65536xbf16, #w16>
+  %r2 = tile.make_range {end = 65536 : i32, start = 0 : i32} : tensor<65536xi32, #w16>
+  %qs = tile.splat %q : !tile.ptr<bf16> -> tensor<65536x!tile.ptr<bf16>, #w16>
+  %out = tile.addptr %qs, %r2 : tensor<65536x!tile.ptr<bf16>, #w16>, tensor<65536xi32, #w16>
+  tile.store %out, %h : tensor<65536x!tile.ptr<bf16>, #w16>, tensor<65536xbf16, #w16>
+  return
+}

@@ -103,6 +103,12 @@ void sinkCompares(Module &module) {
     }
 }
 
+/// The byte offset a masked buffer access takes for its masked lanes: past
+/// the end of every buffer (KernelLowering::bufferIndex), so it reads 0 and
+/// writes nothing.
+constexpr uint64_t kPastTheEnd = uint64_t(1) << 31;
+constexpr unsigned kBufferFatPointer = 7; // AMDGPUAS::BUFFER_FAT_POINTER
+
 /// Rewrites a masked buffer access's `gep T, p, select(c, i, 2^31 / sizeof(T))`
 /// (KernelLowering::bufferIndex) as `gep i8, p, select(c, i * sizeof(T), 2^31)`.
 /// In the element form the backend scales the selected offset in every
@@ -110,8 +116,6 @@ void sinkCompares(Module &module) {
 /// strength reduction can then carry in bytes (foldTruncatingExtracts): no
 /// shift is left in a GEMM's K loop (test/Target/matmul.py).
 void selectBufferOffsetsInBytes(Module &module) {
-  constexpr unsigned kBufferFatPointer = 7; // AMDGPUAS::BUFFER_FAT_POINTER
-  constexpr uint64_t kPastTheEnd = uint64_t(1) << 31;
   for (Function &f : module)
     for (Instruction &inst : llvm::make_early_inc_range(instructions(f))) {
       auto *gep = dyn_cast<GetElementPtrInst>(&inst);
@@ -150,6 +154,35 @@ void foldTruncatingExtracts(Module &module) {
       IRBuilder<> b(extract);
       extract->replaceAllUsesWith(b.CreateTrunc(cast->getOperand(0), extract->getType()));
       extract->eraseFromParent();
+    }
+}
+
+/// A masked buffer load reads at `select(c, offset, 2^31)`, and
+/// `select(c, value, other)` puts `other` where the mask is off. Testing the
+/// selected offset against 2^31 in the second select, instead of `c` again,
+/// ends each condition's life where its offset is made: conditions take a
+/// scalar register pair each on wave64, and scheduled for register pressure
+/// a 65536-element softmax row made all its offsets first and held every
+/// condition until its load (422 spilled SGPRs; none after this).
+void maskLoadedValuesByOffset(Module &module) {
+  for (Function &f : module)
+    for (Instruction &inst : instructions(f)) {
+      auto *select = dyn_cast<SelectInst>(&inst);
+      auto *load = select ? dyn_cast<LoadInst>(select->getTrueValue()) : nullptr;
+      auto *gep = load ? dyn_cast<GetElementPtrInst>(load->getPointerOperand()) : nullptr;
+      if (!gep || gep->getAddressSpace() != kBufferFatPointer || gep->getNumIndices() != 1)
+        continue;
+      auto *offset = dyn_cast<SelectInst>(gep->getOperand(1));
+      auto *pastTheEnd = offset ? dyn_cast<ConstantInt>(offset->getFalseValue()) : nullptr;
+      if (!pastTheEnd || pastTheEnd->getZExtValue() != kPastTheEnd || offset->getCondition() != select->getCondition())
+        continue;
+      // Frozen, or the simplifier, knowing the offset is below 2^31 where
+      // `c` holds, folds the test back into `c`.
+      IRBuilder<> b(gep);
+      Value *frozen = b.CreateFreeze(offset);
+      gep->setOperand(1, frozen);
+      b.SetInsertPoint(select);
+      select->setCondition(b.CreateICmpNE(frozen, pastTheEnd));
     }
 }
 
@@ -275,6 +308,7 @@ Error rocktile::emitCode(Module &module, StringRef chip, StringRef simt, std::st
   passes.addPass(createModuleToFunctionPassAdaptor(ScalarizerPass(scalarize)));
   passes.run(module, mam);
   widenBf16Frem(module);
+  maskLoadedValuesByOffset(module);
   sinkCompares(module);
   foldTruncatingExtracts(module);
 

@@ -17,11 +17,11 @@ LdsTransposeRead Target::transposeRead(int64_t eltBytes) const {
   return {};
 }
 
-unsigned Target::waveVgprs(unsigned numWarps) const {
+unsigned Target::waveRegisters(unsigned numWarps) const {
   // A workgroup's waves spread over a compute unit's 4 SIMDs (as LLVM's
   // AMDGPU backend bounds a kernel's VGPRs by its workgroup size).
   unsigned wavesPerSimd = std::max(1u, (numWarps + 3) / 4);
-  return std::min(maxWaveVgprs, vgprsPerSimd / wavesPerSimd);
+  return vgprsPerSimd / wavesPerSimd;
 }
 
 const Target *lookupTarget(llvm::StringRef chip) {

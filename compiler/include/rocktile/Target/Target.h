@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include <algorithm>
 
 namespace rocktile {
 
@@ -36,9 +37,12 @@ struct Target {
   unsigned vgprsPerSimd;       // a SIMD's VGPRs per lane, shared by its waves
   unsigned maxWaveVgprs;       // the most one wave may address (AGPRs apart)
 
-  /// VGPRs per lane a wave of a workgroup of `numWarps` may use: the SIMD's
-  /// share of each of the (4 per compute unit) SIMDs running them.
-  unsigned waveVgprs(unsigned numWarps) const;
+  /// Registers per lane (VGPRs and AGPRs) a wave of a workgroup of
+  /// `numWarps` may use: its share of each of the (4 per compute unit)
+  /// SIMDs running them.
+  unsigned waveRegisters(unsigned numWarps) const;
+  /// The VGPRs among them.
+  unsigned waveVgprs(unsigned numWarps) const { return std::min(maxWaveVgprs, waveRegisters(numWarps)); }
   llvm::ArrayRef<MatrixCoreInstr> matrixInstrs; // in order of preference
   llvm::ArrayRef<LdsTransposeRead> transposeReads; // the ones rocktile uses
 

@@ -141,7 +141,10 @@ def LowerToSimt : Pass<"tile-lower-to-simt", "mlir::ModuleOp"> {
     `scf.for` carries the element indices of pointers into buffers under
     2 GiB as i32 scalars. Pure ops ahead of an LDS exchange whose results
     are only used after it are lowered after it. The kernel's `rocdl.*`
-    attributes (`rocdl.waves_per_eu`) go to the `gpu.func`.
+    attributes (`rocdl.waves_per_eu`) go to the `gpu.func`; a kernel whose
+    tiles fill the registers a wave may use (`registerDemand`) gets
+    `passthrough = [["amdgpu-sched-strategy", "iterative-minreg"]]`, LLVM's
+    scheduling for register pressure.
 
     Before:
     ```mlir

@@ -1,0 +1,20 @@
+// How many registers per lane a kernel's tiles need at once, from their
+// layouts: what decides whether LLVM schedules the kernel for latency or
+// for register pressure.
+#ifndef ROCKTILE_ANALYSIS_REGISTERDEMAND_H
+#define ROCKTILE_ANALYSIS_REGISTERDEMAND_H
+
+#include "mlir/IR/Operation.h"
+
+namespace rocktile {
+
+/// The most 32-bit registers per lane that the tiles live at one point of
+/// `func` hold (liveness over its blocks and loops; a tile's share is its
+/// layout's registers per lane, packed 32 bits to a register; conditions
+/// count none, as lane masks live in scalar registers, and pointers one,
+/// as 32-bit offsets from a base). Scalars and temporaries are left out.
+int64_t registerDemand(mlir::Operation *func);
+
+} // namespace rocktile
+
+#endif
