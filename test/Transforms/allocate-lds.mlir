@@ -101,6 +101,35 @@ func.func @slots_then_scratch(%x: tensor<1024xf32, #b>) {
 
 // -----
 
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+#rows = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+
+// Op scratch after the slots' last use (the pipelined loop, which waits for
+// all its copies) takes their bytes; before it, the bytes after them.
+// CHECK-LABEL: func.func @scratch_after_the_slots
+// CHECK-SAME: tile.lds_bytes = 4112
+// CHECK: tile.local_alloc {tile.lds_offset = 0 : i64}
+// CHECK: tile.reduce({{.*}}) axis = 0 {tile.lds_offset = 4096 : i64}
+// CHECK: tile.local_load
+// CHECK: tile.reduce({{.*}}) axis = 0 {tile.lds_offset = 0 : i64}
+func.func @scratch_after_the_slots(%x: tensor<1024xf32, #b>, %slot: i32) {
+  %a = tile.local_alloc : memref<2x32x32xbf16, #gpu.address_space<workgroup>>
+  %s = tile.reduce(%x) axis = 0 : (tensor<1024xf32, #b>) -> f32 {
+  ^bb0(%p: f32, %q: f32):
+    %t = arith.addf %p, %q : f32
+    tile.reduce.return %t : f32
+  }
+  %l = tile.local_load %a[%slot] : memref<2x32x32xbf16, #gpu.address_space<workgroup>> -> tensor<32x32xbf16, #rows>
+  %u = tile.reduce(%x) axis = 0 : (tensor<1024xf32, #b>) -> f32 {
+  ^bb0(%p: f32, %q: f32):
+    %t = arith.addf %p, %q : f32
+    tile.reduce.return %t : f32
+  }
+  return
+}
+
+// -----
+
 #flat = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
 #rows = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 64], warpsPerCTA = [4, 1], order = [1, 0]>
 #cols = #tile.blocked<sizePerThread = [4, 1], threadsPerWarp = [64, 1], warpsPerCTA = [1, 4], order = [0, 1]>

@@ -132,3 +132,35 @@ func.func @padded_block(%base: !tile.ptr<bf16>, %out: !tile.ptr<bf16>, %row: i32
   tile.store %p, %b : tensor<32x32x!tile.ptr<bf16>, #opA>, tensor<32x32xbf16, #opA>
   return
 }
+
+// -----
+
+// A block stored by the Tensor Data Mover: the lanes write it to LDS
+// row-major and unpadded (the copy pads rows only when it loads), between
+// barriers; each of the 2 warps copies its 16 rows out with one
+// tensor_store_from_lds (offsets provably >= 0: no row-by-row path, and
+// nothing is zeroed), of the same descriptor bits as a load's; the copies
+// are waited for, and a barrier keeps any wave from reusing the LDS before
+// all have.
+// CHECK-LABEL: gpu.func @stored_block
+// CHECK: gpu.barrier
+// CHECK: vector.store %{{.*}} : memref<1024xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: gpu.barrier
+// CHECK-NOT: scf.if
+// CHECK: %[[G1:.*]] = vector.from_elements %c65536_i32, %{{.*}}, %{{.*}}, %{{.*}}, %c16_i32, %arg4, %c0_i32, %c0_i32 : vector<8xi32>
+// CHECK: %[[G0:.*]] = vector.from_elements %c1_i32, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi32>
+// CHECK: rocdl.tensor.store.from.lds.d2 %[[G0]], %[[G1]] cachepolicy 0 : vector<4xi32>, vector<8xi32>
+// CHECK-NEXT: rocdl.s.wait.tensorcnt 0
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: rocdl.tensor
+// CHECK: gpu.return
+#rows = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], order = [1, 0]>
+func.func @stored_block(%base: !tile.ptr<bf16>, %v: bf16, %m: i32, %k: i32, %stride: i32)
+    attributes {tile.lds_bytes = 2048 : i64, tile.num_warps = 2 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %b = tile.splat %v : bf16 -> tensor<32x32xbf16, #rows>
+  tile.descriptor_store %base[%c0, %c0] shape [%m, %k] strides [%stride, %c1], %b {tile.lds_offset = 0 : i64}
+      : !tile.ptr<bf16>, tensor<32x32xbf16, #rows>
+  return
+}

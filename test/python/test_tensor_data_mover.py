@@ -184,12 +184,16 @@ def test_wait_too_weak_is_a_read_before_the_copy(bug):
 
 
 def barriers(lines, before):
-    """The barriers that follow a wait for a copy, or (`before`) that open a
-    copy: those at the same depth, not the one closing the zeroing of a
-    block that crosses an edge (inside its `if`)."""
+    """The barriers that follow a wait for a load's copy, or (`before`) that
+    open a copy: those at the same depth, not the one closing the zeroing of
+    a block that crosses an edge (inside its `if`)."""
     def depth(line):
         return len(line) - len(line.lstrip())
-    after = {i for i, line in enumerate(lines) if "gpu.barrier" in line and "tensorcnt" in lines[i - 1]}
+
+    def waits_for_a_load(i):
+        copies = [line for line in lines[:i] if "rocdl.tensor." in line]
+        return "tensorcnt" in lines[i - 1] and "tensor.load.to.lds" in copies[-1]
+    after = {i for i, line in enumerate(lines) if "gpu.barrier" in line and waits_for_a_load(i)}
     if not before:
         return after
     depths = {depth(lines[i]) for i in after}
@@ -313,3 +317,62 @@ def test_blocks_at_offsets_of_any_sign_read_zeros_outside(row, col):
     loop = next(body for label, body in re.findall(r"^(\.LBB\d+_\d+):(.*?)s_cbranch_\w+ \1\b", gemm.asm["amdgcn"],
                                                    re.S | re.M) if "v_wmma" in body)
     assert len(re.findall(r"\btensor_load_to_lds\b", loop)) == 2, loop
+
+
+@rocktile.jit
+def store_blocks(x_ptr, y_ptr, M, N, row, col, BLOCKS, BM: tl.constexpr, BN: tl.constexpr):
+    y = tl.make_tensor_descriptor(y_ptr, [M, N], [N, 1], [BM, BN])
+    rows, cols = tl.arange(0, BM), tl.arange(0, BN)
+    for i in range(BLOCKS):  # each block staged in the same LDS
+        block = tl.load(x_ptr + (i * BM + rows[:, None]) * BN + cols[None, :])
+        y.store([row + i * BM, col], block)  # offsets of any sign
+
+
+def store_blocks_args(x, y, row, col, blocks=2):
+    M, N = y.shape
+    args = [("buffer", "x_ptr", x.ctypes.data, x.size), ("buffer", "y_ptr", y.ctypes.data, y.size),
+            ("int", "M", M), ("int", "N", N), ("int", "row", row), ("int", "col", col)]
+    # A count of 1 is specialized into the kernel, as Triton does.
+    return args + [("int", "BLOCKS", blocks)] if blocks != 1 else args
+
+
+@pytest.mark.parametrize("row, col", [(-3, -5), (-20, 4), (2, -7), (5, 9), (0, 0)])
+def test_stored_blocks_are_copied_out_of_lds_inside_the_tensor_only(row, col):
+    # Two 16x16 blocks, one under the other, each staged in LDS and copied
+    # out by tensor_store_from_lds (row by row where an offset may be
+    # negative): only elements inside the 20x24 tensor are written.
+    M, N, BM, BN = 20, 24, 16, 16
+    x = np.arange(2 * BM * BN, dtype=np.float32).reshape(2 * BM, BN) + 1
+    y = np.full((M, N), -1, np.float32)
+    store_blocks[(1,)](x, y, M, N, row, col, 2, BM=BM, BN=BN, num_warps=4, target="gfx1250")
+    padded = np.full((M + 2 * 32, N + 2 * 32), -1, np.float32)
+    padded[32 + row:32 + row + 2 * BM, 32 + col:32 + col + BN] = x
+    np.testing.assert_array_equal(y, padded[32:32 + M, 32:32 + N])
+    kernel = store_blocks.warmup(x, y, M, N, row, col, 2, BM=BM, BN=BN, num_warps=4, target="gfx1250")
+    asm = kernel.asm["amdgcn"]
+    assert len(re.findall(r"\btensor_store_from_lds\b", asm)) >= 2  # by rows, and whole
+    assert not re.search(r"\b(global|buffer)_store", asm)
+    assert kernel.lds_bank_conflicts() is None or all(extra == 0 for _, extra in kernel.lds_bank_conflicts().values())
+    # gfx950 has no Tensor Data Mover: masked stores.
+    other = store_blocks.warmup(x, y, M, N, row, col, 2, BM=BM, BN=BN, num_warps=4, target="gfx950")
+    assert "tile.descriptor_store" not in other.asm["tile"]
+
+
+@pytest.mark.parametrize("blocks, expected", [(2, "written before its copy was waited for"),
+                                             (1, "tensor_store_from_lds never waited for")])
+def test_store_without_its_wait_is_caught(blocks, expected):
+    # Without the store's waits, the second block's staging overwrites LDS
+    # that the first block's copy still reads; a single block's copy is
+    # still in flight when the workgroup ends.
+    x, y = np.ones((32, 16), np.float32), np.zeros((20, 24), np.float32)
+    kernel = store_blocks.warmup(x, y, 20, 24, 0, 0, blocks, BM=16, BN=16, num_warps=4, target="gfx1250")
+    lines = kernel._simt_with_locations.splitlines()
+    first = next(i for i, line in enumerate(lines) if "rocdl.tensor.store.from.lds" in line)
+    simt = "\n".join(line for i, line in enumerate(lines) if i < first or "rocdl.s.wait.tensorcnt" not in line)
+    assert simt != kernel._simt_with_locations
+    with pytest.raises(load_C().EmulatorFault) as info:
+        load_C().Emulator(simt, 32, 128).launch((1, 1, 1), store_blocks_args(x, y, 0, 0, blocks), 1)
+    message = str(info.value)
+    line = store_blocks.fn.__code__.co_firstlineno + 6  # the store
+    assert expected in message, message
+    assert f"{__file__}:{line}:" in message, message

@@ -165,6 +165,8 @@ int64_t rocktile::getLdsScratchBytes(Operation *op, const Target &target) {
     return needsLdsExchange(reshape) ? reshape.getType().getNumElements() * exchangeBytes(reshape.getType()) : 0;
   if (auto copy = dyn_cast<tile::DescriptorLoadOp>(op)) // the block as the copy lands it
     return blockCopyElements(blockCopyLayout(copy.getType(), target)) * exchangeBytes(copy.getType());
+  if (auto copy = dyn_cast<tile::DescriptorStoreOp>(op)) // the block, row-major, for the copy to take
+    return copy.getValue().getType().getNumElements() * exchangeBytes(copy.getValue().getType());
   if (auto gather = dyn_cast<tile::GatherOp>(op))
     return gather.getSrc().getType().getNumElements() * exchangeBytes(gather.getSrc().getType());
   if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op)) {

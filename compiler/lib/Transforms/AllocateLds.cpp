@@ -35,6 +35,17 @@ struct AllocateLdsPass : public rocktile::impl::AllocateLdsBase<AllocateLdsPass>
                       exchangeBytes(slot);
         persistent = llvm::alignTo(persistent, 16);
       });
+      // The slots are done with after the op (of the function's body) that
+      // holds their last use: the pipelined loop, which waits for all its
+      // copies before it ends.
+      Block &body = func.getBody().front();
+      Operation *slotsUsed = nullptr;
+      func.walk([&](tile::LocalAllocOp alloc) {
+        for (Operation *user : alloc->getUsers())
+          if (Operation *top = body.findAncestorOpInBlock(*user);
+              top && (!slotsUsed || slotsUsed->isBeforeInBlock(top)))
+            slotsUsed = top;
+      });
       int64_t total = persistent;
       Operation *largest = nullptr;
       func.walk([&](Operation *op) {
@@ -43,10 +54,12 @@ struct AllocateLdsPass : public rocktile::impl::AllocateLdsBase<AllocateLdsPass>
           return;
         // Scratch is live only inside its op, which synchronizes the
         // workgroup before and after using it: every op can use the bytes
-        // after the slots.
-        op->setAttr("tile.lds_offset", IntegerAttr::get(i64, persistent));
-        if (persistent + bytes > total)
-          total = persistent + bytes, largest = op;
+        // after the slots, and those of the slots once they are done with.
+        Operation *top = body.findAncestorOpInBlock(*op);
+        int64_t offset = slotsUsed && top && slotsUsed->isBeforeInBlock(top) ? 0 : persistent;
+        op->setAttr("tile.lds_offset", IntegerAttr::get(i64, offset));
+        if (offset + bytes > total)
+          total = offset + bytes, largest = op;
       });
       if (!largest)
         func.walk([&](tile::LocalAllocOp alloc) { largest = alloc; });

@@ -682,6 +682,13 @@ private:
       setEncoding(gather.getResult(), layout);
       return success();
     }
+    // A block copied out of LDS is written there row-major, unpadded (the
+    // copy takes it so): from the blocked layout, whose lanes write along
+    // rows, without bank conflicts. A matrix-instruction layout's lanes
+    // would write down a column of rows 2^k bytes apart, all in one bank.
+    if (auto store = dyn_cast<DescriptorStoreOp>(op))
+      return unifyOperand(op, store->getOpOperand(store->getNumOperands() - 1),
+                          defaults.get(store.getValue().getType().getShape()));
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
       Attribute parent = encodingOf(reduce.getSrcs()[0]);

@@ -8,7 +8,9 @@ Element (i0, i1, ...) of a block at `offsets` is at base + sum((offsets[d]
 in every (checked) dimension. Out-of-bounds elements read as the padding
 (zero, or NaN) and are not written. On a target with a Tensor Data Mover
 (gfx1250), a zero-padded load of a 2-D block of at least a row per warp,
-with 32-bit extents and strides, is one `tile.descriptor_load`, which copies the block to LDS whole;
+with 32-bit extents and strides, is one `tile.descriptor_load`, which copies the block to LDS whole,
+and a store of such a block (every dimension checked) one
+`tile.descriptor_store`, which copies it out of LDS;
 every other access is expanded here into a pointer tile with a mask, whose
 ordinary loads and stores take the range-checked buffer instructions for
 buffers under 2 GiB.
@@ -123,6 +125,21 @@ def _load(base, shape, strides, offsets, static, checked, fname):
     return semantic.load(pointers, mask, other)
 
 
+def _store(base, shape, strides, offsets, static, checked, value, fname):
+    """Stores the block at `offsets`: copied out whole where the target can
+    and every dimension is checked (a copy writes nothing outside the
+    tensor), else by masked stores."""
+    n = len(static.block_shape)
+    if len(checked) == n and _copyable(base, offsets, shape, strides, replace(static, padding="zero")):
+        values = [semantic.constant(x, int32) if isinstance(x, int) else x for x in (*offsets, *shape, *strides)]
+        value = semantic.cast(value, base.dtype.element_ty)
+        semantic.current().create("tile.descriptor_store", [base, *values, value], [],
+                                  {"operandSegmentSizes": f"array<i32: 1, {n}, {n}, {n}, 1>"})
+        return
+    pointers, mask = _block(base, shape, strides, offsets, static, checked, fname)
+    return semantic.store(pointers, value, mask)
+
+
 def _padding_value(dtype, padding, fname):
     if padding == "nan":
         if not dtype.is_floating():
@@ -170,8 +187,9 @@ class tensor_descriptor(NamedTuple):
         if list(value.shape) != self.block_shape:
             raise SemanticError(f"desc.store: the value has shape {list(value.shape)}, the descriptor's blocks "
                                 f"{self.block_shape}")
-        pointers, mask = self._at(self._offsets(offsets, "desc.store"), "desc.store")
-        return semantic.store(pointers, value, mask)
+        offsets = self._offsets(offsets, "desc.store")
+        return _store(self.base, self.shape, self.strides, offsets, self.static, range(len(offsets)), value,
+                      "desc.store")
 
     def gather(self, *args, **kwargs):
         raise SemanticError("tensor descriptor gather is not supported; load rows with tl.load")
@@ -277,5 +295,4 @@ def store_block(ptr, value, boundary_check):
     if list(value.shape) != list(ptr.static.block_shape):
         raise SemanticError(f"tl.store: the value has shape {list(value.shape)}, the block pointer's block "
                             f"{list(ptr.static.block_shape)}")
-    pointers, mask = _block(ptr.base, ptr.shape, ptr.strides, ptr.offsets, ptr.static, checked, "tl.store")
-    return semantic.store(pointers, value, mask)
+    return _store(ptr.base, ptr.shape, ptr.strides, ptr.offsets, ptr.static, checked, value, "tl.store")

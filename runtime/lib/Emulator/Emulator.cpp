@@ -252,11 +252,13 @@ struct WorkerContext {
   uint32_t epoch = 1;
   uint8_t *ldsBase = nullptr;
   /// Tensor copies issued and not yet waited for, per wave in issue order;
-  /// per LDS byte, 1 + the site of the copy that will write it (0: none).
+  /// per LDS byte, 1 + the site of the load that will write it, or -(1 +
+  /// the site) of the store that will read it (0: none).
   struct TensorCopy {
     int64_t site;
     TensorDescriptor desc;
     uint64_t ldsOffset;
+    bool store;
   };
   std::vector<std::deque<TensorCopy>> copies;
   std::vector<int32_t> copyPending;
@@ -284,8 +286,10 @@ struct LaunchState {
     w.pending[{site, wave, execution}].push_back(
         {thread % kernel.waveSize, first / 4, (first + bytes + 3) / 4 - first / 4});
     for (int64_t byte = first; byte < first + bytes; ++byte) {
-      if (int32_t copy = w.copyPending[byte])
-        return reportPending(w, site, copy - 1, byte, thread, write);
+      // What a pending load will write is unreadable; what a pending store
+      // will read, unwritable.
+      if (int32_t copy = w.copyPending[byte]; copy > 0 || (copy < 0 && write))
+        return reportPending(w, site, std::abs(copy) - 1, byte, thread, write);
       if (!touchLds(w, site, byte, wave, write))
         return;
     }
@@ -310,13 +314,15 @@ struct LaunchState {
     return true;
   }
 
-  /// tensor_load_to_lds in each wave of the workgroup.
-  void tensorLoad(WorkerContext &w, int64_t site, const uint32_t *g0, const uint32_t *g1, int64_t n) {
+  /// tensor_load_to_lds (or, `store`, tensor_store_from_lds) in each wave
+  /// of the workgroup.
+  void tensorCopy(WorkerContext &w, int64_t site, const uint32_t *g0, const uint32_t *g1, int64_t n, bool store) {
+    llvm::StringRef name = store ? "tensor_store_from_lds" : "tensor_load_to_lds";
     for (int64_t first = 0; first < n; first += kernel.waveSize) {
       auto wave = int32_t(first / kernel.waveSize);
       for (int64_t t = first + 1; t < first + kernel.waveSize; ++t)
         if (std::memcmp(g0 + 4 * t, g0 + 4 * first, 16) || std::memcmp(g1 + 8 * t, g1 + 8 * first, 32))
-          return fail(w, site, t, "the lanes of the wave disagree on the descriptor of tensor_load_to_lds");
+          return fail(w, site, t, ("the lanes of the wave disagree on the descriptor of " + name).str());
       std::array<uint32_t, 4> d0;
       std::array<uint32_t, 8> d1;
       std::memcpy(d0.data(), g0 + 4 * first, 16);
@@ -324,41 +330,51 @@ struct LaunchState {
       TensorDescriptor d = decodeTensorDescriptor(d0, d1);
       if (!d.valid)
         continue;
-      if (std::string why = checkTensorDescriptor(d); !why.empty())
-        return fail(w, site, first, "tensor_load_to_lds: " + why);
+      std::string why = checkTensorDescriptor(d);
+      if (why.empty() && store && d.padEnable)
+        why = "LDS padding (the Tensor Data Mover pads LDS rows only when it loads them)";
+      if (!why.empty())
+        return fail(w, site, first, (name + ": " + why).str());
       uint64_t offset = uint32_t(d.ldsAddress - uint32_t(reinterpret_cast<uintptr_t>(w.ldsBase)));
       if (offset + d.ldsBytes() > w.lds.size())
         return fail(w, site, first,
-                    llvm::formatv("tensor_load_to_lds writes LDS bytes [{0}, {1}), past the {2} bytes of LDS",
-                                  offset, offset + d.ldsBytes(), w.lds.size()));
+                    llvm::formatv("{0} {1} LDS bytes [{2}, {3}), past the {4} bytes of LDS", name,
+                                  store ? "reads" : "writes", offset, offset + d.ldsBytes(), w.lds.size()));
       for (uint64_t i = 0, count = uint64_t(d.tileDim[0]) * d.tileDim[1]; i < count; ++i)
         for (uint64_t byte = offset + d.ldsOffset(i); byte < offset + d.ldsOffset(i) + d.elementBytes; ++byte) {
-          if (int32_t copy = w.copyPending[byte])
-            return reportPending(w, site, copy - 1, byte, first, true);
-          if (!touchLds(w, site, byte, wave, true))
+          if (int32_t copy = w.copyPending[byte]; copy > 0 || (copy < 0 && !store))
+            return reportPending(w, site, std::abs(copy) - 1, byte, first, !store);
+          if (!touchLds(w, site, byte, wave, !store))
             return;
-          w.copyPending[byte] = int32_t(site + 1);
+          w.copyPending[byte] = store ? -int32_t(site + 1) : int32_t(site + 1);
         }
-      w.copies[wave].push_back({site, d, offset});
+      w.copies[wave].push_back({site, d, offset, store});
     }
   }
 
-  /// A copy completes: in-bounds elements land in LDS; out-of-bounds ones
-  /// are dropped, leaving their LDS bytes as they were (the hardware's
-  /// zero fill is not confirmed: the compiler must not rely on it).
+  /// A copy completes: a load's in-bounds elements land in LDS, and its
+  /// out-of-bounds ones are dropped, leaving their LDS bytes as they were
+  /// (the hardware's zero fill is not confirmed: the compiler must not rely
+  /// on it); a store writes its in-bounds elements from LDS.
   void completeCopy(WorkerContext &w, int32_t wave, const WorkerContext::TensorCopy &c) {
     const TensorDescriptor &d = c.desc;
     for (uint64_t r = 0; r < d.tileDim[1]; ++r) {
       uint64_t cols = r < d.tensorDim[1] ? std::min<uint64_t>(d.tileDim[0], d.tensorDim[0]) : 0;
-      uint64_t from = d.globalAddress + r * d.stride[0] * d.elementBytes, bytes = cols * d.elementBytes;
-      if (bytes && !insideBuffer(from, bytes))
+      uint64_t global = d.globalAddress + r * d.stride[0] * d.elementBytes, bytes = cols * d.elementBytes;
+      if (bytes && !insideBuffer(global, bytes))
         return fail(w, c.site, wave * kernel.waveSize,
-                    llvm::formatv("tensor_load_to_lds reads {0} bytes at address {1:x} (row {2} of the tile), "
-                                  "outside every buffer argument",
-                                  bytes, from, r));
-      for (uint64_t col = 0; col < cols; ++col)
-        std::memcpy(w.ldsBase + c.ldsOffset + d.ldsOffset(r * d.tileDim[0] + col),
-                    reinterpret_cast<const void *>(from + col * d.elementBytes), d.elementBytes);
+                    llvm::formatv("{0} {1} bytes at address {2:x} (row {3} of the tile), outside every buffer "
+                                  "argument",
+                                  c.store ? "tensor_store_from_lds writes" : "tensor_load_to_lds reads", bytes,
+                                  global, r));
+      for (uint64_t col = 0; col < cols; ++col) {
+        uint8_t *lds = w.ldsBase + c.ldsOffset + d.ldsOffset(r * d.tileDim[0] + col);
+        auto *memory = reinterpret_cast<uint8_t *>(global + col * d.elementBytes);
+        if (c.store)
+          std::memcpy(memory, lds, d.elementBytes);
+        else
+          std::memcpy(lds, memory, d.elementBytes);
+      }
     }
     for (uint64_t i = 0, count = uint64_t(d.tileDim[0]) * d.tileDim[1]; i < count; ++i)
       for (uint64_t k = 0; k < d.elementBytes; ++k)
@@ -592,8 +608,14 @@ extern "C" void rocktile_emu_lds_barrier(int64_t ctx) {
 
 extern "C" void rocktile_emu_tensor_load(int64_t ctx, int64_t site, int64_t g0, int64_t g1, int64_t n) {
   auto *w = reinterpret_cast<WorkerContext *>(ctx);
-  w->launch->tensorLoad(*w, site, reinterpret_cast<const uint32_t *>(g0), reinterpret_cast<const uint32_t *>(g1),
-                        n);
+  w->launch->tensorCopy(*w, site, reinterpret_cast<const uint32_t *>(g0), reinterpret_cast<const uint32_t *>(g1),
+                        n, /*store=*/false);
+}
+
+extern "C" void rocktile_emu_tensor_store(int64_t ctx, int64_t site, int64_t g0, int64_t g1, int64_t n) {
+  auto *w = reinterpret_cast<WorkerContext *>(ctx);
+  w->launch->tensorCopy(*w, site, reinterpret_cast<const uint32_t *>(g0), reinterpret_cast<const uint32_t *>(g1),
+                        n, /*store=*/true);
 }
 
 extern "C" void rocktile_emu_wait_tensorcnt(int64_t ctx, int64_t count) {
@@ -771,6 +793,13 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
       for (int i = 0; i < 3; ++i)
         values[1 + i] = uint64_t(ctx.workgroup[i]);
       entry(packed.data());
+      // A store still in flight would write after the kernel: its wait is missing.
+      for (auto [wave, queue] : llvm::enumerate(ctx.copies))
+        for (const WorkerContext::TensorCopy &c : queue)
+          if (c.store)
+            state.fail(ctx, c.site, int64_t(wave) * state.kernel.waveSize,
+                       "tensor_store_from_lds never waited for: the workgroup ended with it in flight "
+                       "(s_wait_tensorcnt missing)");
       state.flushBanks(ctx);
     }
     std::lock_guard<std::mutex> lock(state.mutex);

@@ -58,6 +58,7 @@ llvm::ArrayRef<HostSymbol> hostSymbols() {
       {"rocktile_emu_lds_barrier", address(&rocktile_emu_lds_barrier)},
       {"rocktile_emu_realtime", address(&rocktile_emu_realtime)},
       {"rocktile_emu_tensor_load", address(&rocktile_emu_tensor_load)},
+      {"rocktile_emu_tensor_store", address(&rocktile_emu_tensor_store)},
       {"rocktile_emu_wait_tensorcnt", address(&rocktile_emu_wait_tensorcnt)},
       {"rocktile_emu_lds_access", address(&rocktile_emu_lds_access)},
       {"rocktile_emu_shared_value", address(&rocktile_emu_shared_value)},

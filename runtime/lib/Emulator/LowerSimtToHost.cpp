@@ -38,7 +38,8 @@ constexpr llvm::StringLiteral kLaneTranspose = "rocktile.lane_transpose";
 /// Ops after which the lanes of a wave must be in lockstep.
 bool isCrossLane(Operation *op) {
   return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp, amdgpu::MFMAOp,
-             amdgpu::ScaledMFMAOp, amdgpu::WMMAOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::WaitTensorcntOp>(op) ||
+             amdgpu::ScaledMFMAOp, amdgpu::WMMAOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::TensorStoreFromLDSD2Op,
+             ROCDL::WaitTensorcntOp>(op) ||
          (isa<UnrealizedConversionCastOp>(op) && op->hasAttr(kLaneTranspose));
 }
 
@@ -867,16 +868,19 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
                          ValueRange{ctx, i64(wait.getCount())});
     return success();
   }
-  if (auto copy = dyn_cast<ROCDL::TensorLoadToLDSD2Op>(op)) {
+  if (isa<ROCDL::TensorLoadToLDSD2Op, ROCDL::TensorStoreFromLDSD2Op>(op)) {
     // Each wave's descriptor, from every lane's copy of it (Emulator.cpp).
+    bool store = isa<ROCDL::TensorStoreFromLDSD2Op>(op);
     SmallVector<Value> args{ctx, i64(addSite(op, "tensor copy", Value(), 1))};
-    for (Value group : {copy.getDgroup0(), copy.getDgroup1()}) {
+    for (Value group : {op->getOperand(0), op->getOperand(1)}) {
       if (uniform.contains(group))
         copyToArrays(group, group, *op->getBlock());
       args.push_back(addressOf(arrayFor(group)));
     }
     args.push_back(i64(numThreads));
-    func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_tensor_load", args.size()), args);
+    func::CallOp::create(b, loc(),
+                         runtimeFunction(store ? "rocktile_emu_tensor_store" : "rocktile_emu_tensor_load", args.size()),
+                         args);
     return success();
   }
   Value src = op->getOperand(0);

@@ -477,6 +477,22 @@ func.func @descriptor_load_type(%p: !tile.ptr<f16>, %i: i32) {
 
 // -----
 
+func.func @descriptor_store_rank(%p: !tile.ptr<f16>, %i: i32, %v: tensor<16x16xf16>) {
+  // expected-error @+1 {{needs one offset, extent and stride per dimension of the 2-D block, got 2, 1 and 2}}
+  tile.descriptor_store %p[%i, %i] shape [%i] strides [%i, %i], %v : !tile.ptr<f16>, tensor<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @descriptor_store_type(%p: !tile.ptr<f16>, %i: i32, %v: tensor<16xbf16>) {
+  // expected-error @+1 {{stores 'bf16' through a pointer to 'f16'}}
+  tile.descriptor_store %p[%i] shape [%i] strides [%i], %v : !tile.ptr<f16>, tensor<16xbf16>
+  return
+}
+
+// -----
+
 func.func @local_alloc_space() {
   // expected-error @+1 {{allocates static workgroup memory, not 'memref<2x16x16xf16>'}}
   %buf = tile.local_alloc : memref<2x16x16xf16>

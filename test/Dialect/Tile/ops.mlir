@@ -133,6 +133,13 @@ func.func @descriptor_load(%p: !tile.ptr<bf16>, %i: i32, %j: i32, %m: i32, %k: i
   return
 }
 
+// CHECK-LABEL: func.func @descriptor_store
+// CHECK: tile.descriptor_store %{{.*}}[%{{.*}}, %{{.*}}] shape [%{{.*}}, %{{.*}}] strides [%{{.*}}, %{{.*}}], %{{.*}} : !tile.ptr<bf16>, tensor<64x32xbf16>
+func.func @descriptor_store(%p: !tile.ptr<bf16>, %i: i32, %j: i32, %m: i32, %k: i32, %s: i32, %one: i32, %v: tensor<64x32xbf16>) {
+  tile.descriptor_store %p[%i, %j] shape [%m, %k] strides [%s, %one], %v : !tile.ptr<bf16>, tensor<64x32xbf16>
+  return
+}
+
 // CHECK-LABEL: func.func @async_copies
 // CHECK: %[[BUF:.*]] = tile.local_alloc : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
 // CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}] shape [%{{.*}}, %{{.*}}] strides [%{{.*}}, %{{.*}}] into %[[BUF]][%{{.*}}] : !tile.ptr<bf16>, memref<2x64x32xbf16, #gpu.address_space<workgroup>>

@@ -105,8 +105,11 @@ def AllocateLds : Pass<"tile-allocate-lds", "mlir::ModuleOp"> {
     Ops that exchange data between warps through LDS (a reduction across
     warps) get a byte offset `tile.lds_offset`; the kernel gets the total in
     `tile.lds_bytes`. Scratch lives only during its op (the op synchronizes
-    before and after), so all scratch shares offset 0. A kernel that needs
-    more LDS than the target has is an error naming both sizes.
+    before and after), so all scratch shares one offset: 0, or, while the
+    slots of pipelined copies (`tile.local_alloc`, each with bytes of its
+    own from 0) are in use, the first byte after them; after the slots'
+    last use, 0 again. A kernel that needs more LDS than the target has is
+    an error naming both sizes.
 
     Before:
     ```mlir

@@ -94,6 +94,7 @@ private:
   LogicalResult lowerLoad(tile::LoadOp op);
   LogicalResult lowerStore(tile::StoreOp op);
   LogicalResult lowerDescriptorLoad(tile::DescriptorLoadOp op);
+  LogicalResult lowerDescriptorStore(tile::DescriptorStoreOp op);
   LogicalResult lowerLocalAlloc(tile::LocalAllocOp op);
   LogicalResult lowerAsyncCopy(tile::AsyncCopyOp op);
   LogicalResult lowerAsyncWait(tile::AsyncWaitOp op);
@@ -101,10 +102,11 @@ private:
   /// Starts the Tensor Data Mover copies (each warp its rows) of the block
   /// of `type` at `offsets` of the tensor at `base` (tile values) into
   /// `view` from element `slotElement` on, laid out as `lds` (rows padded or
-  /// not), after zeroing it if the block crosses the tensor's edge. Waiting
-  /// for them is the caller's.
+  /// not), after zeroing it if the block crosses the tensor's edge; or,
+  /// `toGlobal`, from `view` (unpadded) into the tensor. Waiting for them is
+  /// the caller's.
   void copyBlock(Value base, ValueRange offsets, ValueRange shape, ValueRange strides, RankedTensorType type,
-                 const LdsLayout &lds, Value view, Value slotElement);
+                 const LdsLayout &lds, Value view, Value slotElement, bool toGlobal = false);
   /// How a slot of `buffer` (a tile.local_alloc) lies in LDS, and the index
   /// of slot `slot`'s first element in the buffer's view.
   FailureOr<std::pair<LdsLayout, Value>> slotOf(Operation *op, Value buffer, Value slot);

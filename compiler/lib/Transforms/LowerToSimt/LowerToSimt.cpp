@@ -328,6 +328,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](tile::PtrToIntOp c) { return lowerPtrToInt(c); })
       .Case([&](tile::LoadOp l) { return lowerLoad(l); })
       .Case([&](tile::DescriptorLoadOp l) { return lowerDescriptorLoad(l); })
+      .Case([&](tile::DescriptorStoreOp s) { return lowerDescriptorStore(s); })
       .Case([&](tile::LocalAllocOp a) { return lowerLocalAlloc(a); })
       .Case([&](tile::AsyncCopyOp c) { return lowerAsyncCopy(c); })
       .Case([&](tile::AsyncWaitOp w) { return lowerAsyncWait(w); })

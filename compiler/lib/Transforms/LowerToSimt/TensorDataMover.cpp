@@ -2,6 +2,8 @@
 // warp copies its share of the block's rows from global memory to LDS with
 // one tensor_load_to_lds, waits for it (s_wait_tensorcnt), and after a
 // barrier every lane reads its elements of the result's layout from LDS.
+// tile.descriptor_store: the lanes write the block to LDS, and after a
+// barrier each warp copies its rows out with one tensor_store_from_lds.
 // The pipelined form splits this into tile.async_copy (the copy into a slot),
 // tile.async_wait (the wait and the barrier) and tile.local_load (the read).
 // The descriptor's bits are built here, field by field as
@@ -30,7 +32,8 @@ static std::string cannotCopy(const Target &target, RankedTensorType type, unsig
 }
 
 void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange shape, ValueRange strides,
-                               RankedTensorType type, const LdsLayout &lds, Value view, Value slotElement) {
+                               RankedTensorType type, const LdsLayout &lds, Value view, Value slotElement,
+                               bool toGlobal) {
   unsigned numWarps = func->getAttrOfType<IntegerAttr>("tile.num_warps").getInt();
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1), pitch = lds.rowPitch ? lds.rowPitch : cols;
   int64_t elements = blockCopyElements(lds);
@@ -61,7 +64,8 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
   auto sub = [&](Value x, Value y) { return arith::SubIOp::create(b, loc(), x, y).getResult(); };
   // One tensor_load_to_lds of `tileRows` x `tileCols` elements from the
   // tensor's element (row, col) >= (0, 0) to LDS byte `ldsOffset` of the
-  // scratch (none of them where `inside` is false). The descriptor describes
+  // scratch (none of them where `inside` is false), or tensor_store_from_lds
+  // the other way. The descriptor describes
   // the tensor from that element, so its extents shrink by the offsets (to
   // 0 past the end: out of bounds).
   auto copy = [&](Value row, Value col, int64_t tileRows, Value tileCols, Value ldsOffset, Value inside) {
@@ -91,8 +95,12 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
       return vector::FromElementsOp::create(b, loc(), VectorType::get({int64_t(words.size())}, i32Type), words)
           .getResult();
     };
-    ROCDL::TensorLoadToLDSD2Op::create(b, loc(), group(g0), group(g1), /*cachePolicy=*/0u, nullptr, nullptr,
-                                       nullptr);
+    if (toGlobal)
+      ROCDL::TensorStoreFromLDSD2Op::create(b, loc(), group(g0), group(g1), /*cachePolicy=*/0u, nullptr, nullptr,
+                                            nullptr);
+    else
+      ROCDL::TensorLoadToLDSD2Op::create(b, loc(), group(g0), group(g1), /*cachePolicy=*/0u, nullptr, nullptr,
+                                         nullptr);
   };
   auto compare = [&](arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc(), p, x, y).getResult();
@@ -104,15 +112,15 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
   Value negative = mayBeNegative ? bitOr(compare(arith::CmpIPredicate::slt, row0, i32(0)),
                                          compare(arith::CmpIPredicate::slt, col0, i32(0)))
                                  : arith::ConstantIntOp::create(b, loc(), 0, 1).getResult();
-  auto crosses = [&](Value offset, Value size, int64_t block) {
-    return compare(arith::CmpIPredicate::sgt, add(offset, i32(block)), size);
-  };
-  Value edge = bitOr(negative, bitOr(crosses(row0, lookup(shape[0]), rows), crosses(col0, lookup(shape[1]), cols)));
-
   // A copy drops the elements outside the tensor (zero fill is not a
   // documented guarantee): a block that crosses an edge starts from zeros.
-  auto zeroFill = scf::IfOp::create(b, loc(), edge, /*withElseRegion=*/false);
-  {
+  if (!toGlobal) {
+    auto crosses = [&](Value offset, Value size, int64_t block) {
+      return compare(arith::CmpIPredicate::sgt, add(offset, i32(block)), size);
+    };
+    Value edge =
+        bitOr(negative, bitOr(crosses(row0, lookup(shape[0]), rows), crosses(col0, lookup(shape[1]), cols)));
+    auto zeroFill = scf::IfOp::create(b, loc(), edge, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(zeroFill.thenBlock()->getTerminator());
     int64_t threads = int64_t(numWarps) * target.waveSize, vec = std::max<int64_t>(16 / eltBytes, 1);
@@ -185,6 +193,27 @@ LogicalResult KernelLowering::lowerDescriptorLoad(tile::DescriptorLoadOp op) {
   ROCDL::WaitTensorcntOp::create(b, loc(), 0);
   gpu::BarrierOp::create(b, loc());
   values[op] = {Value(), loadFromLds(to, lds, *view, type.getElementType(), exchangeBytes(type))};
+  return success();
+}
+
+LogicalResult KernelLowering::lowerDescriptorStore(tile::DescriptorStoreOp op) {
+  RankedTensorType type = op.getValue().getType();
+  LinearLayout from = layoutOf(op.getValue());
+  if (std::string why = cannotCopy(target, type, from.getNumWarps()); !why.empty())
+    return op.emitError() << "tile.descriptor_store " << why;
+  // Row-major: the Tensor Data Mover pads LDS rows only when it loads.
+  LdsLayout lds = LdsLayout::rowMajor(type.getShape());
+  FailureOr<Value> view = scratchView(op, type.getElementType(), type.getNumElements());
+  if (failed(view))
+    return failure();
+  int64_t eltBytes = exchangeBytes(type);
+  storeToLds(lookup(op.getValue()), from, lds, ldsAccess(from, lds, eltBytes), *view, eltBytes);
+  copyBlock(op.getBase(), op.getOffsets(), op.getShape(), op.getStrides(), type, lds, *view, i32(0),
+            /*toGlobal=*/true);
+  // The copies read LDS until their wait: no wave may reuse it before all
+  // have waited.
+  ROCDL::WaitTensorcntOp::create(b, loc(), 0);
+  gpu::BarrierOp::create(b, loc());
   return success();
 }
 

@@ -49,6 +49,10 @@ void rocktile_emu_lds_access(int64_t ctx, int64_t site, int64_t index, int64_t b
 /// `g0` and `g1`, the wave's lanes agreeing): queued, its LDS destination
 /// unreadable until a wait covers it.
 void rocktile_emu_tensor_load(int64_t ctx, int64_t site, int64_t g0, int64_t g1, int64_t n);
+/// Each wave's tensor_store_from_lds, as rocktile_emu_tensor_load: queued,
+/// its LDS source unwritable until a wait covers it, when it writes the
+/// tensor's elements inside its bounds.
+void rocktile_emu_tensor_store(int64_t ctx, int64_t site, int64_t g0, int64_t g1, int64_t n);
 /// s_wait_tensorcnt `count` in every wave: each wave's copies but its
 /// `count` newest complete, in issue order.
 void rocktile_emu_wait_tensorcnt(int64_t ctx, int64_t count);

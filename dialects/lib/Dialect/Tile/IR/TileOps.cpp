@@ -252,17 +252,28 @@ LogicalResult LoadOp::verify() {
   return verifyAccess(*this, getPtr().getType(), getType(), getMask());
 }
 
-LogicalResult DescriptorLoadOp::verify() {
-  int64_t rank = getType().getRank();
-  if (int64_t(getOffsets().size()) != rank || int64_t(getShape().size()) != rank ||
-      int64_t(getStrides().size()) != rank)
-    return emitOpError() << "needs one offset, extent and stride per dimension of the " << rank
-                         << "-D block, got " << getOffsets().size() << ", " << getShape().size() << " and "
-                         << getStrides().size();
-  Type pointee = cast<PointerType>(getBase().getType()).getPointeeType();
-  if (pointee != getType().getElementType())
-    return emitOpError() << "loads " << getType().getElementType() << " through a pointer to " << pointee;
+/// A block of a tensor descriptor's op: `block`'s elements are the
+/// pointee's, and each dimension has an offset, an extent and a stride.
+static LogicalResult verifyBlockAccess(Operation *op, StringRef verb, Value base, ValueRange offsets,
+                                       ValueRange shape, ValueRange strides, RankedTensorType block) {
+  int64_t rank = block.getRank();
+  if (int64_t(offsets.size()) != rank || int64_t(shape.size()) != rank || int64_t(strides.size()) != rank)
+    return op->emitOpError() << "needs one offset, extent and stride per dimension of the " << rank
+                             << "-D block, got " << offsets.size() << ", " << shape.size() << " and "
+                             << strides.size();
+  Type pointee = cast<PointerType>(base.getType()).getPointeeType();
+  if (pointee != block.getElementType())
+    return op->emitOpError() << verb << " " << block.getElementType() << " through a pointer to " << pointee;
   return success();
+}
+
+LogicalResult DescriptorLoadOp::verify() {
+  return verifyBlockAccess(*this, "loads", getBase(), getOffsets(), getShape(), getStrides(), getType());
+}
+
+LogicalResult DescriptorStoreOp::verify() {
+  return verifyBlockAccess(*this, "stores", getBase(), getOffsets(), getShape(), getStrides(),
+                           getValue().getType());
 }
 
 /// A slot of `buffer` holds a block of type `block`.

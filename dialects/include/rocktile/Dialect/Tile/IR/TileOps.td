@@ -305,6 +305,31 @@ def Tile_DescriptorLoadOp : Tile_Op<"descriptor_load", [AttrSizedOperandSegments
   let hasVerifier = 1;
 }
 
+def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [AttrSizedOperandSegments,
+    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Store a block into a strided tensor, nothing outside its bounds";
+  let description = [{
+    Writes element `i` of `value` to the tensor's element `offsets + i`,
+    the tensor being `shape` elements of `strides` (in elements, the last
+    one 1) from `base`; elements outside `[0, shape)` are not written. This
+    is `desc.store(offsets, value)` of a tensor descriptor: the front end
+    emits it where the target copies whole blocks out of LDS (gfx1250's
+    Tensor Data Mover), and expands other stores into masked `tile.store`s.
+
+    ```mlir
+    tile.descriptor_store %base[%off0, %off1] shape [%m, %n] strides [%sm, %c1], %blk
+        : !tile.ptr<bf16>, tensor<64x32xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_PtrType:$base, Variadic<I32>:$offsets, Variadic<I32>:$shape,
+                       Variadic<I32>:$strides, Tile_Tensor:$value);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` `shape` ` ` `[` $shape `]` `strides` ` ` `[` $strides `]` `,` $value attr-dict
+    `:` qualified(type($base)) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Asynchronous copies (made by tile-pipeline-copies)
 //===----------------------------------------------------------------------===//
