@@ -222,11 +222,11 @@ def edit_pipeline(lines, bug):
     if bug == "weak wait":
         text = text.replace("rocdl.s.wait.tensorcnt 2", "rocdl.s.wait.tensorcnt 3")
     elif bug == "slot":
-        # The copy's slot (iv + 2) % 3 -> (iv + 1) % 3: the slot iteration
-        # iv + 1 reads, whose copy is in flight.
-        text = re.sub(r"(%\d+) = arith.addi (%arg\d+), %c2_i32 : i32( loc\(#loc\d+\))\n(\s+)(%\d+) = arith.remsi \1, ",
-                      r"\1 = arith.addi \2, %c2_i32 : i32\3\n\4%planted = arith.addi \2, %c1_i32 : i32\n"
-                      r"\4\5 = arith.remsi %planted, ", text, count=1)
+        # The copy's slot (slot + 2) % 3 -> (slot + 1) % 3: the slot the
+        # next iteration reads, whose copy is in flight.
+        text, n = re.subn(r"(%\d+ = arith.addi %arg\d+), %c2_i32( : i32 loc\(#loc\d+\)\n\s+%\d+ = arith.cmpi sge, )",
+                          r"\1, %c1_i32\2", text, count=1)
+        assert n == 1
     else:
         text = re.sub(r"(rocdl.s.wait.tensorcnt 2 loc\(#loc\d+\)\n)\s*gpu.barrier[^\n]*\n", r"\1", text)
     return text.splitlines()

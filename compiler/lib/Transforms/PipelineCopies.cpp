@@ -151,18 +151,32 @@ public:
     // Each iteration of the first part: wait for its block copies (leaving
     // the next N - 2 iterations' in flight), start the loads N - 1 ahead
     // (copies into the slot read one iteration ago), use its own.
+    // The slot turns with the iterations, carried by the loop (from 0) and
+    // wrapped by a select: as i % N, LLVM's strength reduction turns each
+    // slot address into an induction variable of its own, less the
+    // wrapped-around multiples (two VALU per LDS read at N = 3).
     SmallVector<Value> inits(chainValues);
     llvm::append_range(inits, tiles);
+    if (copies) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(loop);
+      inits.push_back(constant(0));
+    }
     size_t numChains = chains.size(), numOriginal = loop.getNumRegionIterArgs();
+    auto turn = [&](Value slot, int64_t by) { // (slot + by) % N, for 0 < by < N
+      Value next = b.createOrFold<arith::AddIOp>(loc, slot, constant(by));
+      Value wraps = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, next, constant(stages));
+      return b.createOrFold<arith::SelectOp>(loc, wraps, b.createOrFold<arith::SubIOp>(loc, next, constant(stages)),
+                                             next);
+    };
     auto main = withCarried(loop, inits, [&](ValueRange args) {
       Value iv = loop.getInductionVar();
-      Value slot, nextSlot;
+      Value slot, nextSlot, followingSlot;
       if (copies) {
-        Value i = iteration(iv, step, lb);
-        slot = b.createOrFold<arith::RemSIOp>(loc, i, constant(stages));
+        slot = args.back();
         AsyncWaitOp::create(b, loc, (stages - 2) * copies);
-        nextSlot = b.createOrFold<arith::RemSIOp>(loc, b.createOrFold<arith::AddIOp>(loc, i, constant(stages - 1)),
-                                                  constant(stages));
+        nextSlot = turn(slot, stages - 1);
+        followingSlot = stages == 2 ? nextSlot : turn(slot, 1);
       }
       // Copies start first, into the slot all warps are done reading; the
       // pointer loads at the end, once this iteration's carried tiles are
@@ -178,14 +192,16 @@ public:
                          Kind::PointerLoads);
       }
       SmallVector<Value> yields = nextChains(map);
-      useLoads(loads, args.drop_front(numChains), slot, yields, started);
+      useLoads(loads, args.drop_front(numChains).take_front(tiles.size()), slot, yields, started);
+      if (copies)
+        yields.push_back(followingSlot);
       return yields;
     });
     // The last N - 1: wait for all copies, use the loads already made.
     SmallVector<Pipelined> tailLoads;
     for (Pipelined &p : loads)
       tailLoads.push_back({cloned.lookup(p.load), p.buffer});
-    SmallVector<Value> carriedTiles(main.getResults().drop_front(numOriginal + numChains));
+    SmallVector<Value> carriedTiles(main.getResults().drop_front(numOriginal + numChains).take_front(tiles.size()));
     withCarried(tail, carriedTiles, [&](ValueRange args) {
       Value slot;
       if (copies) {
