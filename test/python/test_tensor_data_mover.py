@@ -358,6 +358,18 @@ def test_stored_blocks_are_copied_out_of_lds_inside_the_tensor_only(row, col):
     assert "tile.descriptor_store" not in other.asm["tile"]
 
 
+@pytest.mark.parametrize("bn, copied", [(128, True), (256, False)])
+def test_stores_stage_at_most_64_kib(bn, copied):
+    # A 128 x 128 fp32 block (64 KiB) is staged in LDS and copied out; one
+    # of 128 KiB is stored by masked stores.
+    M, N, BM = 128, 256, 128
+    x = np.arange(2 * BM * bn, dtype=np.float32).reshape(2 * BM, bn)
+    y = np.zeros((M, N), np.float32)
+    kernel = store_blocks.warmup(x, y, M, N, 0, 0, 2, BM=BM, BN=bn, num_warps=4, target="gfx1250")
+    assert ("tile.descriptor_store" in kernel.asm["tile"]) == copied
+    assert kernel.metadata["lds_bytes"] == (BM * bn * 4 if copied else 0)
+
+
 @pytest.mark.parametrize("blocks, expected", [(2, "written before its copy was waited for"),
                                              (1, "tensor_store_from_lds never waited for")])
 def test_store_without_its_wait_is_caught(blocks, expected):

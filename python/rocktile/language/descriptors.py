@@ -9,8 +9,8 @@ in every (checked) dimension. Out-of-bounds elements read as the padding
 (zero, or NaN) and are not written. On a target with a Tensor Data Mover
 (gfx1250), a zero-padded load of a 2-D block of at least a row per warp,
 with 32-bit extents and strides, is one `tile.descriptor_load`, which copies the block to LDS whole,
-and a store of such a block (every dimension checked) one
-`tile.descriptor_store`, which copies it out of LDS;
+and a store of such a block (every dimension checked, at most
+STORE_STAGING_BYTES) one `tile.descriptor_store`, which copies it out of LDS;
 every other access is expanded here into a pointer tile with a mask, whose
 ordinary loads and stores take the range-checked buffer instructions for
 buffers under 2 GiB.
@@ -125,12 +125,19 @@ def _load(base, shape, strides, offsets, static, checked, fname):
     return semantic.load(pointers, mask, other)
 
 
+# A block stored by a copy is staged in LDS first: up to this many bytes
+# (a 128x128 fp32 block), so that the staging stays a fraction of the LDS.
+STORE_STAGING_BYTES = 64 * 1024
+
+
 def _store(base, shape, strides, offsets, static, checked, value, fname):
-    """Stores the block at `offsets`: copied out whole where the target can
-    and every dimension is checked (a copy writes nothing outside the
-    tensor), else by masked stores."""
+    """Stores the block at `offsets`: copied out whole where the target can,
+    every dimension is checked (a copy writes nothing outside the tensor)
+    and the block fits its LDS staging, else by masked stores."""
     n = len(static.block_shape)
-    if len(checked) == n and _copyable(base, offsets, shape, strides, replace(static, padding="zero")):
+    staged = math.prod(static.block_shape) * max(1, base.dtype.element_ty.primitive_bitwidth // 8)
+    if (len(checked) == n and staged <= STORE_STAGING_BYTES
+            and _copyable(base, offsets, shape, strides, replace(static, padding="zero"))):
         values = [semantic.constant(x, int32) if isinstance(x, int) else x for x in (*offsets, *shape, *strides)]
         value = semantic.cast(value, base.dtype.element_ty)
         semantic.current().create("tile.descriptor_store", [base, *values, value], [],
