@@ -761,3 +761,40 @@ func.func @fits_in_the_registers(%p: !tile.ptr<f32> {tile.divisibility = 16 : i3
   tile.store %out, %h : tensor<65536x!tile.ptr<bf16>, #w16>, tensor<65536xbf16, #w16>
   return
 }
+
+// -----
+
+// In a loop: the tile loaded in its body (64 registers per lane) and the one
+// live around it (%x, stored as bf16 after the loop) fill the 128 a wave of
+// 16 warps may use; nowhere outside the loop do tiles take more than 96.
+// CHECK-LABEL: gpu.func @fills_the_registers_in_a_loop
+// CHECK-SAME: passthrough = {{\[\[}}"amdgpu-sched-strategy", "iterative-minreg"]]
+#w16 = #tile.blocked<sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [16], order = [0]>
+func.func @fills_the_registers_in_a_loop(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %q: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %n: i32) attributes {tile.lds_bytes = 64 : i64, tile.num_warps = 16 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant 0.0 : f32
+  %r = tile.make_range {end = 65536 : i32, start = 0 : i32} : tensor<65536xi32, #w16>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<65536x!tile.ptr<f32>, #w16>
+  %ptrs = tile.addptr %ps, %r : tensor<65536x!tile.ptr<f32>, #w16>, tensor<65536xi32, #w16>
+  %x = tile.load %ptrs : tensor<65536x!tile.ptr<f32>, #w16> -> tensor<65536xf32, #w16>
+  %total = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) : i32 {
+    %r3 = tile.make_range {end = 65536 : i32, start = 0 : i32} : tensor<65536xi32, #w16>
+    %in = tile.addptr %ps, %r3 : tensor<65536x!tile.ptr<f32>, #w16>, tensor<65536xi32, #w16>
+    %t = tile.load %in : tensor<65536x!tile.ptr<f32>, #w16> -> tensor<65536xf32, #w16>
+    %s = tile.reduce(%t) axis = 0 {tile.lds_offset = 0 : i64} : (tensor<65536xf32, #w16>) -> f32 {
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.addf %a, %b : f32
+      tile.reduce.return %c : f32
+    }
+    %next = arith.addf %acc, %s : f32
+    scf.yield %next : f32
+  }
+  %h = arith.truncf %x : tensor<65536xf32, #w16> to tensor<65536xbf16, #w16>
+  %r2 = tile.make_range {end = 65536 : i32, start = 0 : i32} : tensor<65536xi32, #w16>
+  %qs = tile.splat %q : !tile.ptr<bf16> -> tensor<65536x!tile.ptr<bf16>, #w16>
+  %out = tile.addptr %qs, %r2 : tensor<65536x!tile.ptr<bf16>, #w16>, tensor<65536xi32, #w16>
+  tile.store %out, %h : tensor<65536x!tile.ptr<bf16>, #w16>, tensor<65536xbf16, #w16>
+  tile.store %p, %total : !tile.ptr<f32>, f32
+  return
+}

@@ -1,6 +1,8 @@
 """Compiling to code objects: both targets, metadata, specialization and
 the in-process cache."""
+import os
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -240,3 +242,22 @@ def test_long_softmax_rows_keep_their_masks_out_of_spills():
     kernel = rocktile.compile(softmax_kernel, signature=sig, constexprs={"BLOCK": 32768}, target="gfx950")
     assert kernel.n_spills == 0 and kernel.metadata["scratch_bytes"] == 0
     assert "s_cbranch_execz" not in kernel.asm["amdgcn"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_matrix_kernels_keep_latency_scheduling(target):
+    """Tiles that fill the register file get LLVM's scheduling for register
+    pressure (a 65536-element softmax row, test/Target/softmax.py), but not
+    in a matrix kernel: a 256x256 GEMM's accumulator, operands and store
+    addresses come close to a wave's 256 registers at 8 warps, and its
+    matrix instructions need their latency hidden."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+    from matmul import matmul_kernel
+    sig = {"a_ptr": "*bf16:16:range32", "b_ptr": "*bf16:16:range32", "c_ptr": "*fp32:16:range32",
+           "bias_ptr": "*fp32:16:range32", "M": "i32:16",
+           "N": "i32:16", "K": "i32:16", "stride_am": "i32:16", "stride_bk": "i32:16", "stride_cm": "i32:16"}
+    constexprs = {"BLOCK_SIZE_M": 256, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8, "HAS_BIAS": False,
+                  "ACTIVATION": "", "stride_ak": 1, "stride_bn": 1, "stride_cn": 1}
+    kernel = rocktile.compile(matmul_kernel, sig, constexprs, target=target, num_warps=8)
+    assert "amdgpu-sched-strategy" not in kernel.asm["llir"]
+    assert kernel.n_spills == 0

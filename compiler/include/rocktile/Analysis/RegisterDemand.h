@@ -11,8 +11,9 @@ namespace rocktile {
 /// The most 32-bit registers per lane that the tiles live at one point of
 /// `func` hold (liveness over its blocks and loops; a tile's share is its
 /// layout's registers per lane, packed 32 bits to a register; conditions
-/// count none, as lane masks live in scalar registers, and pointers one,
-/// as 32-bit offsets from a base). Scalars and temporaries are left out.
+/// count none, as lane masks live in scalar registers, and pointers one per
+/// access, a 32-bit offset from a base for up to 16 contiguous bytes).
+/// Scalars and temporaries are left out.
 int64_t registerDemand(mlir::Operation *func);
 
 } // namespace rocktile

@@ -613,9 +613,12 @@ struct LowerToSimtPass : public rocktile::impl::LowerToSimtBase<LowerToSimtPass>
       // Tiles that fill the register file will spill however LLVM orders
       // the code: scheduled for register pressure instead of latency, they
       // spill less, and the allocator's time no longer explodes (a 65536-
-      // element softmax row on gfx950: 70 spilled registers in 1.8 s
-      // against 127 in 5.5 s; on gfx1250: 21 in 10 s against 197 in 75 s).
-      if (registerDemand(func) >= t->waveRegisters(numWarps.getInt()))
+      // element softmax row on gfx950: 11 spilled registers in 1.6 s
+      // against 127 in 5.5 s; on gfx1250: 8 in 11 s against 197 in 75 s).
+      // Matrix kernels keep latency scheduling: their matrix instructions
+      // need it, and their tiles are sized to fit (PipelineCopies' budget).
+      bool hasDot = func.walk([](tile::DotOp) { return WalkResult::interrupt(); }).wasInterrupted();
+      if (!hasDot && registerDemand(func) >= t->waveRegisters(numWarps.getInt()))
         kernel->setAttr("passthrough", b.getArrayAttr(b.getArrayAttr(
                                            {b.getStringAttr("amdgpu-sched-strategy"),
                                             b.getStringAttr("iterative-minreg")})));
