@@ -388,3 +388,27 @@ def test_store_without_its_wait_is_caught(blocks, expected):
     line = store_blocks.fn.__code__.co_firstlineno + 6  # the store
     assert expected in message, message
     assert f"{__file__}:{line}:" in message, message
+
+
+@rocktile.jit
+def copy_blocks_2d(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    x = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
+    y = tl.make_tensor_descriptor(y_ptr, [M, N], [N, 1], [BM, BN])
+    at = [tl.program_id(0) * BM, tl.program_id(1) * BN]
+    y.store(at, x.load(at))
+
+
+@pytest.mark.parametrize("dtype", [ml_dtypes.bfloat16, np.float16, ml_dtypes.float8_e4m3fn, np.int8, np.int32],
+                         ids=lambda d: np.dtype(d).name)
+def test_stored_blocks_of_each_element_size(dtype):
+    # Elements of 1, 2 and 4 bytes (G1's log2 element size) through copies
+    # both ways, ragged in both dimensions.
+    M, N = 37, 80
+    x = (np.arange(M * N) % 50).reshape(M, N).astype(dtype)
+    y = np.zeros((M, N), dtype)
+    bn = 64 if np.dtype(dtype).itemsize == 1 else 32
+    copy_blocks_2d[(rocktile.cdiv(M, 16), rocktile.cdiv(N, bn))](x, y, M, N, BM=16, BN=bn, num_warps=4,
+                                                               target="gfx1250")
+    np.testing.assert_array_equal(y.astype(np.float32), x.astype(np.float32))
+    kernel = copy_blocks_2d.warmup(x, y, M, N, BM=16, BN=bn, num_warps=4, target="gfx1250")
+    assert "tensor_store_from_lds" in kernel.asm["amdgcn"]
