@@ -687,7 +687,7 @@ private:
     // rows, without bank conflicts. A matrix-instruction layout's lanes
     // would write down a column of rows 2^k bytes apart, all in one bank.
     if (auto store = dyn_cast<DescriptorStoreOp>(op))
-      return unifyOperand(op, store->getOpOperand(store->getNumOperands() - 1),
+      return unifyOperand(op, store.getValueMutable(),
                           defaults.get(store.getValue().getType().getShape()));
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());

@@ -111,14 +111,19 @@ def _copyable(base, offsets, shape, strides, static):
             and all(i32(x) for x in (*offsets, *shape, *strides)))
 
 
+def _block_operands(base, offsets, shape, strides):
+    """The operands of a tile.descriptor_load / descriptor_store: the base,
+    then the offsets, extents and strides as i32 values."""
+    return [base, *(semantic.constant(x, int32) if isinstance(x, int) else x for x in (*offsets, *shape, *strides))]
+
+
 def _load(base, shape, strides, offsets, static, checked, fname):
     """The block at `offsets`: copied whole where the target can, else by
     masked loads."""
     if _copyable(base, offsets, shape, strides, static):
         n = len(static.block_shape)
-        values = [semantic.constant(x, int32) if isinstance(x, int) else x for x in (*offsets, *shape, *strides)]
         ty = block_type(base.dtype.element_ty, list(static.block_shape))
-        return semantic._emit("tile.descriptor_load", [base, *values], ty,
+        return semantic._emit("tile.descriptor_load", _block_operands(base, offsets, shape, strides), ty,
                               {"operandSegmentSizes": f"array<i32: 1, {n}, {n}, {n}>"})
     pointers, mask = _block(base, shape, strides, offsets, static, checked, fname)
     other = None if mask is None else _padding_value(base.dtype.element_ty, static.padding, fname)
@@ -138,10 +143,9 @@ def _store(base, shape, strides, offsets, static, checked, value, fname):
     staged = math.prod(static.block_shape) * max(1, base.dtype.element_ty.primitive_bitwidth // 8)
     if (len(checked) == n and staged <= STORE_STAGING_BYTES
             and _copyable(base, offsets, shape, strides, replace(static, padding="zero"))):
-        values = [semantic.constant(x, int32) if isinstance(x, int) else x for x in (*offsets, *shape, *strides)]
         value = semantic.cast(value, base.dtype.element_ty)
-        semantic.current().create("tile.descriptor_store", [base, *values, value], [],
-                                  {"operandSegmentSizes": f"array<i32: 1, {n}, {n}, {n}, 1>"})
+        semantic.current().create("tile.descriptor_store", [*_block_operands(base, offsets, shape, strides), value],
+                                  [], {"operandSegmentSizes": f"array<i32: 1, {n}, {n}, {n}, 1>"})
         return
     pointers, mask = _block(base, shape, strides, offsets, static, checked, fname)
     return semantic.store(pointers, value, mask)
@@ -178,9 +182,6 @@ class tensor_descriptor(NamedTuple):
     def _offsets(self, offsets, fname):
         return [_index(o, f"each offset of {fname}")
                 for o in _list(offsets, f"the offsets of {fname}", len(self.static.block_shape))]
-
-    def _at(self, offsets, fname):
-        return _block(self.base, self.shape, self.strides, offsets, self.static, range(len(offsets)), fname)
 
     def load(self, offsets):
         """The block at `offsets`; elements outside the tensor read as the padding."""

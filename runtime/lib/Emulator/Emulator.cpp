@@ -286,14 +286,17 @@ struct LaunchState {
     w.pending[{site, wave, execution}].push_back(
         {thread % kernel.waveSize, first / 4, (first + bytes + 3) / 4 - first / 4});
     for (int64_t byte = first; byte < first + bytes; ++byte) {
-      // What a pending load will write is unreadable; what a pending store
-      // will read, unwritable.
-      if (int32_t copy = w.copyPending[byte]; copy > 0 || (copy < 0 && write))
+      if (int32_t copy = w.copyPending[byte]; blocks(copy, write))
         return reportPending(w, site, std::abs(copy) - 1, byte, thread, write);
       if (!touchLds(w, site, byte, wave, write))
         return;
     }
   }
+
+  /// Whether a byte's pending copy (WorkerContext::copyPending) forbids an
+  /// access to it: what a pending load will write is unreadable, what a
+  /// pending store will read unwritable.
+  static bool blocks(int32_t pending, bool write) { return pending > 0 || (pending < 0 && write); }
 
   /// Records `wave`'s access to LDS byte `byte` at `site`; false (after
   /// reporting it) when it races with another wave's since the last barrier.
@@ -342,7 +345,7 @@ struct LaunchState {
                                   store ? "reads" : "writes", offset, offset + d.ldsBytes(), w.lds.size()));
       for (uint64_t i = 0, count = uint64_t(d.tileDim[0]) * d.tileDim[1]; i < count; ++i)
         for (uint64_t byte = offset + d.ldsOffset(i); byte < offset + d.ldsOffset(i) + d.elementBytes; ++byte) {
-          if (int32_t copy = w.copyPending[byte]; copy > 0 || (copy < 0 && !store))
+          if (int32_t copy = w.copyPending[byte]; blocks(copy, !store))
             return reportPending(w, site, std::abs(copy) - 1, byte, first, !store);
           if (!touchLds(w, site, byte, wave, !store))
             return;
