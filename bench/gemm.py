@@ -27,9 +27,11 @@ dynamically at launch, so its code object says 0), and compile seconds
 rocktile, `bank` is the emulator's measurement on one output tile (K = 2
 BLOCK_K): the cycles bank conflicts add per wave-wide LDS access.
 rocktile pipelines block copies (tensor descriptors on gfx1250) over
-num_stages, and loads through pointers (the tutorial GEMM) over at most 2
-(into registers; none where the tiles would not fit): its s3 rows of the
-tutorial GEMM are its s2 ones.
+num_stages, and loads through pointers (the tutorial GEMM) at s2 into
+registers (none where the tiles would not fit), at s3 into LDS by the
+target's async loads where they can copy them (gfx950's direct-to-LDS
+buffer loads; gfx1250's async loads take no mask, so its tutorial rows at
+s3 are its s2 ones).
 """
 import argparse
 import json

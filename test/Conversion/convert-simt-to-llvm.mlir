@@ -94,3 +94,26 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// tile.async_wait's barrier follows explicit waits: a bare s_barrier between
+// wavefront-scope fences (a workgroup-scope release would wait for every
+// copy in flight); other barriers stay rocdl.barrier, which LLVM gives
+// workgroup fences.
+// CHECK-LABEL: llvm.func @after_waits
+// CHECK: rocdl.s.wait.asynccnt 4
+// CHECK-NEXT: llvm.fence syncscope("wavefront") release
+// CHECK-NEXT: rocdl.s.barrier
+// CHECK-NEXT: llvm.fence syncscope("wavefront") acquire
+// CHECK-NEXT: rocdl.barrier
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @after_waits() kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      rocdl.s.wait.asynccnt 4
+      gpu.barrier {rocktile.barrier_after_waits}
+      gpu.barrier
+      gpu.return
+    }
+  }
+}

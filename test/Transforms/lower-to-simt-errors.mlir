@@ -34,3 +34,19 @@ func.func @no_tensor_data_mover(%p: !tile.ptr<bf16>, %i: i32) attributes {tile.l
       : !tile.ptr<bf16> -> tensor<32x32xbf16, #rows>
   return
 }
+
+// -----
+
+// A masked async load reads zeros for masked-off lanes only through a buffer
+// resource: a pointer without ':range32' has none (nor, on gfx1250, any).
+#copier = #tile.linear<register = [[0, 1], [0, 2], [0, 4]], lane = [[0, 8], [0, 16], [1, 0], [2, 0], [4, 8], [8, 16]], warp = [[16, 0], [32, 0]]>
+#opA = #tile.linear<register = [[0, 1], [0, 2], [0, 4], [32, 0]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [0, 16]], warp = [[0, 0], [16, 0]]>
+func.func @masked_async_load(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %slot: i32, %m: i1) attributes {tile.lds_bytes = 12288 : i64, tile.num_warps = 4 : i32} {
+  %buf = tile.local_alloc {tile.lds_offset = 0 : i64} : memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  %p = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #copier>
+  %mask = tile.splat %m : i1 -> tensor<64x32xi1, #copier>
+  // expected-error @+1 {{tile.async_load with a mask needs a buffer resource (a ':range32' pointer) on gfx950}}
+  tile.async_load %p, mask = %mask : tensor<64x32xi1, #copier> into %buf[%slot] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  %x = tile.local_load %buf[%slot] : memref<3x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #opA>
+  return
+}

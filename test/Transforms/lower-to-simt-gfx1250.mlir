@@ -82,8 +82,8 @@ func.func @copied_block(%base: !tile.ptr<bf16>, %out: !tile.ptr<bf16>, %row: i32
 
 // The pipelined form: a copy into slot %slot of a 2-slot buffer starts at
 // element %slot * 1024 of the buffer's view (2048 bytes per slot) and is not
-// waited for there (but row by row, for a negative offset); the wait is tile.async_wait's, with its count, and a
-// barrier; the read of a slot adds its first element to every LDS index.
+// waited for there (but row by row, for a negative offset); the wait is tile.async_wait's: the wave's LDS reads,
+// its copies but the count, and a bare barrier; the read of a slot adds its first element to every LDS index.
 // CHECK-LABEL: gpu.func @pipelined_block
 // CHECK: %[[VIEW:.*]] = memref.view %{{.*}}[%c0][] : memref<4096xi8, #gpu.address_space<workgroup>> to memref<2048xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[FIRST:.*]] = arith.muli %arg5, %c1024_i32 : i32
@@ -91,8 +91,9 @@ func.func @copied_block(%base: !tile.ptr<bf16>, %out: !tile.ptr<bf16>, %row: i32
 // CHECK: } else {
 // CHECK: rocdl.tensor.load.to.lds.d2
 // CHECK-NEXT: }
+// CHECK-NEXT: amdgpu.memory_counter_wait ds(0)
 // CHECK-NEXT: rocdl.s.wait.tensorcnt 2
-// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: gpu.barrier {rocktile.barrier_after_waits}
 // CHECK: %[[AT:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK: arith.addi %{{.*}}, %[[AT]] : index
 // CHECK: vector.load %[[VIEW]]
@@ -162,5 +163,36 @@ func.func @stored_block(%base: !tile.ptr<bf16>, %v: bf16, %m: i32, %k: i32, %str
   %b = tile.splat %v : bf16 -> tensor<32x32xbf16, #rows>
   tile.descriptor_store %base[%c0, %c0] shape [%m, %k] strides [%stride, %c1], %b {tile.lds_offset = 0 : i64}
       : !tile.ptr<bf16>, tensor<32x32xbf16, #rows>
+  return
+}
+
+// -----
+
+// Async loads on gfx1250: global_load_async_to_lds_b128 per run, from the
+// argument's address plus a 32-bit byte offset (':range32'), to an LDS
+// address per lane (the wave's run plus 8 elements per lane); the wait is
+// s_wait_asynccnt (2 runs per lane on wave32) after the LDS accesses'.
+// CHECK-LABEL: gpu.func @async_load
+// CHECK: %[[VIEW:.*]] = memref.view
+// CHECK: arith.muli %{{.*}}, %c8_i32
+// CHECK: %[[BYTES:.*]] = arith.extui %{{.*}} : i32 to i64
+// CHECK: %[[GLOBAL:.*]] = llvm.getelementptr %{{.*}}[%[[BYTES]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// CHECK: %[[LDS:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i16
+// CHECK: rocdl.global.load.async.to.lds.b128 %[[GLOBAL]], %[[LDS]], 0, 0 : !llvm.ptr<1>, !llvm.ptr<3>
+// CHECK: rocdl.global.load.async.to.lds.b128
+// CHECK-NOT: rocdl.global.load.async.to.lds.b128
+// CHECK: amdgpu.memory_counter_wait ds(0)
+// CHECK-NEXT: rocdl.s.wait.asynccnt 2
+// CHECK-NEXT: gpu.barrier {rocktile.barrier_after_waits}
+#copier = #tile.linear<register = [[0, 1], [0, 2], [0, 4], [8, 16]], lane = [[0, 8], [0, 16], [1, 0], [2, 0], [4, 8]], warp = [[16, 0], [32, 0]]>
+#opA = #tile.linear<register = [[0, 1], [0, 2], [0, 4], [0, 16], [32, 0]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8]], warp = [[0, 0], [16, 0]]>
+func.func @async_load(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32}, %slot: i32, %o: i32) attributes {tile.lds_bytes = 12288 : i64, tile.num_warps = 4 : i32} {
+  %buf = tile.local_alloc {tile.lds_offset = 0 : i64} : memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  %base = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #copier>
+  %offsets = tile.splat %o : i32 -> tensor<64x32xi32, #copier>
+  %p = tile.addptr %base, %offsets : tensor<64x32x!tile.ptr<bf16>, #copier>, tensor<64x32xi32, #copier>
+  tile.async_load %p into %buf[%slot] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  tile.async_wait {outstanding = 1 : i32}
+  %x = tile.local_load %buf[%slot] : memref<3x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #opA>
   return
 }

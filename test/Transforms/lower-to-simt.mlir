@@ -798,3 +798,36 @@ func.func @fills_the_registers_in_a_loop(%p: !tile.ptr<f32> {tile.divisibility =
   tile.store %p, %total : !tile.ptr<f32>, f32
   return
 }
+
+// -----
+
+// Async loads (direct-to-LDS on gfx950): the pointers' layout hands the
+// lanes of a wave consecutive 16-byte runs of the slot's arrangement, so
+// each run is one amdgpu.gather_to_lds through the argument's buffer
+// resource, to an LDS element the wave shares (the slot's first, plus the
+// warp's part: warps hold the highest offsets). The wait leaves the
+// count's instructions in flight and waits for the wave's LDS accesses,
+// then the marked barrier.
+// CHECK-LABEL: gpu.func @async_load
+// CHECK: %[[BUFFER:.*]] = amdgpu.fat_raw_buffer_cast
+// CHECK: %[[VIEW:.*]] = memref.view
+// CHECK: %[[FIRST:.*]] = arith.muli %arg1, %c2048_i32
+// CHECK: %[[W0:.*]] = arith.muli %{{.*}}, %c512_i32
+// CHECK: %[[PART:.*]] = arith.addi %[[FIRST]], %[[W0]]
+// CHECK: %[[W1:.*]] = arith.muli %{{.*}}, %c1024_i32
+// CHECK: %[[AT:.*]] = arith.addi %[[PART]], %[[W1]]
+// CHECK: %[[DST:.*]] = arith.index_cast %[[AT]]
+// CHECK: amdgpu.gather_to_lds %[[BUFFER]][%{{.*}}], %[[VIEW]][%[[DST]]] : vector<8xbf16>, memref<?xbf16, #amdgpu.address_space<fat_raw_buffer>>, memref<6144xbf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: amdgpu.gather_to_lds
+// CHECK: amdgpu.memory_counter_wait load(1) ds(0)
+// CHECK-NEXT: gpu.barrier {rocktile.barrier_after_waits}
+#copier = #tile.linear<register = [[0, 1], [0, 2], [0, 4]], lane = [[0, 8], [0, 16], [1, 0], [2, 0], [4, 8], [8, 16]], warp = [[16, 0], [32, 0]]>
+#opA = #tile.linear<register = [[0, 1], [0, 2], [0, 4], [32, 0]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [0, 16]], warp = [[0, 0], [16, 0]]>
+func.func @async_load(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32}, %slot: i32) attributes {tile.lds_bytes = 12288 : i64, tile.num_warps = 4 : i32} {
+  %buf = tile.local_alloc {tile.lds_offset = 0 : i64} : memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  %p = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #copier>
+  tile.async_load %p into %buf[%slot] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  tile.async_wait {outstanding = 1 : i32}
+  %x = tile.local_load %buf[%slot] : memref<3x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #opA>
+  return
+}

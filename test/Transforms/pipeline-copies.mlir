@@ -154,6 +154,53 @@ func.func @pointer_loads(%p0: tensor<32x32x!tile.ptr<bf16>>, %step: tensor<32x32
 
 // -----
 
+// Three stages of a dot operand loaded through pointers in 16-byte runs
+// along its rows: copied into 3 LDS slots by the target's async loads
+// (tile.async_load, 2 copies ahead) with the block copies' schedule; the
+// pointers the loop advances go 2 iterations ahead.
+// CHECK-LABEL: func.func @async_loads
+// CHECK: %[[BUF:.*]] = tile.local_alloc : memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+// CHECK: scf.if
+// CHECK:   tile.async_load %{{.*}} into %[[BUF]][%c0_i32{{.*}}]
+// CHECK: scf.if
+// CHECK:   tile.async_load %{{.*}} into %[[BUF]][%c1_i32{{.*}}]
+// CHECK: scf.for
+// CHECK:   tile.async_wait {outstanding = 1 : i32}
+// CHECK:   tile.async_load %{{.*}} into %[[BUF]]
+// CHECK:   %[[A:.*]] = tile.local_load %[[BUF]]
+// CHECK:   tile.dot %[[A]], %arg1
+// CHECK: scf.for
+// CHECK:   tile.async_wait {outstanding = 0 : i32}
+// CHECK-NOT: tile.load
+func.func @async_loads(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32},
+                       %w: tensor<32x64xbf16>, %n: i32) -> tensor<64x64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = tile.splat %zero : f32 -> tensor<64x64xf32>
+  %rows = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %cols = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %c2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %stride = arith.constant dense<64> : tensor<64x1xi32>
+  %ro = arith.muli %r2, %stride : tensor<64x1xi32>
+  %rb = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x32xi32>
+  %cb = tile.broadcast %c2 : tensor<1x32xi32> -> tensor<64x32xi32>
+  %off = arith.addi %rb, %cb : tensor<64x32xi32>
+  %base = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>>
+  %p0 = tile.addptr %base, %off : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+  %step = arith.constant dense<32> : tensor<64x32xi32>
+  %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%p = %p0, %acc = %init) -> (tensor<64x32x!tile.ptr<bf16>>, tensor<64x64xf32>) : i32 {
+    %x = tile.load %p : tensor<64x32x!tile.ptr<bf16>> -> tensor<64x32xbf16>
+    %d = tile.dot %x, %w, %acc : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+    %q = tile.addptr %p, %step : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+    scf.yield %q, %d : tensor<64x32x!tile.ptr<bf16>>, tensor<64x64xf32>
+  } {tile.num_stages = 3 : i32}
+  return %r#1 : tensor<64x64xf32>
+}
+
+// -----
+
 // Not pipelined: one stage; a load whose tile is no dot operand; pointers
 // computed from a loaded value.
 // CHECK-LABEL: func.func @unpipelined

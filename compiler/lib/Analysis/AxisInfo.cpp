@@ -38,6 +38,21 @@ std::optional<int64_t> rocktile::getConstantInt(Value v) {
   return value.getSExtValue();
 }
 
+bool rocktile::isZeroBits(Value v) {
+  if (auto splat = v.getDefiningOp<tile::SplatOp>())
+    v = splat.getSrc();
+  Attribute a;
+  if (!matchPattern(v, m_Constant(&a)))
+    return false;
+  if (auto dense = dyn_cast<DenseElementsAttr>(a))
+    a = dense.isSplat() ? dense.getSplatValue<Attribute>() : Attribute();
+  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+    return i.getValue().isZero();
+  if (auto f = dyn_cast_or_null<FloatAttr>(a))
+    return f.getValue().bitcastToAPInt().isZero();
+  return false;
+}
+
 static bool isNonNegative(Value v, unsigned depth) {
   if (depth > 16)
     return false;

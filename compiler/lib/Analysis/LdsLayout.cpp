@@ -236,6 +236,41 @@ LdsLayout rocktile::chooseLdsRead(LdsLayout lds, const LinearLayout &to, int64_t
   return lds;
 }
 
+/// Calls `consider` with each arrangement of `shape` in the given orders:
+/// unswizzled, then swizzled in groups of `minVec` to `widest(order)`
+/// elements by every phase of one or two row-index fields, with and without
+/// swapped neighbouring rows.
+static void forEachArrangement(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<llvm::SmallVector<unsigned, 4>> orders,
+                               int64_t minVec, llvm::function_ref<int64_t(const LdsLayout &)> widest,
+                               llvm::function_ref<void(const LdsLayout &)> consider) {
+  for (const auto &order : orders) {
+    LdsLayout l = LdsLayout::rowMajor(shape);
+    l.order = order;
+    consider(l);
+    if (order.size() < 2)
+      continue;
+    int64_t fastSize = l.shape[order[0]], nextSize = l.shape[order[1]];
+    // The phase: one field of the row index, or the XOR of two.
+    int64_t rowBits = llvm::Log2_64(nextSize);
+    llvm::SmallVector<llvm::SmallVector<int64_t, 2>> shifts;
+    // A negative shift moves low row bits up into the phase (a row step
+    // that lands on the same banks, spread by a far column group).
+    for (int64_t a = -kMaxLeftShift; a < rowBits; ++a) {
+      shifts.push_back({a});
+      for (int64_t b = a + 1; b < rowBits; ++b)
+        shifts.push_back({a, b});
+    }
+    int64_t widestVec = std::max(widest(l), minVec);
+    for (int64_t vec = minVec; vec <= widestVec; vec *= 2)
+      for (int64_t maxPhase = 2; maxPhase * vec <= fastSize; maxPhase *= 2)
+        for (const auto &phaseShifts : shifts)
+          for (int64_t rowShift = 0; rowShift == 0 || rowShift < rowBits; ++rowShift) {
+            l.vec = vec, l.maxPhase = maxPhase, l.phaseShifts = phaseShifts, l.rowShift = rowShift;
+            consider(l);
+          }
+  }
+}
+
 LdsLayout rocktile::chooseLdsLayout(const LinearLayout &from, const LinearLayout &to, int64_t eltBytes,
                                     unsigned banks, const LdsTransposeRead &transposeRead) {
   std::optional<LinearLayout> transposed = transposeReadLayout(to, transposeRead, eltBytes);
@@ -262,33 +297,89 @@ LdsLayout rocktile::chooseLdsLayout(const LinearLayout &from, const LinearLayout
     if (key < bestKey)
       bestKey = key, best = l;
   };
-  for (const auto &order : orders) {
-    LdsLayout l = plain;
-    l.order = order;
-    consider(l);
-    if (order.size() < 2)
-      continue;
-    int64_t fastSize = l.shape[order[0]], nextSize = l.shape[order[1]];
-    // Swizzled groups as wide as the wider side's accesses, or narrower
-    // (narrowing one side's accesses may free the other of conflicts).
-    int64_t widest = std::max(ldsAccess(from, l, eltBytes).width(), ldsAccess(to, l, eltBytes).width());
-    // The phase: one field of the row index, or the XOR of two.
-    int64_t rowBits = llvm::Log2_64(nextSize);
-    llvm::SmallVector<llvm::SmallVector<int64_t, 2>> shifts;
-    // A negative shift moves low row bits up into the phase (a row step
-    // that lands on the same banks, spread by a far column group).
-    for (int64_t a = -kMaxLeftShift; a < rowBits; ++a) {
-      shifts.push_back({a});
-      for (int64_t b = a + 1; b < rowBits; ++b)
-        shifts.push_back({a, b});
-    }
-    for (int64_t vec = 1; vec <= widest; vec *= 2)
-      for (int64_t maxPhase = 2; maxPhase * vec <= fastSize; maxPhase *= 2)
-        for (const auto &phaseShifts : shifts)
-          for (int64_t rowShift = 0; rowShift == 0 || rowShift < rowBits; ++rowShift) {
-            l.vec = vec, l.maxPhase = maxPhase, l.phaseShifts = phaseShifts, l.rowShift = rowShift;
-            consider(l);
-          }
-  }
+  // Swizzled groups as wide as the wider side's accesses, or narrower
+  // (narrowing one side's accesses may free the other of conflicts).
+  auto widest = [&](const LdsLayout &l) {
+    return std::max(ldsAccess(from, l, eltBytes).width(), ldsAccess(to, l, eltBytes).width());
+  };
+  forEachArrangement(plain.shape, orders, 1, widest, consider);
   return best;
+}
+
+/// The VGPRs that hold the addresses of `layout`'s accesses to `l`: an
+/// access's offset is the thread part XOR its first register's constant,
+/// which is an add (folded into the instruction's offset, one address for
+/// all such accesses) only where the constant shares no bit with the thread
+/// part. In a pipelined loop each of them takes a VALU per iteration to add
+/// the slot's base.
+static int64_t addressRegisters(const LinearLayout &layout, const LdsLayout &l, int64_t eltBytes,
+                                int64_t maxBytes) {
+  int64_t thread = 0;
+  for (auto in : {LinearLayout::Lane, LinearLayout::Warp})
+    for (const LinearLayout::Coord &basis : layout.getBases(in))
+      thread |= l.offsetOf(basis);
+  llvm::SmallVector<int64_t> parts;
+  for (int64_t r : ldsAccess(layout, l, eltBytes, maxBytes).firstRegisters(layout, /*skipCopies=*/false))
+    parts.push_back(l.offsetOf(layout.apply(LinearLayout::Register, r)) & thread);
+  llvm::sort(parts);
+  return std::unique(parts.begin(), parts.end()) - parts.begin();
+}
+
+LdsLayout rocktile::chooseCopiedLdsLayout(const LinearLayout &to, unsigned dim, int64_t eltBytes, unsigned banks,
+                                          const LdsTransposeRead &transposeRead) {
+  std::optional<LinearLayout> transposed = transposeReadLayout(to, transposeRead, eltBytes);
+  LdsLayout plain = LdsLayout::rowMajor(to.getShape());
+  llvm::SmallVector<unsigned, 4> order = {dim};
+  for (unsigned d : plain.order)
+    if (d != dim)
+      order.push_back(d);
+  int64_t run = std::max<int64_t>(kCopyRunBytes / eltBytes, 1);
+  LdsLayout best = plain;
+  std::tuple<int64_t, int64_t, int64_t, int64_t> bestKey{INT64_MAX, 0, 0, 0};
+  auto consider = [&](LdsLayout l) {
+    int64_t instructions = 0;
+    int64_t read = chooseRead(to, l, eltBytes, banks, transposeRead, transposed, instructions);
+    read += kIssueCycles * (l.transposedRead ? addressRegisters(*transposed, l, eltBytes,
+                                                                transposeRead.elements * eltBytes)
+                                             : addressRegisters(to, l, eltBytes, 16));
+    std::tuple<int64_t, int64_t, int64_t, int64_t> key{read, instructions, l.maxPhase,
+                                                       int64_t(l.phaseShifts.size()) + (l.rowShift != 0)};
+    if (key < bestKey)
+      bestKey = key, best = l;
+  };
+  forEachArrangement(plain.shape, {order}, run,
+                     [&](const LdsLayout &l) { return ldsAccess(to, l, eltBytes).width(); }, consider);
+  return best;
+}
+
+std::optional<LinearLayout> rocktile::copyWriterLayout(const LdsLayout &lds, int64_t eltBytes, unsigned waveSize,
+                                                       unsigned numWarps) {
+  int64_t elements = 1;
+  for (int64_t n : lds.shape)
+    elements *= n;
+  int64_t run = std::max<int64_t>(kCopyRunBytes / eltBytes, 1);
+  if (lds.rowPitch || !llvm::isPowerOf2_64(elements) || elements < run * waveSize * numWarps ||
+      llvm::any_of(lds.shape, [](int64_t n) { return !llvm::isPowerOf2_64(n); }))
+    return std::nullopt;
+  // The coordinate at each power-of-two offset: the arrangement is linear
+  // over GF(2) for power-of-two shapes, so these are its inverse's bases.
+  llvm::SmallVector<LinearLayout::Coord> atBit(llvm::Log2_64(elements));
+  LinearLayout::Coord coord(lds.shape.size(), 0);
+  for (int64_t i = 0; i < elements; ++i) {
+    int64_t rest = i;
+    for (int d = lds.shape.size() - 1; d >= 0; --d)
+      coord[d] = rest % lds.shape[d], rest /= lds.shape[d];
+    int64_t offset = lds.offsetOf(coord);
+    if (llvm::isPowerOf2_64(offset))
+      atBit[llvm::Log2_64(offset)] = coord;
+  }
+  // Offsets bit by bit: a run in registers, then the wave's lanes, then
+  // more registers, and the warps over the highest bits.
+  unsigned runBits = llvm::Log2_64(run), laneBits = llvm::Log2_64(waveSize), warpBits = llvm::Log2_64(numWarps);
+  std::array<llvm::SmallVector<LinearLayout::Coord>, 3> bases;
+  for (unsigned bit = 0; bit < atBit.size(); ++bit) {
+    bool lane = bit >= runBits && bit < runBits + laneBits, warp = bit >= atBit.size() - warpBits;
+    bases[lane ? LinearLayout::Lane : warp ? LinearLayout::Warp : LinearLayout::Register].push_back(atBit[bit]);
+  }
+  return LinearLayout(lds.shape, bases);
 }

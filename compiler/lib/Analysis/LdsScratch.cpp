@@ -141,6 +141,19 @@ RankedTensorType rocktile::slotType(tile::LocalAllocOp buffer) {
   return RankedTensorType::get(type.getShape().drop_front(), type.getElementType());
 }
 
+LdsLayout rocktile::asyncLoadLayout(RankedTensorType read, const Target &target) {
+  int64_t eltBytes = exchangeBytes(read);
+  std::optional<LinearLayout> to = tile::getLinearLayout(read);
+  if (!to) // a slot no layout reads yet
+    return LdsLayout::rowMajor(read.getShape());
+  return chooseCopiedLdsLayout(*to, read.getRank() - 1, eltBytes, target.ldsBanks, target.transposeRead(eltBytes));
+}
+
+LdsLayout rocktile::slotLayout(tile::LocalAllocOp buffer, const Target &target) {
+  bool asyncLoads = llvm::any_of(buffer->getUsers(), llvm::IsaPred<tile::AsyncLoadOp>);
+  return asyncLoads ? asyncLoadLayout(slotType(buffer), target) : blockCopyLayout(slotType(buffer), target);
+}
+
 bool rocktile::atomicHandsOver(Operation *op) {
   if (!isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op) || op->use_empty())
     return false;

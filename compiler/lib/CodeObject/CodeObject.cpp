@@ -5,6 +5,9 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsAMDGPU.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -186,6 +189,51 @@ void maskLoadedValuesByOffset(Module &module) {
     }
 }
 
+/// gfx950's direct-to-LDS loads write LDS through vmcnt, and without alias
+/// information the backend waits for all of them (vmcnt(0)) before every
+/// LDS read, which would drain the copies tile.async_wait leaves in flight.
+/// The copies and the LDS reads get disjoint alias scopes: the kernel's own
+/// waits and barriers (fences in the IR) order a slot's copy before its
+/// reads, so the backend need not.
+void scopeDirectToLdsCopies(Module &module) {
+  auto isCopy = [](Instruction &inst) {
+    auto *call = dyn_cast<IntrinsicInst>(&inst);
+    // (LLVM's optimizations turn the buffer form into load.to.lds of a
+    // buffer fat pointer.)
+    return call && (call->getIntrinsicID() == Intrinsic::amdgcn_raw_ptr_buffer_load_lds ||
+                    call->getIntrinsicID() == Intrinsic::amdgcn_global_load_lds ||
+                    call->getIntrinsicID() == Intrinsic::amdgcn_load_to_lds);
+  };
+  for (Function &f : module) {
+    if (llvm::none_of(instructions(f), isCopy))
+      continue;
+    MDBuilder md(module.getContext());
+    MDNode *domain = md.createAnonymousAliasScopeDomain("rocktile.lds");
+    MDNode *copies = MDNode::get(module.getContext(), md.createAnonymousAliasScope(domain, "copies"));
+    MDNode *reads = MDNode::get(module.getContext(), md.createAnonymousAliasScope(domain, "reads"));
+    // LDS reads: loads, and the intrinsics that only read memory through
+    // an LDS pointer (transpose reads).
+    auto readsLds = [](Instruction &inst) {
+      if (auto *load = dyn_cast<LoadInst>(&inst))
+        return load->getPointerAddressSpace() == 3;
+      auto *call = dyn_cast<CallInst>(&inst);
+      return call && call->onlyReadsMemory() && llvm::any_of(call->args(), [](const Use &arg) {
+               auto *type = dyn_cast<PointerType>(arg->getType());
+               return type && type->getAddressSpace() == 3;
+             });
+    };
+    for (Instruction &inst : instructions(f)) {
+      if (isCopy(inst)) {
+        inst.setMetadata(LLVMContext::MD_alias_scope, copies);
+        inst.setMetadata(LLVMContext::MD_noalias, reads);
+      } else if (readsLds(inst)) {
+        inst.setMetadata(LLVMContext::MD_alias_scope, reads);
+        inst.setMetadata(LLVMContext::MD_noalias, copies);
+      }
+    }
+  }
+}
+
 /// The assembly of a section the loader ignores (no SHF_ALLOC) holding the
 /// kernel's SIMT program, zlib-compressed after its 8-byte little-endian
 /// size: the emulator's HIP library runs the program from it.
@@ -311,6 +359,7 @@ Error rocktile::emitCode(Module &module, StringRef chip, StringRef simt, std::st
   maskLoadedValuesByOffset(module);
   sinkCompares(module);
   foldTruncatingExtracts(module);
+  scopeDirectToLdsCopies(module);
 
   {
     raw_string_ostream os(assembly);

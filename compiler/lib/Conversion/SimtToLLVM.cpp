@@ -83,6 +83,22 @@ struct HardwareExp2 : public ConvertOpToLLVMPattern<math::Exp2Op> {
   }
 };
 
+/// A barrier after explicit waits (kBarrierAfterWaits): s_barrier between
+/// wavefront-scope fences, which order memory accesses in the compiler and
+/// wait for nothing.
+struct BarrierAfterWaits : public ConvertOpToLLVMPattern<gpu::BarrierOp> {
+  explicit BarrierAfterWaits(const LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/11) {}
+  LogicalResult matchAndRewrite(gpu::BarrierOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    if (!op->hasAttr(rocktile::kBarrierAfterWaits))
+      return failure();
+    Location loc = op.getLoc();
+    LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::release, "wavefront");
+    ROCDL::SBarrierOp::create(rewriter, loc);
+    rewriter.replaceOpWithNewOp<LLVM::FenceOp>(op, LLVM::AtomicOrdering::acquire, "wavefront");
+    return success();
+  }
+};
+
 struct ConvertSimtToLLVMPass
     : public rocktile::impl::ConvertSimtToLLVMBase<ConvertSimtToLLVMPass> {
   using ConvertSimtToLLVMBase::ConvertSimtToLLVMBase;
@@ -126,7 +142,7 @@ struct ConvertSimtToLLVMPass
     RewritePatternSet patterns(ctx);
     // Ahead of any device-library lowering of the same ops (and of
     // math.exp2's to llvm.exp2, HardwareExp2's).
-    patterns.add<HardwareExp2>(converter);
+    patterns.add<HardwareExp2, BarrierAfterWaits>(converter);
     populateMathToLLVMConversionPatterns(converter, patterns, /*approximateLog1p=*/true,
                                          /*benefit=*/10);
     patterns.add<GridDimFromHiddenArgs>(converter, /*benefit=*/10);

@@ -31,8 +31,7 @@ struct AllocateLdsPass : public rocktile::impl::AllocateLdsBase<AllocateLdsPass>
       func.walk([&](tile::LocalAllocOp alloc) {
         RankedTensorType slot = slotType(alloc);
         alloc->setAttr("tile.lds_offset", IntegerAttr::get(i64, persistent));
-        persistent += alloc.getType().getDimSize(0) * blockCopyElements(blockCopyLayout(slot, *t)) *
-                      exchangeBytes(slot);
+        persistent += alloc.getType().getDimSize(0) * blockCopyElements(slotLayout(alloc, *t)) * exchangeBytes(slot);
         persistent = llvm::alignTo(persistent, 16);
       });
       // The slots are done with after the op (of the function's body) that

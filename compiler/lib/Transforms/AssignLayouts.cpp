@@ -1,4 +1,5 @@
 #include "rocktile/Analysis/AxisInfo.h"
+#include "rocktile/Analysis/LdsScratch.h"
 #include "rocktile/Dialect/Tile/IR/Tile.h"
 #include "rocktile/Target/MatrixCore.h"
 #include "rocktile/Transforms/Passes.h"
@@ -689,6 +690,15 @@ private:
     if (auto store = dyn_cast<DescriptorStoreOp>(op))
       return unifyOperand(op, store.getValueMutable(),
                           defaults.get(store.getValue().getType().getShape()));
+    // An async load's lanes copy consecutive 16-byte runs of its slot's
+    // arrangement (which the slot's reads choose): its pointers and mask
+    // take the layout that hands each lane its runs.
+    if (auto copy = dyn_cast<AsyncLoadOp>(op)) {
+      Attribute layout = copyLayout(copy);
+      if (!layout)
+        return op->emitError("tile.async_load copies power-of-two tiles of at least 16 bytes per thread");
+      return unify(op, layout);
+    }
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
       Attribute parent = encodingOf(reduce.getSrcs()[0]);
@@ -835,6 +845,13 @@ private:
           prefer(dot.getB(), std::get<1>(dots.lookup(dot)));
         continue; // its operands' layouts are its own, not its result's
       }
+      if (auto copy = dyn_cast<AsyncLoadOp>(op)) {
+        Attribute layout = copyLayout(copy);
+        prefer(copy.getPtr(), layout);
+        if (copy.getMask())
+          prefer(copy.getMask(), layout);
+        continue;
+      }
       if (auto e = dyn_cast<ExpandDimsOp>(op)) {
         Attribute parent = preferences.lookup(e.getResult());
         if (!parent)
@@ -859,6 +876,21 @@ private:
       for (Value o : op.getOperands())
         prefer(o, operandLayout(&op, layout));
     }
+  }
+
+  /// The layout of an async load's pointers and mask: each lane copies
+  /// consecutive 16-byte runs of its slot's arrangement, which the slot's
+  /// reads (in their users' layout) choose. Null when none fits.
+  Attribute copyLayout(AsyncLoadOp copy) {
+    RankedTensorType read = slotType(copy.getBuffer().getDefiningOp<LocalAllocOp>());
+    Attribute readLayout = read.getEncoding();
+    for (Operation *user : copy.getBuffer().getUsers())
+      if (auto load = dyn_cast<LocalLoadOp>(user); load && !readLayout)
+        readLayout = preferences.lookup(load.getResult());
+    read = read.cloneWithEncoding(readLayout ? readLayout : defaults.get(read.getShape()));
+    std::optional<LinearLayout> writer =
+        copyWriterLayout(asyncLoadLayout(read, target), exchangeBytes(read), target.waveSize, numWarps);
+    return writer ? layoutAttr(copy.getContext(), *writer) : Attribute();
   }
 
   /// Gives every tensor operand of `op` the layout `layout`.

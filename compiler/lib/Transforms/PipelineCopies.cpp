@@ -1,3 +1,5 @@
+#include "rocktile/Analysis/AxisInfo.h"
+#include "rocktile/Analysis/LdsLayout.h"
 #include "rocktile/Dialect/Tile/IR/Tile.h"
 #include "rocktile/Target/Target.h"
 #include "rocktile/Transforms/Passes.h"
@@ -26,11 +28,58 @@ constexpr int64_t kDefaultStages = 2;
 
 /// A load started N - 1 iterations ahead of its use: a block copy
 /// (`tile.descriptor_load`) into LDS slots, or a dot operand loaded through
-/// pointers (`tile.load`), carried to its iteration in registers.
+/// pointers (`tile.load`), copied into LDS slots where the target's async
+/// loads can copy it (`async`), else carried to its iteration in registers.
 struct Pipelined {
   Operation *load;
-  Value buffer; // a block copy's slots
+  bool async = false;
+  Value buffer; // a copy's slots
+  bool copies() const { return isa<DescriptorLoadOp>(load) || async; }
 };
+
+/// The kernel argument a tile of pointers is computed from (through
+/// pointer arithmetic, splats, broadcasts and the values `loop` carries),
+/// or null.
+static BlockArgument pointerArgument(Value ptr, scf::ForOp loop) {
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(ptr)) {
+      if (arg.getOwner() == loop.getBody() && arg != loop.getInductionVar()) {
+        ptr = loop.getTiedLoopInit(arg)->get();
+        continue;
+      }
+      return isa<func::FuncOp>(arg.getOwner()->getParentOp()) ? arg : BlockArgument();
+    }
+    Operation *def = ptr.getDefiningOp();
+    if (!isa_and_nonnull<AddPtrOp, AssumeOp, SplatOp, BroadcastOp, ExpandDimsOp, ConvertLayoutOp>(def))
+      return BlockArgument();
+    ptr = def->getOperand(0);
+  }
+}
+
+/// Whether the target's async loads can copy `load` into LDS: 16-byte runs
+/// along the last dimension (contiguous, aligned, one mask value per run),
+/// at least one run per lane of the workgroup, masked-off elements zero
+/// (masks only where a buffer resource reads zeros for them).
+static bool asyncLoadable(LoadOp load, const AxisInfoAnalysis &axis, const Target &target, unsigned numWarps) {
+  auto type = cast<RankedTensorType>(load.getType());
+  int64_t eltBytes = type.getElementTypeBitWidth() / 8;
+  if (eltBytes == 0 || (load.getOther() && !isZeroBits(load.getOther())))
+    return false;
+  if (llvm::any_of(type.getShape(), [](int64_t n) { return !llvm::isPowerOf2_64(n); }) ||
+      type.getNumElements() * eltBytes < kCopyRunBytes * target.waveSize * numWarps)
+    return false;
+  int64_t run = getAccessVectorWidth(axis, load.getPtr(), load.getMask(), 1, type.getDimSize(1));
+  if (run * eltBytes != kCopyRunBytes)
+    return false;
+  if (!load.getMask())
+    return true;
+  if (target.asyncLoads != AsyncLoads::DirectToLds)
+    return false;
+  auto func = load->getParentOfType<func::FuncOp>();
+  BlockArgument arg = pointerArgument(load.getPtr(), load->getParentOfType<scf::ForOp>());
+  auto range = arg ? func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "tile.pointer_range") : nullptr;
+  return range && range.getInt() == 32;
+}
 
 class LoopPipeliner {
 public:
@@ -44,7 +93,7 @@ public:
   /// of `numWarps` may use, the rest for addresses, masks, the LDS
   /// exchanges and the backend's scheduling (measured: at 80%, 256x256
   /// tiles spilled on gfx950 and paid register-bank switches on gfx1250).
-  bool findLoads(const Target &target, unsigned numWarps) {
+  bool findLoads(const Target &target, unsigned numWarps, bool asyncLoads) {
     if (!loop.getInductionVar().getType().isInteger(32))
       return false;
     auto words = [&](Type type) -> int64_t {
@@ -63,43 +112,64 @@ public:
         return dot && (dot.getA() == v || dot.getB() == v);
       });
     };
+    // Used only as an operand of dots (read from LDS in its layout).
+    auto directDotOperand = [&](Value v) {
+      return llvm::all_of(v.getUsers(), [&](Operation *user) {
+        auto dot = dyn_cast<DotOp>(user);
+        return dot && !dot.getAScale() && (dot.getA() == v || dot.getB() == v);
+      });
+    };
     int64_t registers = 0;
     for (Value arg : loop.getRegionIterArgs())
       registers += words(arg.getType());
-    SmallVector<std::pair<Operation *, ValueRange>> candidates;
+    AxisInfoAnalysis axis(loop->getParentOfType<func::FuncOp>());
+    SmallVector<std::tuple<Operation *, ValueRange, bool>> candidates;
     for (Operation &op : *loop.getBody()) {
       if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
         bool invariant = loop.isDefinedOutsideOfLoop(load.getBase()) &&
                          llvm::all_of(load.getShape(), [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }) &&
                          llvm::all_of(load.getStrides(), [&](Value v) { return loop.isDefinedOutsideOfLoop(v); });
         if (invariant)
-          candidates.push_back({&op, load.getOffsets()});
+          candidates.push_back({&op, load.getOffsets(), false});
       } else if (auto load = dyn_cast<LoadOp>(op)) {
         auto type = dyn_cast<RankedTensorType>(load.getType());
-        if (type && type.getRank() == 2 && dotOperand(load.getResult())) {
-          candidates.push_back({&op, load->getOperands()});
+        if (!type || type.getRank() != 2 || !dotOperand(load.getResult()))
+          continue;
+        // Copied into LDS where the target can (read there in the
+        // operand's layout: only a dot's direct operand), else carried in
+        // registers.
+        bool async = asyncLoads && directDotOperand(load.getResult()) && asyncLoadable(load, axis, target, numWarps);
+        candidates.push_back({&op, load->getOperands(), async});
+        if (!async)
           registers += 3 * words(type);
-        }
       }
     }
     bool pointerLoadsFit = registers * 3 <= int64_t(target.waveVgprs(numWarps)) * 2;
-    for (auto [op, operands] : candidates)
-      if ((isa<DescriptorLoadOp>(op) || pointerLoadsFit) && addSlice(operands))
-        loads.push_back({op, Value()});
+    for (auto [op, operands, async] : candidates)
+      if ((isa<DescriptorLoadOp>(op) || async || pointerLoadsFit) && addSlice(operands))
+        loads.push_back({op, async});
     llvm::sort(ahead, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
     return !loads.empty();
   }
 
-  bool loadsThroughPointers() {
-    return llvm::any_of(loads, [](Pipelined &p) { return isa<LoadOp>(p.load); });
+  /// Whether some pointer load is copied into LDS.
+  bool loadsAsync() {
+    return llvm::any_of(loads, [](Pipelined &p) { return p.async; });
   }
 
-  /// LDS bytes of one block of each block copy.
+  /// Whether some load waits in registers.
+  bool loadsIntoRegisters() {
+    return llvm::any_of(loads, [](Pipelined &p) { return !p.copies(); });
+  }
+
+  /// LDS bytes of one block of each copy.
   int64_t blockBytes() {
     int64_t bytes = 0;
     for (Pipelined &p : loads)
-      if (auto load = dyn_cast<DescriptorLoadOp>(p.load))
-        bytes += load.getType().getNumElements() * std::max<int64_t>(load.getType().getElementTypeBitWidth() / 8, 1);
+      if (p.copies()) {
+        auto type = cast<RankedTensorType>(p.load->getResult(0).getType());
+        bytes += type.getNumElements() * std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1);
+      }
     return bytes;
   }
 
@@ -108,13 +178,13 @@ public:
     Location loc = loop.getLoc();
     int64_t copies = 0;
     for (Pipelined &p : loads)
-      if (auto load = dyn_cast<DescriptorLoadOp>(p.load)) {
-        RankedTensorType type = load.getType();
+      if (p.copies()) {
+        auto type = cast<RankedTensorType>(p.load->getResult(0).getType());
         SmallVector<int64_t> shape{stages};
         llvm::append_range(shape, type.getShape());
         auto space = gpu::AddressSpaceAttr::get(loop.getContext(), gpu::AddressSpace::Workgroup);
-        p.buffer = LocalAllocOp::create(b, load.getLoc(), MemRefType::get(shape, type.getElementType(),
-                                                                          MemRefLayoutAttrInterface(), space));
+        p.buffer = LocalAllocOp::create(b, p.load->getLoc(), MemRefType::get(shape, type.getElementType(),
+                                                                             MemRefLayoutAttrInterface(), space));
         ++copies;
       }
     // Prologue: the loads of iterations 0 .. N - 2 that exist, and the
@@ -200,7 +270,7 @@ public:
     // The last N - 1: wait for all copies, use the loads already made.
     SmallVector<Pipelined> tailLoads;
     for (Pipelined &p : loads)
-      tailLoads.push_back({cloned.lookup(p.load), p.buffer});
+      tailLoads.push_back({cloned.lookup(p.load), p.async, p.buffer});
     SmallVector<Value> carriedTiles(main.getResults().drop_front(numOriginal + numChains).take_front(tiles.size()));
     withCarried(tail, carriedTiles, [&](ValueRange args) {
       Value slot;
@@ -296,13 +366,18 @@ private:
     Value exists = guarded ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound())
                            : Value();
     for (Pipelined &p : loads) {
-      bool copy = isa<DescriptorLoadOp>(p.load);
-      if (kind != Kind::All && copy != (kind == Kind::Copies))
+      if (kind != Kind::All && p.copies() != (kind == Kind::Copies))
         continue;
-      if (auto load = dyn_cast<DescriptorLoadOp>(p.load)) {
+      if (p.copies()) {
         OpBuilder::InsertionGuard guard(b);
         if (exists)
           b.setInsertionPoint(scf::IfOp::create(b, loc, exists, /*withElseRegion=*/false).thenBlock()->getTerminator());
+        if (auto load = dyn_cast<LoadOp>(p.load)) {
+          AsyncLoadOp::create(b, load.getLoc(), map.lookupOrDefault(load.getPtr()),
+                              load.getMask() ? map.lookupOrDefault(load.getMask()) : Value(), p.buffer, slot);
+          continue;
+        }
+        auto load = cast<DescriptorLoadOp>(p.load);
         SmallVector<Value> offsets;
         for (Value o : load.getOffsets())
           offsets.push_back(map.lookupOrDefault(o));
@@ -346,8 +421,8 @@ private:
     for (const Pipelined &p : uses) {
       OpBuilder at(p.load);
       Value value;
-      if (auto load = dyn_cast<DescriptorLoadOp>(p.load)) {
-        value = LocalLoadOp::create(at, load.getLoc(), load.getType(), p.buffer, slot);
+      if (p.copies()) {
+        value = LocalLoadOp::create(at, p.load->getLoc(), p.load->getResult(0).getType(), p.buffer, slot);
       } else {
         value = carried[pointerLoad];
         yields.push_back(started.empty() ? value : started[pointerLoad]);
@@ -379,26 +454,36 @@ struct PipelineCopiesPass : public rocktile::impl::PipelineCopiesBase<PipelineCo
       auto stages = loop->getAttrOfType<IntegerAttr>(kNumStages);
       if (!stages && func)
         stages = func->getAttrOfType<IntegerAttr>(kNumStages);
-      int64_t asked = stages ? stages.getInt() : kDefaultStages, n = asked;
-      LoopPipeliner pipeliner(loop);
-      if (n < 2 || !pipeliner.findLoads(*t, numWarps))
+      int64_t asked = stages ? stages.getInt() : kDefaultStages;
+      // Dot operands loaded through pointers wait in registers at 2 stages
+      // (one tile in flight); more stages copy them into LDS where the
+      // target's async loads can, since a second tile in flight in
+      // registers would cost a copy of each of them every iteration (and
+      // spills where the accumulators are large).
+      auto fitting = [&](LoopPipeliner &p) { // as many stages as the LDS holds, with a block's room per copy
+        int64_t n = asked;
+        while (n >= 2 && (n + 1) * p.blockBytes() > t->ldsBytes)
+          --n;
+        return p.loadsIntoRegisters() ? std::min<int64_t>(n, 2) : n;
+      };
+      std::optional<LoopPipeliner> pipeliner;
+      pipeliner.emplace(loop);
+      if (asked < 2 || !pipeliner->findLoads(*t, numWarps, /*asyncLoads=*/asked > 2))
         return;
-      // As many stages as the LDS holds, leaving a block's room per load
-      // for the loop's other LDS uses.
-      while (n >= 2 && (n + 1) * pipeliner.blockBytes() > t->ldsBytes)
-        --n;
-      if (n < asked)
-        loop.emitWarning() << "num_stages=" << asked << " needs "
-                           << (asked + 1) * pipeliner.blockBytes() << " bytes of LDS for this loop's copies; "
-                           << t->chip << " has " << t->ldsBytes << ": pipelined with " << std::max<int64_t>(n, 1)
-                           << " stage" << (n < 2 ? "" : "s");
-      // A tile loaded through pointers waits in registers: a second one in
-      // flight would cost a copy of every register each iteration (and
-      // spills where the accumulators are large), so such loops keep one.
-      if (pipeliner.loadsThroughPointers())
-        n = std::min<int64_t>(n, 2);
+      int64_t n = fitting(*pipeliner);
+      if (pipeliner->loadsAsync() && n < 3) { // registers, then
+        pipeliner.emplace(loop);
+        if (!pipeliner->findLoads(*t, numWarps, /*asyncLoads=*/false))
+          return;
+        n = fitting(*pipeliner);
+      }
+      int64_t possible = pipeliner->loadsIntoRegisters() ? std::min<int64_t>(asked, 2) : asked;
+      if (n < possible)
+        loop.emitWarning() << "num_stages=" << asked << " needs " << (possible + 1) * pipeliner->blockBytes()
+                           << " bytes of LDS for this loop's copies; " << t->chip << " has " << t->ldsBytes
+                           << ": pipelined with " << std::max<int64_t>(n, 1) << " stage" << (n < 2 ? "" : "s");
       if (n >= 2)
-        pipeliner.run(n);
+        pipeliner->run(n);
     });
   }
 };

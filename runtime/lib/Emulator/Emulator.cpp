@@ -261,6 +261,15 @@ struct WorkerContext {
     bool store;
   };
   std::vector<std::deque<TensorCopy>> copies;
+  /// Direct-to-LDS and async loads (one counter, vmcnt or asynccnt) issued
+  /// and not yet waited for, per wave in issue order: each instruction's
+  /// bytes per lane, read at issue, and where they land.
+  struct AsyncLoad {
+    int64_t site;
+    std::vector<std::pair<uint64_t, std::array<uint8_t, 16>>> runs; // (LDS byte, data)
+    int64_t bytes;
+  };
+  std::vector<std::deque<AsyncLoad>> asyncLoads;
   std::vector<int32_t> copyPending;
   /// Bank use since the last barrier: each thread's executions of each
   /// site, and for each (site, wave, execution) the (lane, first dword,
@@ -384,6 +393,51 @@ struct LaunchState {
         w.copyPending[c.ldsOffset + d.ldsOffset(i) + k] = 0;
   }
 
+  /// A direct-to-LDS or async load in each wave: lane t's `bytes` bytes
+  /// (`data`, read at issue) land at LDS element `index[t]` of the view at
+  /// `ldsOffset`, or (`waveShared`, as gfx950's M0) at the wave's first
+  /// lane's element plus t runs.
+  void asyncLoad(WorkerContext &w, int64_t site, const uint8_t *data, const int64_t *index, int64_t n,
+                 int64_t eltBytes, int64_t bytes, int64_t ldsOffset, bool waveShared) {
+    for (int64_t first = 0; first < n; first += kernel.waveSize) {
+      auto wave = int32_t(first / kernel.waveSize);
+      WorkerContext::AsyncLoad load{site, {}, bytes};
+      for (int64_t t = first; t < first + kernel.waveSize; ++t) {
+        int64_t element = waveShared ? index[first] + (t - first) * bytes / eltBytes : index[t];
+        int64_t at = ldsOffset + element * eltBytes;
+        if (at < 0 || at + bytes > int64_t(w.lds.size()))
+          return fail(w, site, t,
+                      llvm::formatv("an async load writes LDS bytes [{0}, {1}), outside the {2} bytes of LDS", at,
+                                    at + bytes, w.lds.size()));
+        for (int64_t byte = at; byte < at + bytes; ++byte) {
+          if (int32_t copy = w.copyPending[byte]; copy)
+            return reportPending(w, site, std::abs(copy) - 1, byte, t, /*write=*/true);
+          if (!touchLds(w, site, byte, wave, /*write=*/true))
+            return;
+          w.copyPending[byte] = int32_t(site + 1);
+        }
+        std::array<uint8_t, 16> run{};
+        std::memcpy(run.data(), data + t * bytes, bytes);
+        load.runs.push_back({uint64_t(at), run});
+      }
+      w.asyncLoads[wave].push_back(std::move(load));
+    }
+  }
+
+  /// vmcnt / asynccnt: each wave's oldest async loads land until at most
+  /// `count` are in flight.
+  void waitAsyncLoads(WorkerContext &w, int64_t count) {
+    for (auto &queue : w.asyncLoads)
+      while (int64_t(queue.size()) > count) {
+        const WorkerContext::AsyncLoad &load = queue.front();
+        for (const auto &[at, run] : load.runs) {
+          std::memcpy(w.ldsBase + at, run.data(), load.bytes);
+          std::fill(w.copyPending.begin() + at, w.copyPending.begin() + at + load.bytes, 0);
+        }
+        queue.pop_front();
+      }
+  }
+
   void waitTensorcnt(WorkerContext &w, int64_t count) {
     for (auto [wave, queue] : llvm::enumerate(w.copies))
       while (int64_t(queue.size()) > count && !failed) {
@@ -462,10 +516,12 @@ struct LaunchState {
 
   void reportPending(const WorkerContext &w, int64_t site, int64_t copySite, int64_t byte, int64_t thread,
                      bool write) {
+    const FaultSite &copy = kernel.sites[copySite];
     fail(w, site, thread,
-         llvm::formatv("LDS byte {0} {1} before its copy was waited for: the tensor copy at {2} has not "
-                       "completed (s_wait_tensorcnt too weak, or missing)",
-                       byte, write ? "written" : "read", kernel.sites[copySite].location));
+         llvm::formatv("LDS byte {0} {1} before its copy was waited for: the {2} at {3} has not completed ({4} too "
+                       "weak, or missing)",
+                       byte, write ? "written" : "read", copy.kind, copy.location,
+                       copy.kind == "tensor copy" ? "s_wait_tensorcnt" : "s_waitcnt vmcnt / s_wait_asynccnt"));
   }
 
   /// Records the first fault of the launch: `what`, by `thread`, at `site`.
@@ -621,6 +677,18 @@ extern "C" void rocktile_emu_tensor_store(int64_t ctx, int64_t site, int64_t g0,
                         n, /*store=*/true);
 }
 
+extern "C" void rocktile_emu_async_load(int64_t ctx, int64_t site, int64_t data, int64_t index, int64_t n,
+                                        int64_t eltBytes, int64_t bytes, int64_t ldsOffset, int64_t waveShared) {
+  auto *w = reinterpret_cast<WorkerContext *>(ctx);
+  w->launch->asyncLoad(*w, site, reinterpret_cast<const uint8_t *>(data), reinterpret_cast<const int64_t *>(index),
+                       n, eltBytes, bytes, ldsOffset, waveShared != 0);
+}
+
+extern "C" void rocktile_emu_wait_async_loads(int64_t ctx, int64_t count) {
+  auto *w = reinterpret_cast<WorkerContext *>(ctx);
+  w->launch->waitAsyncLoads(*w, count);
+}
+
 extern "C" void rocktile_emu_wait_tensorcnt(int64_t ctx, int64_t count) {
   auto *w = reinterpret_cast<WorkerContext *>(ctx);
   w->launch->waitTensorcnt(*w, count);
@@ -759,6 +827,7 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
     ctx.lds.resize(ldsBytes);
     ctx.copyPending.resize(ldsBytes);
     ctx.copies.resize(numThreads / waveSize);
+    ctx.asyncLoads.resize(numThreads / waveSize);
     ctx.executions.resize(sites.size() * numThreads);
     ctx.bankUse.resize(sites.size());
     std::vector<uint8_t> lds(std::max<int64_t>(ldsBytes, 1), 0xcd);
@@ -791,6 +860,8 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
       ctx.workgroup = {wg % grid[0], wg / grid[0] % grid[1], wg / (grid[0] * grid[1])};
       ++ctx.epoch; // a new workgroup: nothing of the last one's LDS accesses counts
       for (auto &queue : ctx.copies) // nor its copies never waited for
+        queue.clear();
+      for (auto &queue : ctx.asyncLoads)
         queue.clear();
       std::fill(ctx.copyPending.begin(), ctx.copyPending.end(), 0);
       for (int i = 0; i < 3; ++i)

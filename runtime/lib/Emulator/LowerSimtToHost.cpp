@@ -34,13 +34,17 @@ struct BufferOrigin {
 
 /// Marks the lane exchange of a transpose read (see splitTransposeReads).
 constexpr llvm::StringLiteral kLaneTranspose = "rocktile.lane_transpose";
+/// Marks the LDS side of a direct-to-LDS or async load (see
+/// splitAsyncLoads): true where the wave's first lane's index places every
+/// lane's run (gfx950's M0).
+constexpr llvm::StringLiteral kAsyncLoad = "rocktile.async_load";
 
 /// Ops after which the lanes of a wave must be in lockstep.
 bool isCrossLane(Operation *op) {
   return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp, amdgpu::MFMAOp,
              amdgpu::ScaledMFMAOp, amdgpu::WMMAOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::TensorStoreFromLDSD2Op,
-             ROCDL::WaitTensorcntOp>(op) ||
-         (isa<UnrealizedConversionCastOp>(op) && op->hasAttr(kLaneTranspose));
+             ROCDL::WaitTensorcntOp, ROCDL::WaitAsynccntOp, amdgpu::MemoryCounterWaitOp>(op) ||
+         (isa<UnrealizedConversionCastOp>(op) && (op->hasAttr(kLaneTranspose) || op->hasAttr(kAsyncLoad)));
 }
 
 /// Workgroup and grid ids and sizes nested in regions (a program id read
@@ -71,10 +75,10 @@ int64_t elementBytes(MemRefType type) {
   return scalarBytes(elt);
 }
 
-/// The LDS view and element index that a rocdl transpose read's pointer
-/// addresses: the compiler forms it as
-/// gep(inttoptr(index_cast(extract_aligned_pointer_as_index view)), at).
-FailureOr<std::pair<Value, Value>> ldsElementOf(Value ptr, OpBuilder &b) {
+/// The memref and element index that a pointer given to a rocdl op (an LDS
+/// transpose read, an async load) addresses: the compiler forms it as
+/// gep(inttoptr(index_cast(extract_aligned_pointer_as_index memref)), at).
+FailureOr<std::pair<Value, Value>> elementOf(Value ptr, OpBuilder &b) {
   auto gep = ptr.getDefiningOp<LLVM::GEPOp>();
   auto base = gep ? gep.getBase().getDefiningOp<LLVM::IntToPtrOp>() : nullptr;
   auto address = base ? base.getArg().getDefiningOp<arith::IndexCastOp>() : nullptr;
@@ -85,7 +89,22 @@ FailureOr<std::pair<Value, Value>> ldsElementOf(Value ptr, OpBuilder &b) {
   Value at = isa<Value>(index)
                  ? arith::IndexCastOp::create(b, gep.getLoc(), b.getIndexType(), cast<Value>(index)).getResult()
                  : arith::ConstantIndexOp::create(b, gep.getLoc(), cast<IntegerAttr>(index).getInt()).getResult();
+  // An index of bytes (a 32-bit offset) into wider elements.
+  int64_t gepBytes = scalarBytes(gep.getElemType()), eltBytes = elementBytes(cast<MemRefType>(first.getSource().getType()));
+  if (gepBytes != eltBytes)
+    at = arith::DivUIOp::create(b, gep.getLoc(), arith::MulIOp::create(b, gep.getLoc(), at, arith::ConstantIndexOp::create(b, gep.getLoc(), gepBytes)),
+                                arith::ConstantIndexOp::create(b, gep.getLoc(), eltBytes));
   return std::pair<Value, Value>{first.getSource(), at};
+}
+
+/// Erases the unused chain that forms a rocdl op's pointer (see elementOf),
+/// which has no host lowering.
+void erasePointerChain(Value ptr) {
+  for (Operation *dead = ptr ? ptr.getDefiningOp() : nullptr; dead && dead->use_empty();) {
+    Operation *next = dead->getNumOperands() ? dead->getOperand(0).getDefiningOp() : nullptr;
+    dead->erase();
+    dead = next;
+  }
 }
 
 /// An LDS transpose read is each lane's plain read of a vector at its own
@@ -106,7 +125,7 @@ LogicalResult splitTransposeReads(gpu::GPUFuncOp kernel) {
       at = load.getSrcIndices()[0];
     } else {
       ptr = op->getOperand(0);
-      FailureOr<std::pair<Value, Value>> element = ldsElementOf(ptr, b);
+      FailureOr<std::pair<Value, Value>> element = elementOf(ptr, b);
       if (failed(element))
         return op->emitError("the emulator reads rocdl transpose loads only at pointers into an LDS view");
       std::tie(view, at) = *element;
@@ -122,12 +141,50 @@ LogicalResult splitTransposeReads(gpu::GPUFuncOp kernel) {
       result = vector::BitCastOp::create(b, op->getLoc(), type, result);
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
-    // The pointer chain has no other use, and no host lowering.
-    for (Operation *dead = ptr ? ptr.getDefiningOp() : nullptr; dead && dead->use_empty();) {
-      Operation *next = dead->getNumOperands() ? dead->getOperand(0).getDefiningOp() : nullptr;
-      dead->erase();
-      dead = next;
+    erasePointerChain(ptr);
+  }
+  return success();
+}
+
+/// A direct-to-LDS or async load is each lane's plain read of its run from
+/// global memory (checked as any load: bounds, a buffer's masked-off lanes
+/// reading zeros), then the runs queued for LDS in every wave, landing at
+/// the wait that covers them (rocktile_emu_async_load): this splits it so.
+LogicalResult splitAsyncLoads(gpu::GPUFuncOp kernel) {
+  SmallVector<Operation *> loads;
+  kernel.walk([&](Operation *op) {
+    if (isa<amdgpu::GatherToLDSOp, ROCDL::GlobalLoadAsyncToLDSB128Op>(op))
+      loads.push_back(op);
+  });
+  for (Operation *op : loads) {
+    OpBuilder b(op);
+    Value src, at, view, dstAt, globalPtr, ldsPtr;
+    int64_t bytes = 16;
+    bool waveShared = false;
+    if (auto gather = dyn_cast<amdgpu::GatherToLDSOp>(op)) {
+      src = gather.getSrc(), at = gather.getSrcIndices()[0];
+      view = gather.getDst(), dstAt = gather.getDstIndices()[0];
+      auto transfer = dyn_cast<VectorType>(gather.getTransferType());
+      bytes = transfer ? transfer.getNumElements() * scalarBytes(transfer.getElementType())
+                       : scalarBytes(gather.getTransferType());
+      waveShared = true;
+    } else {
+      auto async = cast<ROCDL::GlobalLoadAsyncToLDSB128Op>(op);
+      globalPtr = async.getGlobalPtr(), ldsPtr = async.getLdsPtr();
+      FailureOr<std::pair<Value, Value>> global = elementOf(globalPtr, b), lds = elementOf(ldsPtr, b);
+      if (failed(global) || failed(lds))
+        return op->emitError("the emulator runs async loads only between pointers into memrefs");
+      std::tie(src, at) = *global;
+      std::tie(view, dstAt) = *lds;
     }
+    Type elt = cast<MemRefType>(src.getType()).getElementType();
+    auto type = VectorType::get({bytes / scalarBytes(elt)}, elt);
+    Value data = vector::LoadOp::create(b, op->getLoc(), type, src, ValueRange{at});
+    UnrealizedConversionCastOp::create(b, op->getLoc(), TypeRange{}, ValueRange{data, dstAt, view})
+        ->setAttr(kAsyncLoad, b.getBoolAttr(waveShared));
+    op->erase();
+    erasePointerChain(globalPtr);
+    erasePointerChain(ldsPtr);
   }
   return success();
 }
@@ -327,7 +384,7 @@ LogicalResult WorkgroupLowering::run() {
   numThreadsValue = idx(numThreads);
 
   hoistWorkgroupIds(kernel);
-  if (failed(splitTransposeReads(kernel)))
+  if (failed(splitTransposeReads(kernel)) || failed(splitAsyncLoads(kernel)))
     return failure();
   if (failed(processBlock(kernel.getBody().front())))
     return failure();
@@ -863,6 +920,41 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
     return emitMatrix(op, "gfx950", mfma.getM(), mfma.getN(), mfma.getK());
   if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op))
     return emitMatrix(op, "gfx1250", wmma.getM(), wmma.getN(), wmma.getK());
+  if (auto wait = dyn_cast<amdgpu::MemoryCounterWaitOp>(op)) {
+    // vmcnt counts the direct-to-LDS loads (other loads complete at issue
+    // here); dscnt nothing (LDS accesses complete at once).
+    if (auto load = wait.getLoadAttr())
+      func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_wait_async_loads", 2),
+                           ValueRange{ctx, i64(load.getInt())});
+    if (auto tensor = wait.getTensorAttr())
+      func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_wait_tensorcnt", 2),
+                           ValueRange{ctx, i64(tensor.getInt())});
+    return success();
+  }
+  if (auto wait = dyn_cast<ROCDL::WaitAsynccntOp>(op)) {
+    func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_wait_async_loads", 2),
+                         ValueRange{ctx, i64(wait.getCount())});
+    return success();
+  }
+  if (auto copy = op->getAttrOfType<BoolAttr>(kAsyncLoad)) {
+    Value data = op->getOperand(0), index = op->getOperand(1), view = op->getOperand(2);
+    for (Value v : {data, index})
+      if (uniform.contains(v))
+        copyToArrays(v, v, *op->getBlock());
+    Value hostView = uniform.lookupOrNull(view);
+    std::optional<BufferOrigin> origin = hostView ? originOf(hostView) : std::nullopt;
+    if (!origin || origin->argIndex != -1)
+      return op->emitError("the emulator runs async loads only into LDS views the workgroup shares");
+    auto type = cast<VectorType>(data.getType());
+    int64_t eltBytes = elementBytes(cast<MemRefType>(view.getType()));
+    int64_t bytes = type.getNumElements() * scalarBytes(type.getElementType());
+    int64_t site = addSite(op, "async copy", hostView, eltBytes);
+    func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_async_load", 9),
+                         ValueRange{ctx, i64(site), addressOf(arrayFor(data)), addressOf(arrayFor(index)),
+                                    i64(numThreads), i64(eltBytes), i64(bytes), i64(origin->ldsOffset),
+                                    i64(copy.getValue())});
+    return success();
+  }
   if (auto wait = dyn_cast<ROCDL::WaitTensorcntOp>(op)) {
     func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_wait_tensorcnt", 2),
                          ValueRange{ctx, i64(wait.getCount())});

@@ -661,3 +661,19 @@ func.func @int_to_ptr_shape(%a: tensor<16xi64>) {
   %p = tile.int_to_ptr %a : tensor<16xi64> -> tensor<32x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+func.func @async_load_type(%p: tensor<16x16x!tile.ptr<f32>>, %buf: memref<2x16x16xf16, #gpu.address_space<workgroup>>, %i: i32) {
+  // expected-error @+1 {{a slot of 'memref<2x16x16xf16, #gpu.address_space<workgroup>>' does not hold a 'tensor<16x16xf32>'}}
+  tile.async_load %p into %buf[%i] : tensor<16x16x!tile.ptr<f32>>, memref<2x16x16xf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @async_load_mask(%p: tensor<16x16x!tile.ptr<f16>>, %m: tensor<16x8xi1>, %buf: memref<2x16x16xf16, #gpu.address_space<workgroup>>, %i: i32) {
+  // expected-error @+1 {{mask shape does not match the pointers}}
+  tile.async_load %p, mask = %m : tensor<16x8xi1> into %buf[%i] : tensor<16x16x!tile.ptr<f16>>, memref<2x16x16xf16, #gpu.address_space<workgroup>>
+  return
+}

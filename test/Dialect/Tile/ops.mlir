@@ -153,6 +153,16 @@ func.func @async_copies(%p: !tile.ptr<bf16>, %i: i32, %slot: i32) {
   return
 }
 
+// CHECK-LABEL: func.func @async_loads
+// CHECK: tile.async_load %{{.*}}, mask = %{{.*}} : tensor<64x32xi1> into %{{.*}}[%{{.*}}] : tensor<64x32x!tile.ptr<bf16>>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+// CHECK: tile.async_load %{{.*}} into %{{.*}}[%{{.*}}] : tensor<64x32x!tile.ptr<bf16>>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+func.func @async_loads(%p: tensor<64x32x!tile.ptr<bf16>>, %m: tensor<64x32xi1>, %slot: i32) {
+  %buf = tile.local_alloc : memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  tile.async_load %p, mask = %m : tensor<64x32xi1> into %buf[%slot] : tensor<64x32x!tile.ptr<bf16>>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  tile.async_load %p into %buf[%slot] : tensor<64x32x!tile.ptr<bf16>>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  return
+}
+
 // CHECK-LABEL: func.func @inline_asm
 // CHECK: tile.elementwise_inline_asm "v_max_f32 $0, $1, $2" "=v,v,v" %{{.*}}, %{{.*}} {pure} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
 // CHECK: tile.elementwise_inline_asm "v_mov_b32 $0, $2\0Av_mov_b32 $1, $2" "=v,=v,v" %{{.*}} : (tensor<64xi32>) -> (tensor<64xi32>, tensor<64xi32>)

@@ -46,6 +46,10 @@ private:
 /// The value of an integer constant or of a splat of one.
 std::optional<int64_t> getConstantInt(mlir::Value v);
 
+/// Whether `v` is a constant tile (or a splat of a constant) whose bits are
+/// all zero (+0.0, not -0.0): what a buffer load gives masked-off lanes.
+bool isZeroBits(mlir::Value v);
+
 /// Whether the integer `v` is provably >= 0: built from non-negative
 /// constants, program ids and counts, and loop indices counting up from
 /// such, by sums, products, quotients, ... that do not overflow (trusted, as

@@ -98,6 +98,23 @@ LdsLayout chooseLdsLayout(const LinearLayout &from, const LinearLayout &to, int6
 LdsLayout chooseLdsRead(LdsLayout lds, const LinearLayout &to, int64_t eltBytes, unsigned banks,
                         const LdsTransposeRead &transposeRead = {}, int64_t *cycles = nullptr);
 
+/// Bytes each lane copies per direct-to-LDS or async load (tile.async_load).
+constexpr int64_t kCopyRunBytes = 16;
+/// The arrangement for a tile that tile.async_load copies into LDS, in runs
+/// of kCopyRunBytes contiguous along dimension `dim` (so its swizzle moves
+/// whole runs), read back in layout `to` at the fewest cycles: the copies
+/// write runs in lane order, without bank conflicts, so only the reads are
+/// priced.
+LdsLayout chooseCopiedLdsLayout(const LinearLayout &to, unsigned dim, int64_t eltBytes, unsigned banks,
+                                const LdsTransposeRead &transposeRead = {});
+/// The layout of the pointers whose lanes copy consecutive runs of `lds`
+/// (a wave's lanes in order, as gfx950's direct-to-LDS loads must write):
+/// offset bits within a run are registers, the next ones lanes, the highest
+/// ones warps, the rest registers. None when the tile is not a power of two
+/// or smaller than one run per lane of the workgroup.
+std::optional<LinearLayout> copyWriterLayout(const LdsLayout &lds, int64_t eltBytes, unsigned waveSize,
+                                             unsigned numWarps);
+
 } // namespace rocktile
 
 #endif

@@ -55,6 +55,13 @@ int64_t blockCopyElements(const LdsLayout &lds);
 /// unread slots of a buffer without a tile.local_load are of no layout.
 mlir::RankedTensorType slotType(tile::LocalAllocOp buffer);
 
+/// How tile.async_load copies a tile read in `read`'s layout lie in LDS
+/// (chooseCopiedLdsLayout along the last dimension).
+LdsLayout asyncLoadLayout(mlir::RankedTensorType read, const Target &target);
+/// How the slots of `buffer` lie in LDS: as tile.async_load copies them
+/// (asyncLoadLayout), or as block copies land (blockCopyLayout).
+LdsLayout slotLayout(tile::LocalAllocOp buffer, const Target &target);
+
 } // namespace rocktile
 
 #endif

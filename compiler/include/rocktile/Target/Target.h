@@ -25,6 +25,21 @@ struct LdsTransposeRead {
   bool rocdl = false;
 };
 
+/// How a target copies 16-byte runs from global memory into LDS without
+/// passing through registers (tile.async_load).
+enum class AsyncLoads {
+  /// gfx950: `buffer_load_dwordx4 ... lds` / `global_load_lds_dwordx4`,
+  /// counted by vmcnt; a wave's lanes write consecutive runs from an
+  /// address every lane shares (M0). A masked-off lane reads a buffer
+  /// resource out of range and lands zeros.
+  DirectToLds,
+  /// gfx1250: `global_load_async_to_lds_b128`, counted by asynccnt, to an
+  /// LDS address per lane. No buffer form: masked loads cannot use it (a
+  /// branch around a masked lane's copy would skip the count when a whole
+  /// wave is masked off).
+  AsyncToLds,
+};
+
 struct Target {
   llvm::StringRef chip;        // LLVM -mcpu name, e.g. "gfx950"
   llvm::StringRef product;     // e.g. "MI355X"
@@ -34,6 +49,7 @@ struct Target {
   bool hasPermlane32Swap;      // v_permlane32_swap: exchange wave halves
   unsigned ldsBanks;           // LDS banks, 4 bytes wide
   bool hasTensorDataMover;     // tensor_load_to_lds: whole blocks from global memory to LDS
+  AsyncLoads asyncLoads;
   unsigned vgprsPerSimd;       // a SIMD's VGPRs per lane, shared by its waves
   unsigned maxWaveVgprs;       // the most one wave may address (AGPRs apart)
 

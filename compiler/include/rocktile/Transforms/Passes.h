@@ -17,6 +17,12 @@ namespace cf { class ControlFlowDialect; }
 } // namespace mlir
 
 namespace rocktile {
+/// Marks a gpu.barrier that follows explicit waits for this wave's copies
+/// and LDS accesses (tile.async_wait): tile-convert-simt-to-llvm makes it a
+/// bare s_barrier, fenced for the compiler only. A workgroup fence would
+/// also wait for every copy still in flight (vmcnt(0) on gfx950).
+constexpr llvm::StringLiteral kBarrierAfterWaits = "rocktile.barrier_after_waits";
+
 #define GEN_PASS_DECL
 #include "rocktile/Transforms/Passes.h.inc"
 

@@ -24,11 +24,17 @@ def PipelineCopies : Pass<"tile-pipeline-copies", "mlir::ModuleOp"> {
       hold N + 1 blocks per copy (the slots and room for the loop's other
       LDS uses), the loop gets as many stages as it does hold, with a
       warning at the loop.
-    - every `tile.load` of a 2-D tile that is a `tile.dot` operand is made at
-      the end of the iteration before its own, and its tile carried there in
-      registers. A loop with such loads has at most 2 stages: a second tile
-      per load in flight would cost a copy of each of its registers every
-      iteration.
+    - at N >= 3, every `tile.load` of a 2-D tile used only as a `tile.dot`
+      operand that the target's async loads can copy (16-byte runs along
+      the last dimension, at least one per thread; masks only where a
+      buffer resource reads zeros for masked-off lanes, on gfx950) becomes a
+      copy into N LDS slots the same way (`tile.async_load`), where the LDS
+      holds N + 1 blocks per copy; else the loop is pipelined as at N = 2:
+    - every other `tile.load` of a 2-D tile that is a `tile.dot` operand is
+      made at the end of the iteration before its own, and its tile carried
+      there in registers. A loop with such loads has at most 2 stages: a
+      second tile per load in flight would cost a copy of each of its
+      registers every iteration.
 
     A prologue makes the first N - 1 iterations' loads (those that exist),
     and the loop splits in two: the iterations whose loads N - 1 ahead exist,
@@ -141,6 +147,12 @@ def LowerToSimt : Pass<"tile-lower-to-simt", "mlir::ModuleOp"> {
     the target's transpose reads where they are cheaper (a dot operand
     contiguous along M or N): `amdgpu.transpose_load` on gfx950,
     `rocdl.ds.load.tr16.b128`/`tr8.b64` on an LDS pointer on gfx1250.
+    Block copies and async loads into LDS slots: `rocdl.tensor.load.to.lds`
+    (gfx1250), `amdgpu.gather_to_lds` (gfx950) and
+    `rocdl.global.load.async.to.lds.b128` (gfx1250); `tile.async_wait` becomes
+    waits for the wave's LDS accesses and all but its copies' newest
+    instructions (`s_wait_tensorcnt`, vmcnt, `s_wait_asynccnt`), then a
+    `gpu.barrier` marked `rocktile.barrier_after_waits`.
     `scf.for` carries the element indices of pointers into buffers under
     2 GiB as i32 scalars. Pure ops ahead of an LDS exchange whose results
     are only used after it are lowered after it. The kernel's `rocdl.*`
@@ -179,7 +191,11 @@ def ConvertSimtToLLVM : Pass<"tile-convert-simt-to-llvm", "mlir::gpu::GPUModuleO
     Upstream's conversions, assembled with one difference from
     `convert-gpu-to-rocdl`: math ops become LLVM intrinsics, which the AMDGPU
     backend expands itself, instead of calls into the ROCm device library, so
-    code objects link with nothing but the kernel. Address spaces map to
+    code objects link with nothing but the kernel. A `gpu.barrier` marked
+    `rocktile.barrier_after_waits` (tile.async_wait's, whose waits are
+    explicit) is `s_barrier` between wavefront-scope fences, which order
+    memory accesses in the compiler but wait for nothing: a workgroup-scope
+    fence would wait for every copy in flight. Address spaces map to
     AMDGPU's: global 1, workgroup (LDS) 3, private 5. `scf` must already be
     lowered to `cf`.
 

@@ -2,7 +2,8 @@
 // folder, one per op family: LowerToSimt.cpp (the pass, control flow,
 // elementwise ops), Memory.cpp (loads, stores, atomics), Layouts.cpp
 // (layout conversions through registers or LDS), Reductions.cpp, Dot.cpp
-// (matrix instructions), TensorDataMover.cpp (block copies to LDS), Debug.cpp
+// (matrix instructions), TensorDataMover.cpp (block copies to LDS, slots,
+// waits), AsyncLoads.cpp (pointer loads copied to LDS), Debug.cpp
 // (device_print, device_assert).
 #ifndef ROCKTILE_TRANSFORMS_LOWERTOSIMT_KERNELLOWERING_H
 #define ROCKTILE_TRANSFORMS_LOWERTOSIMT_KERNELLOWERING_H
@@ -45,10 +46,20 @@ private:
   }
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
 
+  /// x + y, or x ^ y in a layout whose coordinates do not add up (the XOR
+  /// of its bases' parts).
+  Value combine(bool additive, Value x, Value y) {
+    if (additive)
+      return arith::AddIOp::create(b, loc(), x, y);
+    return arith::XOrIOp::create(b, loc(), x, y);
+  }
   /// The part of a coordinate along `dim` contributed by this lane's lane
-  /// and warp index (the register part is a compile-time constant).
+  /// and warp index (the register part is a compile-time constant, which
+  /// combines with it by `combine`: an add where the layout's coordinates
+  /// add up, else an XOR).
   Value threadCoord(const LinearLayout &layout, unsigned dim) {
     Value sum = i32(0);
+    bool additive = layout.isAdditive();
     auto addBits = [&](LinearLayout::InDim in, Value index) {
       auto bases = layout.getBases(in);
       for (unsigned bit = 0; bit < bases.size();) {
@@ -64,8 +75,7 @@ private:
         Value field = arith::AndIOp::create(
             b, loc(), arith::ShRUIOp::create(b, loc(), index, i32(bit)),
             i32((int64_t(1) << width) - 1));
-        sum = arith::AddIOp::create(b, loc(), sum,
-                                    arith::MulIOp::create(b, loc(), field, i32(step)));
+        sum = combine(additive, sum, arith::MulIOp::create(b, loc(), field, i32(step)));
         bit += width;
       }
     };
@@ -99,6 +109,14 @@ private:
   LogicalResult lowerAsyncCopy(tile::AsyncCopyOp op);
   LogicalResult lowerAsyncWait(tile::AsyncWaitOp op);
   LogicalResult lowerLocalLoad(tile::LocalLoadOp op);
+  LogicalResult lowerAsyncLoad(tile::AsyncLoadOp op);
+  /// The copy instructions each wave issues for `op` (one 16-byte run per lane each).
+  int64_t asyncLoadInstructions(tile::AsyncLoadOp op);
+  /// An LLVM pointer (in `addressSpace`) to element `index` of `memref`,
+  /// formed so that the emulator can read the memref and index back.
+  Value elementPointer(Value memref, Value index, unsigned addressSpace, int64_t eltBytes);
+  /// A global pointer `bytes` (an unsigned i32) into `memref`, formed the same way.
+  Value bytePointer(Value memref, Value bytes);
   /// Starts the Tensor Data Mover copies (each warp its rows) of the block
   /// of `type` at `offsets` of the tensor at `base` (tile values) into
   /// `view` from element `slotElement` on, laid out as `lds` (rows padded or

@@ -52,7 +52,7 @@ SmallVector<SmallVector<Value>> KernelLowering::registerCoords(const LinearLayou
     LinearLayout::Coord c = layout.apply(LinearLayout::Register, r);
     SmallVector<Value> &coord = coords.emplace_back();
     for (unsigned d = 0; d < layout.getRank(); ++d)
-      coord.push_back(arith::AddIOp::create(b, loc(), threadPart[d], i32(c[d])));
+      coord.push_back(combine(layout.isAdditive(), threadPart[d], i32(c[d])));
   }
   return coords;
 }
@@ -146,9 +146,13 @@ KernelLowering::ldsAccessIndices(const LinearLayout &layout, const LdsLayout &ld
   SmallVector<std::pair<int64_t, Value>> out;
   for (int64_t reg : access.firstRegisters(layout, skipCopies)) {
     int64_t k = lds.offsetOf(layout.apply(LinearLayout::Register, reg));
-    // (Offsets in padded rows add up.)
-    Value at = k & threadBits && !lds.rowPitch ? arith::XOrIOp::create(b, loc(), base, i32(k)).getResult()
-                                               : arith::AddIOp::create(b, loc(), base, i32(k)).getResult();
+    // The bits the thread part may hold XOR, the others add (offsets in
+    // padded rows add up): accesses whose constants differ only in the
+    // latter share an address register.
+    int64_t mixed = lds.rowPitch ? 0 : k & threadBits;
+    Value at = mixed ? arith::XOrIOp::create(b, loc(), base, i32(mixed)).getResult() : base;
+    if (k != mixed)
+      at = arith::AddIOp::create(b, loc(), at, i32(k ^ mixed));
     out.emplace_back(reg, arith::IndexCastOp::create(b, loc(), b.getIndexType(), at));
   }
   return out;
@@ -326,15 +330,8 @@ LogicalResult KernelLowering::lowerGather(tile::GatherOp op) {
 Value KernelLowering::transposeLoad(VectorType type, Value view, Value at, const LdsTransposeRead &read) {
   if (!read.rocdl)
     return amdgpu::TransposeLoadOp::create(b, loc(), type, view, ValueRange{at});
-  // rocdl's forms take an LDS pointer: the view's first element's, offset by
-  // `at` elements (the emulator finds the view and `at` in this chain).
-  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  Type i64 = b.getI64Type();
-  Value first = memref::ExtractAlignedPointerAsIndexOp::create(b, loc(), view);
-  Value base = LLVM::IntToPtrOp::create(b, loc(), ptrType, arith::IndexCastOp::create(b, loc(), i64, first).getResult());
-  // (Elements as integers of their width: LLVM has no fp8 types.)
-  Value ptr = LLVM::GEPOp::create(b, loc(), ptrType, b.getIntegerType(8 * read.elementBytes), base,
-                                  ValueRange{arith::IndexCastOp::create(b, loc(), i64, at).getResult()});
+  // rocdl's forms take an LDS pointer: the view's element `at`.
+  Value ptr = elementPointer(view, at, 3, read.elementBytes);
   if (read.elementBytes == 2)
     return ROCDL::DsLoadTr16_B128::create(b, loc(), type, ptr);
   // The backend selects the 8-bit form for dwords only.

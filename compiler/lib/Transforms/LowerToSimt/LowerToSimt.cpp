@@ -331,6 +331,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](tile::DescriptorStoreOp s) { return lowerDescriptorStore(s); })
       .Case([&](tile::LocalAllocOp a) { return lowerLocalAlloc(a); })
       .Case([&](tile::AsyncCopyOp c) { return lowerAsyncCopy(c); })
+      .Case([&](tile::AsyncLoadOp l) { return lowerAsyncLoad(l); })
       .Case([&](tile::AsyncWaitOp w) { return lowerAsyncWait(w); })
       .Case([&](tile::LocalLoadOp l) { return lowerLocalLoad(l); })
       .Case([&](tile::StoreOp s) { return lowerStore(s); })
@@ -388,15 +389,20 @@ LogicalResult KernelLowering::lower(Operation *op) {
 
 LogicalResult KernelLowering::lowerMakeRange(tile::MakeRangeOp op) {
   LinearLayout layout = layoutOf(op);
-  if (!layout.isAdditive())
-    return op.emitError("make_range needs a layout whose coordinates add up");
+  // The coordinate, then the start: in a layout whose coordinates do not
+  // add up (async loads' pointers) the register and thread parts XOR.
+  bool additive = layout.isAdditive();
   SmallVector<int32_t> regs;
   for (int64_t r = 0; r < layout.getNumRegisters(); ++r)
-    regs.push_back(layout.apply(LinearLayout::Register, r)[0] + op.getStart());
+    regs.push_back(layout.apply(LinearLayout::Register, r)[0] + (additive ? op.getStart() : 0));
   auto type = VectorType::get({layout.getNumRegisters()}, b.getI32Type());
   Value constant = arith::ConstantOp::create(b, loc(), DenseElementsAttr::get(type, ArrayRef(regs)));
   Value thread = vector::BroadcastOp::create(b, loc(), type, threadCoord(layout, 0));
-  values[op] = {Value(), arith::AddIOp::create(b, loc(), constant, thread)};
+  Value range = combine(additive, constant, thread);
+  if (!additive && op.getStart())
+    range = arith::AddIOp::create(b, loc(), range,
+                                  arith::ConstantOp::create(b, loc(), DenseElementsAttr::get(type, int32_t(op.getStart()))));
+  values[op] = {Value(), range};
   return success();
 }
 

@@ -14,23 +14,6 @@ using namespace mlir;
 using namespace rocktile;
 using namespace rocktile::simt;
 
-/// A constant tile (or splat of a constant) whose bits are all zero (+0.0,
-/// not -0.0).
-static bool isZeroBits(Value v) {
-  if (auto splat = v.getDefiningOp<tile::SplatOp>())
-    v = splat.getSrc();
-  Attribute a;
-  if (!matchPattern(v, m_Constant(&a)))
-    return false;
-  if (auto dense = dyn_cast<DenseElementsAttr>(a))
-    a = dense.isSplat() ? dense.getSplatValue<Attribute>() : Attribute();
-  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
-    return i.getValue().isZero();
-  if (auto f = dyn_cast_or_null<FloatAttr>(a))
-    return f.getValue().bitcastToAPInt().isZero();
-  return false;
-}
-
 std::pair<int64_t, int64_t> KernelLowering::accessWidth(Value ptr, Value mask) {
   auto type = cast<RankedTensorType>(ptr.getType());
   LinearLayout layout = layoutOf(ptr);

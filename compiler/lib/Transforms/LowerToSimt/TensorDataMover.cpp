@@ -12,7 +12,9 @@
 // bit with a workgroup mask, and misplaces tile_dim3): the emulator decodes
 // the same bits.
 #include "KernelLowering.h"
+#include "rocktile/Transforms/Passes.h"
 #include "rocktile/Analysis/LdsScratch.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/Support/MathExtras.h"
@@ -218,7 +220,7 @@ LogicalResult KernelLowering::lowerDescriptorStore(tile::DescriptorStoreOp op) {
 }
 
 LogicalResult KernelLowering::lowerLocalAlloc(tile::LocalAllocOp op) {
-  int64_t slotElements = blockCopyElements(blockCopyLayout(slotType(op), target));
+  int64_t slotElements = blockCopyElements(slotLayout(op, target));
   FailureOr<Value> view = scratchView(op, op.getType().getElementType(), op.getType().getDimSize(0) * slotElements);
   if (failed(view))
     return failure();
@@ -230,7 +232,7 @@ FailureOr<std::pair<LdsLayout, Value>> KernelLowering::slotOf(Operation *op, Val
   auto alloc = buffer.getDefiningOp<tile::LocalAllocOp>();
   if (!alloc)
     return op->emitError("the buffer of a slot must be a tile.local_alloc");
-  LdsLayout lds = blockCopyLayout(slotType(alloc), target);
+  LdsLayout lds = slotLayout(alloc, target);
   Value first = arith::MulIOp::create(b, loc(), lookup(slot), i32(blockCopyElements(lds)));
   return std::pair{lds, first};
 }
@@ -250,8 +252,42 @@ LogicalResult KernelLowering::lowerAsyncCopy(tile::AsyncCopyOp op) {
 }
 
 LogicalResult KernelLowering::lowerAsyncWait(tile::AsyncWaitOp op) {
-  ROCDL::WaitTensorcntOp::create(b, loc(), op.getOutstanding());
-  gpu::BarrierOp::create(b, loc());
+  // `outstanding` counts copy ops; the counters count each wave's
+  // instructions: one tensor_load_to_lds per block copy, one per run of a
+  // lane per async load. A pipelined loop's wait leaves whole iterations
+  // in flight, which issue the copies of its body.
+  int64_t blockCopies = 0, loadInstructions = 0, ops = 0;
+  if (int64_t outstanding = op.getOutstanding()) {
+    for (Operation &o : *op->getBlock()) {
+      if (isa<tile::AsyncCopyOp>(o))
+        ++blockCopies, ++ops;
+      else if (auto load = dyn_cast<tile::AsyncLoadOp>(o))
+        loadInstructions += asyncLoadInstructions(load), ++ops;
+    }
+    if (!ops || outstanding % ops)
+      return op.emitError() << "tile.async_wait leaves " << outstanding << " copies in flight, not whole "
+                            << "iterations of the " << ops << " its block starts";
+    blockCopies *= outstanding / ops;
+    loadInstructions *= outstanding / ops;
+  }
+  bool copiesBlocks = false, loads = false;
+  func.walk([&](Operation *o) {
+    copiesBlocks |= isa<tile::AsyncCopyOp>(o);
+    loads |= isa<tile::AsyncLoadOp>(o);
+  });
+  // This wave's LDS reads are done too (and on gfx950 its direct-to-LDS
+  // loads but the newest): then the barrier is all it takes for any wave to
+  // copy into what they read. Both load counters hold at most 63: a larger
+  // count waits for more.
+  IntegerAttr count = b.getI32IntegerAttr(std::min<int64_t>(loadInstructions, 63));
+  bool vmcnt = loads && target.asyncLoads == AsyncLoads::DirectToLds;
+  amdgpu::MemoryCounterWaitOp::create(b, loc(), /*load=*/vmcnt ? count : nullptr, nullptr,
+                                      /*ds=*/b.getI32IntegerAttr(0), nullptr, nullptr);
+  if (copiesBlocks)
+    ROCDL::WaitTensorcntOp::create(b, loc(), blockCopies);
+  if (loads && !vmcnt)
+    ROCDL::WaitAsynccntOp::create(b, loc(), count.getInt());
+  gpu::BarrierOp::create(b, loc())->setAttr(kBarrierAfterWaits, b.getUnitAttr());
   return success();
 }
 

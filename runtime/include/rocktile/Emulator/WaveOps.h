@@ -56,6 +56,16 @@ void rocktile_emu_tensor_store(int64_t ctx, int64_t site, int64_t g0, int64_t g1
 /// s_wait_tensorcnt `count` in every wave: each wave's copies but its
 /// `count` newest complete, in issue order.
 void rocktile_emu_wait_tensorcnt(int64_t ctx, int64_t count);
+/// A direct-to-LDS (gfx950) or async (gfx1250) load in every wave: each
+/// lane's `bytes` bytes (`data`, per thread, read when issued) are queued
+/// for LDS element `index` of the view at byte `ldsOffset` (`waveShared`:
+/// the wave's first lane's element plus the lane's runs), unreadable and
+/// unwritable until a wait covers them.
+void rocktile_emu_async_load(int64_t ctx, int64_t site, int64_t data, int64_t index, int64_t n, int64_t eltBytes,
+                             int64_t bytes, int64_t ldsOffset, int64_t waveShared);
+/// s_waitcnt vmcnt / s_wait_asynccnt `count` in every wave: each wave's
+/// async loads but its `count` newest land in LDS, in issue order.
+void rocktile_emu_wait_async_loads(int64_t ctx, int64_t count);
 /// Whether `bytes` bytes at host address `address`, reached through a
 /// pointer made from an integer, may be read (or written, `store`): inside
 /// one buffer argument, or in mapped host memory that overlaps none.

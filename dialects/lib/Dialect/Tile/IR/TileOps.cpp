@@ -301,6 +301,14 @@ LogicalResult AsyncCopyOp::verify() {
   return verifySlots(*this, buffer, block);
 }
 
+LogicalResult AsyncLoadOp::verify() {
+  auto ptr = getPtr().getType();
+  auto block = RankedTensorType::get(ptr.getShape(), cast<PointerType>(ptr.getElementType()).getPointeeType());
+  if (getMask() && getMask().getType().getShape() != ptr.getShape())
+    return emitOpError() << "mask shape does not match the pointers: " << getMask().getType() << " vs " << ptr;
+  return verifySlots(*this, getBuffer().getType(), block);
+}
+
 LogicalResult LocalLoadOp::verify() { return verifySlots(*this, getBuffer().getType(), getType()); }
 
 LogicalResult StoreOp::verify() {

@@ -375,6 +375,32 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+def Tile_AsyncLoadOp : Tile_Op<"async_load", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Start loading the elements a tile of pointers addresses into a slot of LDS";
+  let description = [{
+    Starts loading what `tile.load %ptr, mask = %mask` would load into slot
+    `slot` of `buffer`, without passing through registers (gfx950's
+    direct-to-LDS buffer loads, gfx1250's `global_load_async_to_lds`); the
+    copy completes at a `tile.async_wait` that covers it. Masked-off
+    elements are zero in the slot. Each lane copies runs of 16 bytes, lanes
+    in order to consecutive runs of LDS, so the pointers' layout is the one
+    the slot's arrangement gives (`tile-assign-layouts`).
+
+    ```mlir
+    tile.async_load %ptrs, mask = %mask : tensor<128x64xi1> into %buf[%slot]
+        : tensor<128x64x!tile.ptr<bf16>>, memref<3x128x64xbf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[Tile_PtrType]>:$ptr, Optional<RankedTensorOf<[I1]>>:$mask, Tile_LdsBuffer:$buffer,
+                       I32:$slot);
+  let assemblyFormat = [{
+    $ptr (`,` `mask` `=` $mask^ `:` type($mask))? `into` $buffer `[` $slot `]` attr-dict `:` type($ptr) `,`
+    type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead<DefaultResource>,
                                                               MemWrite<DefaultResource>]>]> {
   let summary = "Wait for asynchronous copies, then synchronize the workgroup";
