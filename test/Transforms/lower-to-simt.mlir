@@ -294,7 +294,8 @@ func.func @sink_past_exchange(%x: !tile.ptr<f32>, %v: f32, %n: i32) attributes {
 // CHECK-LABEL: gpu.func @atomics
 // CHECK-SAME: workgroup(%[[LDS:.*]] : memref<4xi8, #gpu.address_space<workgroup>>)
 // CHECK: %[[LANE:.*]] = arith.andi %{{.*}}, %c63_i32
-// CHECK: %[[WARP:.*]] = arith.shrui %{{.*}}, %c6_i32
+// CHECK: %[[SHIFTED:.*]] = arith.shrui %{{.*}}, %c6_i32
+// CHECK: %[[WARP:.*]] = rocdl.readfirstlane %[[SHIFTED]] : i32
 // CHECK: %[[L:.*]] = arith.andi %[[LANE]], %c48_i32
 // CHECK: %[[LOK:.*]] = arith.cmpi eq, %[[L]], %c0_i32
 // CHECK: %[[W:.*]] = arith.andi %[[WARP]], %c3_i32

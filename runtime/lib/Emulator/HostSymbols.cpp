@@ -3,8 +3,9 @@
 // LLVM's host backend emits for fp16 and bf16 where the CPU has no
 // instruction for them, and the few C library functions it deliberately
 // calls (printf for device_print; malloc and free for the arrays that carry
-// values between a workgroup's segments; memcpy and memset, which LLVM emits
-// for copies; libm for math the host has no instruction for).
+// values between a workgroup's segments, and calloc, which LLVM makes of an
+// array filled with zeros; memcpy and memset, which LLVM emits for copies;
+// libm for math the host has no instruction for).
 #include "rocktile/Emulator/Emulator.h"
 #include "rocktile/Emulator/FloatFormats.h"
 #include "rocktile/Emulator/Fp8.h"
@@ -51,6 +52,7 @@ llvm::ArrayRef<HostSymbol> hostSymbols() {
       {"rocktile_emu_dpp_quad_perm", address(&rocktile_emu_dpp_quad_perm)},
       {"rocktile_emu_ds_swizzle", address(&rocktile_emu_ds_swizzle)},
       {"rocktile_emu_permlane_swap", address(&rocktile_emu_permlane_swap)},
+      {"rocktile_emu_readfirstlane", address(&rocktile_emu_readfirstlane)},
       {"rocktile_emu_shuffle", address(&rocktile_emu_shuffle)},
       {"rocktile_emu_lds_transpose", address(&rocktile_emu_lds_transpose)},
       {"rocktile_emu_fault", address(&rocktile_emu_fault)},
@@ -77,6 +79,7 @@ llvm::ArrayRef<HostSymbol> hostSymbols() {
       {"__extendbfsf2", address(&extendbfsf2)},
       {"printf", address(&printf)},
       {"malloc", address(&malloc)},
+      {"calloc", address(&calloc)},
       {"aligned_alloc", address(&aligned_alloc)},
       {"free", address(&free)},
       {"memcpy", address(&memcpy)},

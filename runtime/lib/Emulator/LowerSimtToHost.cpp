@@ -43,7 +43,7 @@ constexpr llvm::StringLiteral kAsyncLoad = "rocktile.async_load";
 bool isCrossLane(Operation *op) {
   return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp, amdgpu::MFMAOp,
              amdgpu::ScaledMFMAOp, amdgpu::WMMAOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::TensorStoreFromLDSD2Op,
-             ROCDL::WaitTensorcntOp, ROCDL::WaitAsynccntOp, amdgpu::MemoryCounterWaitOp>(op) ||
+             ROCDL::WaitTensorcntOp, ROCDL::WaitAsynccntOp, amdgpu::MemoryCounterWaitOp, ROCDL::ReadfirstlaneOp>(op) ||
          (isa<UnrealizedConversionCastOp>(op) && (op->hasAttr(kLaneTranspose) || op->hasAttr(kAsyncLoad)));
 }
 
@@ -920,6 +920,16 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
     return emitMatrix(op, "gfx950", mfma.getM(), mfma.getN(), mfma.getK());
   if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op))
     return emitMatrix(op, "gfx1250", wmma.getM(), wmma.getN(), wmma.getK());
+  if (isa<ROCDL::ReadfirstlaneOp>(op)) {
+    // Every lane of a wave gets its first lane's value (all lanes run).
+    Value src = op->getOperand(0);
+    if (uniform.contains(src))
+      copyToArrays(src, src, *op->getBlock());
+    func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_readfirstlane", 5),
+                         ValueRange{addressOf(arrayFor(src)), addressOf(arrayFor(op->getResult(0))),
+                                    i64(numThreads), i64(scalarBytes(src.getType())), i64(waveSize)});
+    return success();
+  }
   if (auto wait = dyn_cast<amdgpu::MemoryCounterWaitOp>(op)) {
     // vmcnt counts the direct-to-LDS loads (other loads complete at issue
     // here); dscnt nothing (LDS accesses complete at once).

@@ -35,6 +35,10 @@ void rocktile_emu_permlane_swap(int64_t src, int64_t dst, int64_t n, int64_t byt
   gather(src, dst, n, bytes, [&](int64_t lane) { return lane ^ rowLength; });
 }
 
+void rocktile_emu_readfirstlane(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t waveSize) {
+  gather(src, dst, n, bytes, [&](int64_t lane) { return lane - lane % waveSize; });
+}
+
 void rocktile_emu_shuffle(int64_t src, int64_t dst, int64_t valid, int64_t n, int64_t bytes,
                           int64_t waveSize, int64_t offset, int64_t width, int64_t mode) {
   auto *ok = reinterpret_cast<uint8_t *>(valid);

@@ -63,7 +63,11 @@ LogicalResult KernelLowering::run() {
       b, loc(), b.getI32Type(), gpu::ThreadIdOp::create(b, loc(), gpu::Dimension::x));
   unsigned waveBits = llvm::Log2_32(target.waveSize);
   laneId = arith::AndIOp::create(b, loc(), threadId, i32(target.waveSize - 1));
-  warpId = arith::ShRUIOp::create(b, loc(), threadId, i32(waveBits));
+  // The same in every lane of a wave, which the backend cannot prove of
+  // the shift: read from the first lane, it lives in a scalar register, and
+  // so does what is computed from it (an async load's M0).
+  warpId = ROCDL::ReadfirstlaneOp::create(b, loc(), b.getI32Type(),
+                                          arith::ShRUIOp::create(b, loc(), threadId, i32(waveBits)));
 
   for (auto [arg, lowered] : llvm::zip(func.getArguments(), kernel.getArguments())) {
     if (!isa<tile::PointerType>(arg.getType())) {

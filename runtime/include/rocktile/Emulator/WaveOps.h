@@ -20,6 +20,8 @@ void rocktile_emu_ds_swizzle(int64_t src, int64_t dst, int64_t n, int64_t bytes,
 /// v_permlane16_swap / v_permlane32_swap: lane i reads lane i ^ rowLength.
 void rocktile_emu_permlane_swap(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t waveSize,
                                 int64_t rowLength);
+/// v_readfirstlane: every lane reads its wave's first lane (all lanes run).
+void rocktile_emu_readfirstlane(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t waveSize);
 /// gpu.shuffle (ds_bpermute): within segments of `width` lanes, lane i reads
 /// lane i ^ offset (mode 0), offset (mode 1, idx), i + offset (mode 2, down)
 /// or i - offset (mode 3, up); `valid` is 0 where that lane is outside.
