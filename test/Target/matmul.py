@@ -81,7 +81,7 @@ print(f"vgpr_spills={md['vgpr_spill_count']} sgpr_spills={md['sgpr_spill_count']
 # GFX950-F32: v_mfma_f32_16x16x4_f32
 # GFX950-F32-NEXT: in the K loop: 256 matrix instructions, 16 buffer loads, 0 branches
 # GFX950-F32-NEXT: offsets: 16 selects, 0 shifts
-# GFX950-F32-NEXT: LDS: 0 transpose reads, 64 other reads, 16 writes
+# GFX950-F32-NEXT: LDS: 0 transpose reads, 110 other reads, 16 writes
 # GFX950-F32-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250: v_wmma_f32_16x16x32_bf16
 # GFX1250-NEXT: in the K loop: 32 matrix instructions, 16 buffer loads, 0 branches
@@ -96,15 +96,15 @@ print(f"vgpr_spills={md['vgpr_spill_count']} sgpr_spills={md['sgpr_spill_count']
 # GFX1250-FP8: v_wmma_f32_16x16x64_fp8_fp8
 # GFX1250-FP8-NEXT: in the K loop: 16 matrix instructions, 8 buffer loads, 0 branches
 # GFX1250-FP8-NEXT: offsets: 8 selects, 0 shifts
-# GFX1250-FP8-NEXT: LDS: 16 transpose reads, 8 other reads, 8 writes
+# GFX1250-FP8-NEXT: LDS: 16 transpose reads, 14 other reads, 8 writes
 # GFX1250-FP8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250-I8: v_wmma_i32_16x16x64_iu8
 # GFX1250-I8-NEXT: in the K loop: 16 matrix instructions, 8 buffer loads, 0 branches
 # GFX1250-I8-NEXT: offsets: 8 selects, 0 shifts
-# GFX1250-I8-NEXT: LDS: 16 transpose reads, 8 other reads, 8 writes
+# GFX1250-I8-NEXT: LDS: 16 transpose reads, 14 other reads, 8 writes
 # GFX1250-I8-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0
 # GFX1250-F32: v_wmma_f32_16x16x4_f32
 # GFX1250-F32-NEXT: in the K loop: 256 matrix instructions, 32 buffer loads, 0 branches
 # GFX1250-F32-NEXT: offsets: 32 selects, 0 shifts
-# GFX1250-F32-NEXT: LDS: 0 transpose reads, 64 other reads, 32 writes
+# GFX1250-F32-NEXT: LDS: 0 transpose reads, 124 other reads, 32 writes
 # GFX1250-F32-NEXT: vgpr_spills=0 sgpr_spills=0 scratch=0

@@ -172,9 +172,11 @@ private:
   /// This lane's part of the LDS offset of its elements of `layout` in `lds`.
   Value ldsThreadOffset(const LinearLayout &layout, const LdsLayout &lds);
   /// The first register and LDS index of each of this lane's `access`es
-  /// (registers that copy others skipped when asked).
+  /// (registers that copy others skipped when asked; see the definition for
+  /// `addDisjointBits`).
   SmallVector<std::pair<int64_t, Value>> ldsAccessIndices(const LinearLayout &layout, const LdsLayout &lds,
-                                                          const LdsAccess &access, bool skipCopies);
+                                                          const LdsAccess &access, bool skipCopies,
+                                                          bool addDisjointBits = false);
   /// `index` with the bits at positions `bits` (the original positions of
   /// bits removed from it) set as the bits of `values` say, in order.
   static int64_t insertBits(int64_t index, ArrayRef<unsigned> bits, int64_t values) {

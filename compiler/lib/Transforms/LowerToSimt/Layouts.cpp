@@ -134,7 +134,7 @@ Value KernelLowering::ldsThreadOffset(const LinearLayout &layout, const LdsLayou
 
 SmallVector<std::pair<int64_t, Value>>
 KernelLowering::ldsAccessIndices(const LinearLayout &layout, const LdsLayout &lds, const LdsAccess &access,
-                                 bool skipCopies) {
+                                 bool skipCopies, bool addDisjointBits) {
   // The map is linear over GF(2): a register's offset is the thread's XOR a
   // constant, which is an add (folded into the instruction's offset field)
   // when it shares no bit with what the thread part can hold.
@@ -146,10 +146,17 @@ KernelLowering::ldsAccessIndices(const LinearLayout &layout, const LdsLayout &ld
   SmallVector<std::pair<int64_t, Value>> out;
   for (int64_t reg : access.firstRegisters(layout, skipCopies)) {
     int64_t k = lds.offsetOf(layout.apply(LinearLayout::Register, reg));
-    // The bits the thread part may hold XOR, the others add (offsets in
-    // padded rows add up): accesses whose constants differ only in the
-    // latter share an address register.
+    // Constants that share bits with the thread part XOR (offsets in padded
+    // rows add up). With `addDisjointBits`, only the shared bits XOR and the
+    // others add, so that accesses whose constants differ in those alone
+    // share an address register: in a loop reading a turning slot, each
+    // register costs a VALU per iteration. Elsewhere the addresses are
+    // computed once, and the backend merged reads that share a register
+    // into ds_load_2addr pairs whose halves then took moves into the
+    // matrix operands (gfx1250 fp8 256x256x64: 17 more VALU).
     int64_t mixed = lds.rowPitch ? 0 : k & threadBits;
+    if (mixed && !addDisjointBits)
+      mixed = k;
     Value at = mixed ? arith::XOrIOp::create(b, loc(), base, i32(mixed)).getResult() : base;
     if (k != mixed)
       at = arith::AddIOp::create(b, loc(), at, i32(k ^ mixed));
@@ -249,7 +256,8 @@ void KernelLowering::readLds(const LinearLayout &to, const LdsLayout &lds, Value
   int64_t readBytes = lds.transposedRead ? transposeRead.elements * eltBytes : 16;
   LdsAccess read = ldsAccess(readLayout, lds, eltBytes, readBytes);
   Value firstIndex = first ? arith::IndexCastOp::create(b, loc(), b.getIndexType(), first).getResult() : Value();
-  for (auto [reg, at] : ldsAccessIndices(readLayout, lds, read, /*skipCopies=*/false)) {
+  for (auto [reg, at] : ldsAccessIndices(readLayout, lds, read, /*skipCopies=*/false,
+                                              /*addDisjointBits=*/bool(first))) {
     auto type = VectorType::get({read.width()}, elt);
     int64_t position = int64_t(parts.size()) * read.width(); // every part is one such read
     for (auto [j, r] : llvm::enumerate(read.registers(reg)))
