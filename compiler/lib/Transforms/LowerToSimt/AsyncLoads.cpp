@@ -17,32 +17,36 @@ using namespace mlir;
 using namespace rocktile;
 using namespace rocktile::simt;
 
+/// The LLVM pointer to element 0 of `memref`, as the emulator reads it back:
+/// inttoptr(index_cast(extract_aligned_pointer_as_index memref)).
+static Value basePointer(OpBuilder &b, Location loc, Value memref, unsigned addressSpace) {
+  Value first = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), addressSpace),
+                                  arith::IndexCastOp::create(b, loc, b.getI64Type(), first).getResult());
+}
+
 Value KernelLowering::elementPointer(Value memref, Value index, unsigned addressSpace, int64_t eltBytes) {
-  // The emulator finds the memref and the index in this chain.
-  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), addressSpace);
-  Type i64 = b.getI64Type();
-  Value first = memref::ExtractAlignedPointerAsIndexOp::create(b, loc(), memref);
-  Value base = LLVM::IntToPtrOp::create(b, loc(), ptrType, arith::IndexCastOp::create(b, loc(), i64, first).getResult());
+  Value base = basePointer(b, loc(), memref, addressSpace);
   // (Elements as integers of their width: LLVM has no fp8 types.)
-  return LLVM::GEPOp::create(b, loc(), ptrType, b.getIntegerType(8 * eltBytes), base,
-                             ValueRange{arith::IndexCastOp::create(b, loc(), i64, index).getResult()});
+  return LLVM::GEPOp::create(b, loc(), base.getType(), b.getIntegerType(8 * eltBytes), base,
+                             ValueRange{arith::IndexCastOp::create(b, loc(), b.getI64Type(), index).getResult()});
 }
 
 Value KernelLowering::bytePointer(Value memref, Value bytes) {
-  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 1);
-  Value first = memref::ExtractAlignedPointerAsIndexOp::create(b, loc(), memref);
-  Value base = LLVM::IntToPtrOp::create(b, loc(), ptrType,
-                                        arith::IndexCastOp::create(b, loc(), b.getI64Type(), first).getResult());
-  return LLVM::GEPOp::create(b, loc(), ptrType, b.getI8Type(), base,
+  Value base = basePointer(b, loc(), memref, 1);
+  return LLVM::GEPOp::create(b, loc(), base.getType(), b.getI8Type(), base,
                              ValueRange{arith::ExtUIOp::create(b, loc(), b.getI64Type(), bytes).getResult()});
 }
 
+/// Bytes of an element `op` copies.
+static int64_t copiedElementBytes(tile::AsyncLoadOp op) {
+  RankedTensorType ptr = op.getPtr().getType();
+  return exchangeBytes(
+      RankedTensorType::get(ptr.getShape(), cast<tile::PointerType>(ptr.getElementType()).getPointeeType()));
+}
+
 int64_t KernelLowering::asyncLoadInstructions(tile::AsyncLoadOp op) {
-  auto type = op.getPtr().getType();
-  int64_t eltBytes = std::max<int64_t>(exchangeBytes(RankedTensorType::get(
-                                           type.getShape(), cast<tile::PointerType>(type.getElementType()).getPointeeType())),
-                                       1);
-  return layoutOf(op.getPtr()).getNumRegisters() * eltBytes / kCopyRunBytes;
+  return layoutOf(op.getPtr()).getNumRegisters() * copiedElementBytes(op) / kCopyRunBytes;
 }
 
 LogicalResult KernelLowering::lowerAsyncLoad(tile::AsyncLoadOp op) {
@@ -50,9 +54,8 @@ LogicalResult KernelLowering::lowerAsyncLoad(tile::AsyncLoadOp op) {
   if (failed(slot))
     return failure();
   auto [lds, slotFirst] = *slot;
-  RankedTensorType type = op.getPtr().getType();
-  Type elt = cast<tile::PointerType>(type.getElementType()).getPointeeType();
-  int64_t eltBytes = exchangeBytes(RankedTensorType::get(type.getShape(), elt));
+  Type elt = cast<tile::PointerType>(op.getPtr().getType().getElementType()).getPointeeType();
+  int64_t eltBytes = copiedElementBytes(op);
   int64_t run = kCopyRunBytes / eltBytes;
   LinearLayout layout = layoutOf(op.getPtr());
   std::optional<LinearLayout> writer = copyWriterLayout(lds, eltBytes, target.waveSize, layout.getNumWarps());
