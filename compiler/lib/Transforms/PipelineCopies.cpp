@@ -122,7 +122,10 @@ public:
     int64_t registers = 0;
     for (Value arg : loop.getRegionIterArgs())
       registers += words(arg.getType());
-    AxisInfoAnalysis axis(loop->getParentOfType<func::FuncOp>());
+    // Only async loads ask what is provable of the pointers.
+    std::optional<AxisInfoAnalysis> axis;
+    if (asyncLoads)
+      axis.emplace(loop->getParentOfType<func::FuncOp>());
     SmallVector<std::tuple<Operation *, ValueRange, bool>> candidates;
     for (Operation &op : *loop.getBody()) {
       if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
@@ -138,7 +141,7 @@ public:
         // Copied into LDS where the target can (read there in the
         // operand's layout: only a dot's direct operand), else carried in
         // registers.
-        bool async = asyncLoads && directDotOperand(load.getResult()) && asyncLoadable(load, axis, target, numWarps);
+        bool async = axis && directDotOperand(load.getResult()) && asyncLoadable(load, *axis, target, numWarps);
         candidates.push_back({&op, load->getOperands(), async});
         if (!async)
           registers += 3 * words(type);

@@ -410,7 +410,7 @@ struct LaunchState {
                       llvm::formatv("an async load writes LDS bytes [{0}, {1}), outside the {2} bytes of LDS", at,
                                     at + bytes, w.lds.size()));
         for (int64_t byte = at; byte < at + bytes; ++byte) {
-          if (int32_t copy = w.copyPending[byte]; copy)
+          if (int32_t copy = w.copyPending[byte]; blocks(copy, /*write=*/true))
             return reportPending(w, site, std::abs(copy) - 1, byte, t, /*write=*/true);
           if (!touchLds(w, site, byte, wave, /*write=*/true))
             return;

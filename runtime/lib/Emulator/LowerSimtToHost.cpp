@@ -920,16 +920,6 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
     return emitMatrix(op, "gfx950", mfma.getM(), mfma.getN(), mfma.getK());
   if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op))
     return emitMatrix(op, "gfx1250", wmma.getM(), wmma.getN(), wmma.getK());
-  if (isa<ROCDL::ReadfirstlaneOp>(op)) {
-    // Every lane of a wave gets its first lane's value (all lanes run).
-    Value src = op->getOperand(0);
-    if (uniform.contains(src))
-      copyToArrays(src, src, *op->getBlock());
-    func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_readfirstlane", 5),
-                         ValueRange{addressOf(arrayFor(src)), addressOf(arrayFor(op->getResult(0))),
-                                    i64(numThreads), i64(scalarBytes(src.getType())), i64(waveSize)});
-    return success();
-  }
   if (auto wait = dyn_cast<amdgpu::MemoryCounterWaitOp>(op)) {
     // vmcnt counts the direct-to-LDS loads (other loads complete at issue
     // here); dscnt nothing (LDS accesses complete at once).
@@ -1026,6 +1016,11 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
       .Case([&](amdgpu::SwizzleBitModeOp s) {
         call("rocktile_emu_ds_swizzle", {addressOf(srcArray), addressOf(dst), n, bytes, i64(s.getAndMask()),
                                          i64(s.getOrMask()), i64(s.getXorMask())});
+        return success();
+      })
+      .Case([&](ROCDL::ReadfirstlaneOp) {
+        // Every lane of a wave gets its first lane's value (all lanes run).
+        call("rocktile_emu_readfirstlane", {addressOf(srcArray), addressOf(dst), n, bytes, i64(waveSize)});
         return success();
       })
       .Case([&](amdgpu::PermlaneSwapOp p) {
