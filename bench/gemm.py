@@ -357,9 +357,9 @@ def scaled_constexprs(a_format, b_format):
 
 
 def scaled_table():
-    """examples/mxfp4_matmul.py's tl.dot_scaled at num_stages 1: Triton on
-    the scaled matrix instructions; rocktile on them for MXFP8 and MXFP4 on
-    gfx950, elsewhere decoding the operands to bf16 (not built yet)."""
+    """examples/mxfp4_matmul.py's tl.dot_scaled at num_stages 1: both on the
+    scaled matrix instructions for MXFP8 and MXFP4; for bf16 x MXFP4 rocktile
+    decodes the MXFP4 side to bf16 in registers for the bf16 instructions."""
     sys.path.insert(0, os.path.dirname(SCALED_EXAMPLE))
     import rocktile
     from mxfp4_matmul import mx_matmul_kernel

@@ -102,6 +102,31 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A scaled WMMA (NVFP4: E2M1 operands, E4M3 scales per 16 k): the same call
+// with the scale arrays, the scale format (1: E4M3), and per operand its
+// scale bytes per lane (8) and first scale lane (0, 16), for gfx1250's
+// instruction 11 (wmma_f32_16x16x128_f8) with E2M1 (6) operands.
+// WAVE32-LABEL: func.func @scaled_wmma_workgroup(
+// WAVE32: call @rocktile_emu_scaled_matrix(%c11_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c128_i64{{.*}}, %c6_i64{{.*}}, %c6_i64{{.*}}, %c1_i64{{.*}}, %c8_i64{{.*}}, %c0_i64{{.*}}, %c8_i64{{.*}}, %c16_i64{{.*}})
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @scaled_wmma(%x: memref<?xvector<8xf32>, #gpu.address_space<global>>, %y: memref<?xvector<64xf4E2M1FN>, #gpu.address_space<global>>,
+                          %z: memref<?xvector<8xf8E4M3FN>, #gpu.address_space<global>>)
+        kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %t = gpu.thread_id x
+      %a = memref.load %y[%t] : memref<?xvector<64xf4E2M1FN>, #gpu.address_space<global>>
+      %s = memref.load %z[%t] : memref<?xvector<8xf8E4M3FN>, #gpu.address_space<global>>
+      %c = memref.load %x[%t] : memref<?xvector<8xf32>, #gpu.address_space<global>>
+      %d = amdgpu.scaled_wmma 16x16x128 (%s * %a) * (%s * %a) + %c {a_first_scale_lane = 0 : i32, b_first_scale_lane = 16 : i32}
+          : vector<8xf8E4M3FN>, vector<64xf4E2M1FN>, vector<8xf8E4M3FN>, vector<64xf4E2M1FN>, vector<8xf32>
+      memref.store %d, %x[%t] : memref<?xvector<8xf32>, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // A transpose read is each thread's checked LDS read at its own address
 // (stored to a per-thread array), then one call that exchanges the elements
 // between the lanes of each quarter wave as the ISA says.

@@ -123,15 +123,17 @@ def test_an_e8m0_zero_scale_is_two_to_the_minus_127(target):
 
 @rocktile.jit
 def scaled_decode_kernel(a_ptr, a_scale_ptr, eye_ptr, c_ptr, K: tl.constexpr, A_FORMAT: tl.constexpr,
-                         B_FORMAT: tl.constexpr):
+                         B_FORMAT: tl.constexpr, SCALE_FORMAT: tl.constexpr = "e8m0"):
     A_PACK: tl.constexpr = 2 if A_FORMAT == "e2m1" else 1
     B_PACK: tl.constexpr = 2 if B_FORMAT == "e2m1" else 1
+    BLOCK: tl.constexpr = 16 if SCALE_FORMAT == "e4m3" else 32
     rows = tl.arange(0, 32)
     k = tl.arange(0, K)
     a = tl.load(a_ptr + rows[:, None] * (K // A_PACK) + tl.arange(0, K // A_PACK)[None, :])
-    a_scale = tl.load(a_scale_ptr + rows[:, None] * (K // 32) + tl.arange(0, K // 32)[None, :])
+    a_scale = tl.load(a_scale_ptr + rows[:, None] * (K // BLOCK) + tl.arange(0, K // BLOCK)[None, :])
     eye = tl.load(eye_ptr + tl.arange(0, K // B_PACK)[:, None] * K + k[None, :])
-    c = tl.dot_scaled(a, a_scale, A_FORMAT, eye, None, B_FORMAT)
+    c = tl.dot_scaled(a, a_scale, A_FORMAT, eye, None, B_FORMAT, lhs_scale_format=SCALE_FORMAT,
+                      rhs_scale_format=SCALE_FORMAT)
     tl.store(c_ptr + rows[:, None] * K + k[None, :], c)
 
 
@@ -148,11 +150,13 @@ def _identity(K, fmt):
                                             ("e4m3", "e2m1"), ("e2m1", "e2m1")])
 @pytest.mark.parametrize("K", [64, 256])
 def test_scaled_instructions_scale_every_code_by_its_block(target, fmt, eye_format, K):
-    """MX fp8 and fp4 on gfx950 run on v_mfma_scale_f32_*_f8f6f4 (32x32x64
-    for K 64, 16x16x128 for 256; on gfx1250 through bf16): every finite code
-    of `fmt` in each row, a different scale per block of 32 k, times the
-    identity in `eye_format` (its side unscaled, E8M0 127), gives each code's
-    value times its block's scale, exactly."""
+    """MX fp8 and fp4 run on the scaled matrix instructions: gfx950's
+    v_mfma_scale_f32_*_f8f6f4 (32x32x64 for K 64, 16x16x128 for 256),
+    gfx1250's v_wmma_scale_f32_16x16x128_f8f6f4 (for K 256; K 64 is below its
+    k and goes through bf16): every finite code of `fmt` in each row, a
+    different scale per block of 32 k, times the identity in `eye_format`
+    (its side unscaled, E8M0 127), gives each code's value times its block's
+    scale, exactly."""
     kind = quantization.ELEMENTS[fmt]
     every = np.arange(16 if fmt == "e2m1" else 256, dtype=np.uint8)
     finite = every[np.isfinite(every.view(kind).astype(np.float32))] if fmt != "e2m1" else every
@@ -169,6 +173,34 @@ def test_scaled_instructions_scale_every_code_by_its_block(target, fmt, eye_form
     if target == "gfx950":
         shape = "32x32x64" if K == 64 else "16x16x128"
         assert f"v_mfma_scale_f32_{shape}_f8f6f4" in asm and "bf16" not in asm
+    elif K == 256:
+        assert "v_wmma_scale_f32_16x16x128_f8f6f4" in asm and "bf16" not in asm
+
+
+# E4M3 scales that keep every E2M1 value times them normal in fp32: the
+# smallest normal, 1, and up to 448; a negative one too.
+NVFP4_SCALES = np.array([0x08, 0x38, 0x3F, 0x7E, 0xB8], np.uint8)
+
+
+def test_nvfp4_runs_on_the_scale16_instruction():
+    """NVFP4 (E2M1, E4M3 scales per 16 k) on gfx1250's
+    v_wmma_scale16_f32_16x16x128_f8f6f4: every E2M1 code in each row, a
+    different E4M3 scale per block of 16, times the E2M1 identity (its
+    side unscaled: E4M3 1.0), gives each code's value times its block's
+    scale, exactly."""
+    K = 256
+    rng = np.random.default_rng(6)
+    codes = np.stack([np.resize(np.roll(np.arange(16, dtype=np.uint8), 5 * r), K) for r in range(32)])
+    scales = rng.choice(NVFP4_SCALES, (32, K // 16)).astype(np.uint8)
+    packed = (codes[:, 0::2] | (codes[:, 1::2] << 4)).astype(np.uint8)
+    c = np.zeros((32, K), np.float32)
+    kernel = scaled_decode_kernel[(1,)](packed, scales, _identity(K, "e2m1"), c, K, "e2m1", "e2m1", "e4m3",
+                                        target="gfx1250")
+    values = quantization.dequantize_mx(packed, np.full((32, K // 32), 127, np.uint8), "e2m1", axis=1)
+    want = values * np.repeat(scales.view(ml_dtypes.float8_e4m3fn).astype(np.float64), 16, axis=1)
+    assert (c == want).all(), np.argwhere(c != want)[:5]
+    asm = kernel.asm["amdgcn"]
+    assert "v_wmma_scale16_f32_16x16x128_f8f6f4" in asm and "bf16" not in asm
 
 
 def _operand(x, fmt, axis, scale_format="e8m0"):
@@ -193,14 +225,42 @@ def test_mx_matmul(target, a_format, b_format, M, N, K):
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=atol)
 
 
+SCALED_INSTR = {"gfx950": "v_mfma_scale_f32_16x16x128_f8f6f4", "gfx1250": "v_wmma_scale_f32_16x16x128_f8f6f4"}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("a_format,b_format", [("e4m3", "e2m1"), ("e2m1", "e2m1"), ("e5m2", "e4m3")])
+def test_mx_matmul_on_the_scaled_instructions(target, a_format, b_format):
+    """BLOCK_K 128 puts MX GEMMs on both targets' scaled instructions, ragged
+    in M, N and K (the masked tail of K reads zero codes)."""
+    rng = np.random.default_rng(7)
+    M, N, K = 100, 70, 320
+    a_codes, a_scales, a = _operand(rng.standard_normal((M, K)), a_format, 1)
+    b_codes, b_scales, b = _operand(rng.standard_normal((K, N)), b_format, 0)
+    c = mxfp4_matmul.mx_matmul(a_codes, a_scales, a_format, b_codes, b_scales, b_format, target=target,
+                               blocks=(64, 64, 128))
+    atol = 1e-5 * K * np.abs(a).max() * np.abs(b).max()
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=atol)
+    want = {"A_FORMAT": a_format, "B_FORMAT": b_format, "BLOCK_K": 128}
+    [kernel] = [k for spec, k in mxfp4_matmul.mx_matmul_kernel.cache.items()
+                if spec.target == target and want.items() <= dict(spec.constexprs).items()]
+    assert SCALED_INSTR[target] in kernel.asm["amdgcn"] and "bf16" not in kernel.asm["amdgcn"]
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_nvfp4_matmul(target):
     rng = np.random.default_rng(5)
     x, w = rng.standard_normal((80, 128)), rng.standard_normal((128, 48))
-    c, (xa, xs, xg), (wb, ws, wg) = mxfp4_matmul.nvfp4_matmul(x, w, target=target)
-    want = (quantization.dequantize_nvfp4(xa, xs, xg, axis=1).astype(np.float64) @
-            quantization.dequantize_nvfp4(wb, ws, wg, axis=0).astype(np.float64))
-    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * 128 * np.abs(want).max())
+    for blocks in ((64, 64, 64), (64, 64, 128)):
+        c, (xa, xs, xg), (wb, ws, wg) = mxfp4_matmul.nvfp4_matmul(x, w, target=target, blocks=blocks)
+        want = (quantization.dequantize_nvfp4(xa, xs, xg, axis=1).astype(np.float64) @
+                quantization.dequantize_nvfp4(wb, ws, wg, axis=0).astype(np.float64))
+        np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * 128 * np.abs(want).max())
+    if target == "gfx1250":  # BLOCK_K 128 is the scale16 instruction's k
+        [kernel] = [k for spec, k in mxfp4_matmul.mx_matmul_kernel.cache.items()
+                    if spec.target == target and ("SCALE_FORMAT", "e4m3") in spec.constexprs
+                    and ("BLOCK_K", 128) in spec.constexprs]
+        assert "v_wmma_scale16_f32_16x16x128_f8f6f4" in kernel.asm["amdgcn"]
 
 
 @pytest.mark.parametrize("target", TARGETS)

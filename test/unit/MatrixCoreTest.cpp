@@ -65,6 +65,43 @@ TEST(MatrixCore, InstructionLayoutsMatchIsaTables) {
   EXPECT_EQ(checked, 18688u + 2304 + 3072 + 384 + 1152 + 2304 + 384 + 2304 + 4352);
 }
 
+TEST(MatrixCore, ScaledFormsMatchIsaTables) {
+  // gfx1250's scaled WMMA: the E2M1 operands' bases and the scales' (rows
+  // or columns by blocks) against rocktile's table, inferences marked there.
+  test::IsaTables tables;
+  const llvm::json::Object *entry = tables.entry("gfx1250", "wmma_scale_f32_16x16x128_f8f6f4");
+  ASSERT_NE(entry, nullptr);
+  const MatrixCoreInstr *instr = chooseMatrixInstr(*lookupTarget("gfx1250"), MatrixElem::FP8, MatrixElem::F32,
+                                                   16, 16, 128, 0, 32);
+  ASSERT_TRUE(instr && instr->scaled);
+  MatrixCoreInstr e2m1 = instr->withE2M1(true, true), per32 = instr->ofScales(32), per16 = instr->ofScales(16);
+  unsigned checked = 0;
+  // B's scale bases are (block, column), its table (column, block).
+  auto expect = [&](const char *table, const LinearLayout &layout, bool swap = false) {
+    const llvm::json::Array *rows = entry->getArray(table);
+    ASSERT_NE(rows, nullptr) << table;
+    for (const llvm::json::Value &row : *rows) {
+      const llvm::json::Array &e = *row.getAsArray();
+      LinearLayout::Coord got = layout.apply(*e[3].getAsInteger(), *e[2].getAsInteger(), 0);
+      if (swap)
+        std::swap(got[0], got[1]);
+      EXPECT_EQ(got, (LinearLayout::Coord{*e[0].getAsInteger(), *e[1].getAsInteger()}))
+          << table << " lane " << *e[2].getAsInteger() << " slot " << *e[3].getAsInteger();
+      ++checked;
+    }
+  };
+  expect("A_e2m1", instrLayout(e2m1.a, 16, 128));
+  expect("B_e2m1", instrLayout(e2m1.b, 128, 16));
+  expect("A_scale", instrLayout(per32.a, 16, 4));
+  expect("A_scale16", instrLayout(per16.a, 16, 8));
+  expect("B_scale", instrLayout(per32.b, 4, 16), true);
+  expect("B_scale16", instrLayout(per16.b, 8, 16), true);
+  EXPECT_EQ(checked, 2 * 2048u + 2 * 64 + 2 * 128);
+  // gfx950 takes no E4M3 scales per 16.
+  EXPECT_EQ(chooseMatrixInstr(*lookupTarget("gfx950"), MatrixElem::FP8, MatrixElem::F32, 32, 32, 128, 0, 16),
+            nullptr);
+}
+
 /// Every element of `layout`'s tensor is held by some (register, lane, warp).
 void expectCovers(const LinearLayout &layout) {
   std::set<LinearLayout::Coord> seen;

@@ -46,6 +46,41 @@ TEST(MatrixInstr, PlacementsMatchIsaTables) {
   EXPECT_GT(checked, 10000u);
 }
 
+/// Each [row, col, lane, slot] entry of `table` against `place`.
+unsigned expectTable(const llvm::json::Object &entry, const char *table,
+                     llvm::function_ref<std::pair<unsigned, unsigned>(unsigned, unsigned)> place) {
+  const llvm::json::Array *rows = entry.getArray(table);
+  EXPECT_NE(rows, nullptr) << table;
+  unsigned checked = 0;
+  for (const llvm::json::Value &row : rows ? *rows : llvm::json::Array()) {
+    const llvm::json::Array &e = *row.getAsArray();
+    auto [lane, slot] = place(*e[0].getAsInteger(), *e[1].getAsInteger());
+    EXPECT_EQ(lane, *e[2].getAsInteger()) << table << "[" << *e[0].getAsInteger() << "][" << *e[1].getAsInteger()
+                                          << "] lane";
+    EXPECT_EQ(slot, *e[3].getAsInteger()) << table << "[" << *e[0].getAsInteger() << "][" << *e[1].getAsInteger()
+                                          << "] slot";
+    ++checked;
+  }
+  return checked;
+}
+
+TEST(MatrixInstr, ScaledWmmaMatchesIsaTables) {
+  // gfx1250's v_wmma_scale_f32_16x16x128_f8f6f4: E2M1 operands, and the
+  // scales per 32 (4 bytes a lane) and per 16 k (8) of row or column i.
+  rocktile::test::IsaTables tables;
+  const llvm::json::Object *entry = tables.entry("gfx1250", "wmma_scale_f32_16x16x128_f8f6f4");
+  ASSERT_NE(entry, nullptr);
+  const MatrixInstr *m = lookupMatrixInstr("gfx1250", "wmma_f32_16x16x128_f8");
+  ASSERT_TRUE(m && m->aE2M1 && m->bE2M1);
+  unsigned checked = expectTable(*entry, "A_e2m1", m->aE2M1) + expectTable(*entry, "B_e2m1", m->bE2M1);
+  for (auto [table, ofA, bytes] : {std::tuple{"A_scale", true, 4u}, {"B_scale", false, 4u},
+                                   {"A_scale16", true, 8u}, {"B_scale16", false, 8u}})
+    checked += expectTable(*entry, table, [&, ofA = ofA, bytes = bytes](unsigned row, unsigned block) {
+      return m->scalePlacement(ofA, row, block * (m->K / bytes), bytes, 0);
+    });
+  EXPECT_EQ(checked, 2 * 2048u + 2 * 64 + 2 * 128);
+}
+
 TEST(MatrixInstr, ComputesProductPlusAccumulator) {
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> small(-3, 3);

@@ -3,12 +3,33 @@
 
 namespace rocktile {
 
+MatrixCoreInstr MatrixCoreInstr::withE2M1(bool onA, bool onB) const {
+  MatrixCoreInstr instr = *this;
+  if (onA && scaled && !scaled->aE2M1.registers.empty())
+    instr.a = scaled->aE2M1;
+  if (onB && scaled && !scaled->bE2M1.registers.empty())
+    instr.b = scaled->bE2M1;
+  return instr;
+}
+
+MatrixCoreInstr MatrixCoreInstr::ofScales(int64_t block) const {
+  MatrixCoreInstr instr = *this;
+  instr.k = k / block;
+  instr.a = block == 16 ? scaled->aScale16 : scaled->aScale;
+  instr.b = block == 16 ? scaled->bScale16 : scaled->bScale;
+  return instr;
+}
+
 const MatrixCoreInstr *chooseMatrixInstr(const Target &target, MatrixElem ab, MatrixElem acc,
-                                         int64_t M, int64_t N, int64_t K, int64_t nonKDim) {
+                                         int64_t M, int64_t N, int64_t K, int64_t nonKDim,
+                                         int64_t scaleBlock) {
+  auto takesScales = [&](const MatrixCoreInstr &instr) {
+    return !scaleBlock || (instr.scaled && !instr.ofScales(scaleBlock).a.lanes.empty());
+  };
   const MatrixCoreInstr *first = nullptr;
   for (const MatrixCoreInstr &instr : target.matrixInstrs)
     if (instr.ab == ab && instr.acc == acc && M % instr.m == 0 && N % instr.n == 0 &&
-        K % instr.k == 0) {
+        K % instr.k == 0 && takesScales(instr)) {
       if (!nonKDim || instr.m == nonKDim)
         return &instr;
       first = first ? first : &instr;
@@ -221,19 +242,23 @@ LinearLayout divideK(const LinearLayout &operand, unsigned kDim, int64_t block) 
   return LinearLayout(shape, bases);
 }
 
-/// B's (K x N) blocks as an N x K/32 tile.
-LinearLayout transposed(const LinearLayout &layout) {
-  std::array<llvm::SmallVector<LinearLayout::Coord>, 3> bases;
-  for (auto in : {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp})
-    for (const LinearLayout::Coord &basis : layout.getBases(in))
-      bases[in].push_back({basis[1], basis[0]});
-  return LinearLayout({layout.getShape()[1], layout.getShape()[0]}, bases);
-}
 } // namespace
 
-ScaledDotLayouts scaledDotLayouts(const DotLayouts &dot, bool packedA, bool packedB) {
-  return {packedA ? divideK(dot.a, 1, 2) : dot.a, packedB ? divideK(dot.b, 0, 2) : dot.b, divideK(dot.a, 1, 32),
-          transposed(divideK(dot.b, 0, 32))};
+ScaledDotLayouts scaledDotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
+                                  unsigned numWarps, const DotOptions &options, bool packedA, bool packedB,
+                                  int64_t block) {
+  bool t = options.transposed;
+  MatrixCoreInstr valueInstr = instr.withE2M1(t ? packedB : packedA, t ? packedA : packedB),
+                  scaleInstr = instr.ofScales(block);
+  DotLayouts values = dotLayouts(valueInstr, M, N, K, numWarps, 0, options);
+  DotLayouts scales = dotLayouts(scaleInstr, M, N, K / block, numWarps, 0, options);
+  return {packedA ? divideK(values.a, 1, 2) : values.a,
+          packedB ? divideK(values.b, 0, 2) : values.b,
+          values.d,
+          scales.a,
+          transpose(scales.b),
+          valueInstr,
+          scaleInstr};
 }
 
 } // namespace rocktile

@@ -237,7 +237,7 @@ const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, int64_t k
   auto func = dot->getParentOfType<func::FuncOp>();
   auto nonKDim = func ? func->getAttrOfType<IntegerAttr>("tile.matrix_instr_nonkdim") : IntegerAttr();
   return chooseMatrixInstr(target, *ab, *acc, d.getDimSize(rank - 2), d.getDimSize(rank - 1),
-                           dot.getReductionSize() * kFactor, nonKDim ? nonKDim.getInt() : 0);
+                           dot.getReductionSize() * kFactor, nonKDim ? nonKDim.getInt() : 0, dot.getScaleBlock());
 }
 
 /// Dots whose K is below every matching instruction's k get A and B padded
@@ -395,6 +395,13 @@ private:
       int64_t rank = d.getRank(), batch = rank == 3 ? d.getDimSize(0) : 0;
       int64_t M = d.getDimSize(rank - 2), N = d.getDimSize(rank - 1), K = dot.getReductionSize();
       const MatrixCoreInstr *instr = chooseDotInstr(dot, target);
+      if (!instr && dot.getAScale()) {
+        dot.emitError() << "no scaled matrix instruction of " << target.chip << " computes a " << M << "x" << K
+                        << " by " << K << "x" << N << " product with "
+                        << (dot.getScaleBlock() == 32 ? "E8M0 scales per 32 k" : "E4M3 scales per 16 k")
+                        << " (M, N and K must be multiples of the instruction's)";
+        return WalkResult::interrupt();
+      }
       if (!instr) {
         dot.emitError() << "no matrix instruction of " << target.chip << " computes a " << M << "x"
                         << K << " " << a.getElementType() << " by " << K << "x" << N << " "
@@ -411,14 +418,8 @@ private:
       DotLayouts l = dotLayouts(*instr, M, N, K, numWarps, batch, o);
       MLIRContext *ctx = dot.getContext();
       if (dot.getAScale()) {
-        // The scaled forms of the f8f6f4 instructions: each lane holds 32
-        // consecutive k of a row of A (column of B), one scale block.
-        if (!instr->name.ends_with("f8f6f4")) {
-          dot.emitError() << "a scaled dot needs a scaled matrix instruction, which rocktile does not use on "
-                          << target.chip << " yet";
-          return WalkResult::interrupt();
-        }
-        ScaledDotLayouts scaled = scaledDotLayouts(l, bool(dot.getAFormat()), bool(dot.getBFormat()));
+        ScaledDotLayouts scaled = scaledDotLayouts(*instr, M, N, K, numWarps, o, bool(dot.getAFormat()),
+                                                   bool(dot.getBFormat()), dot.getScaleBlock());
         dotScales[dot] = {LinearLayoutAttr::get(ctx, scaled.aScale), LinearLayoutAttr::get(ctx, scaled.bScale)};
         l.a = scaled.a, l.b = scaled.b;
       }

@@ -1,9 +1,9 @@
 """tl.dot_scaled: products of block-scaled operands (the OCP MX formats, and
 NVFP4's E4M3 scales per 16 elements as rocktile's extension).
 
-On gfx950, fp8 (e4m3, e5m2) and e2m1 (packed along K) operands with E8M0
-scales run on the scaled matrix instructions (a tile.dot with scales).
-Otherwise each operand is decoded to 16-bit floats in registers: its element
+fp8 (e4m3, e5m2) and e2m1 (packed along K) operands with E8M0 scales run
+on the scaled matrix instructions (a tile.dot with scales) of both targets,
+and on gfx1250 NVFP4 (e2m1 with E4M3 scales per 16) too. Otherwise each operand is decoded to 16-bit floats in registers: its element
 codes become values, multiplied by their block's scale, and the product runs on
 the targets' bf16 (or fp16) matrix instructions.  Every element format's
 value times a power-of-two scale is exact in bf16 (at most 3 mantissa bits
@@ -116,17 +116,33 @@ def _check_scale(scale, rows, K, scale_format, side):
         raise SemanticError(f"tl.dot_scaled: {side}_scale must be uint8 ({scale_format} bits), got {scale.dtype}")
 
 
-def _native(lhs, lhs_format, rhs, rhs_format, K, scale_formats, k_packs):
-    """Whether the target's scaled matrix instructions take this product as it
-    is: gfx950's v_mfma_scale_f32_{16x16x128,32x32x64}_f8f6f4 on fp8 (OCP
-    E4M3/E5M2) and E2M1 packed along K, with E8M0 scales, for shapes those
-    instructions tile."""
-    if semantic.current().target != "gfx950" or len(lhs.shape) != 2:
-        return False
+def _native_scales(lhs, lhs_format, rhs, rhs_format, K, scale_formats, k_packs):
+    """The scale format ("e8m0" or "e4m3") in which the target's scaled matrix
+    instructions take this product as it is, or None: fp8 (OCP E4M3/E5M2)
+    and E2M1 packed along K with E8M0 scales on gfx950's
+    v_mfma_scale_f32_{16x16x128,32x32x64}_f8f6f4 and gfx1250's
+    v_wmma_scale_f32_16x16x128_f8f6f4; E2M1 x E2M1 with E4M3 scales per 16
+    (NVFP4) on gfx1250's scale16 form; for shapes those instructions tile.
+    `scale_formats` are those of the sides with scales."""
+    target = semantic.current().target
+    if len(lhs.shape) != 2 or len(set(scale_formats)) > 1:
+        return None
+    scale_format = scale_formats[0] if scale_formats else "e8m0"
     M, N = lhs.shape[0], rhs.shape[1]
-    formats_ok = all(f in FP8 or (f == "e2m1" and pack) for f, pack in zip((lhs_format, rhs_format), k_packs))
-    return (formats_ok and set(scale_formats) == {"e8m0"} and M % 16 == 0 and N % 16 == 0
-            and (K % 128 == 0 or (K % 64 == 0 and M % 32 == 0 and N % 32 == 0)))
+    formats = (lhs_format, rhs_format)
+    if not all(f in FP8 or (f == "e2m1" and pack) for f, pack in zip(formats, k_packs)):
+        return None
+    if scale_format == "e4m3" and (target != "gfx1250" or formats != ("e2m1", "e2m1")):
+        return None
+    if target == "gfx950":
+        tiles = M % 16 == 0 and N % 16 == 0 and (K % 128 == 0 or (K % 64 == 0 and M % 32 == 0 and N % 32 == 0))
+    else:
+        tiles = M % 16 == 0 and N % 16 == 0 and K % 128 == 0
+    return scale_format if tiles else None
+
+
+# A scale of 1 in each scale format, for a side without scales.
+SCALE_ONE = {"e8m0": 127, "e4m3": 0x38}
 
 
 def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None):
@@ -197,18 +213,20 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
     if lhs_k != rhs_k:
         raise SemanticError(f"tl.dot_scaled: lhs holds {lhs_k} elements along K and rhs {rhs_k} "
                             f"(shapes {list(lhs.shape)} in {lhs_format} and {list(rhs.shape)} in {rhs_format})")
-    if _native(lhs, lhs_format, rhs, rhs_format, lhs_k, (lhs_scale_format, rhs_scale_format),
-               (lhs_k_pack, rhs_k_pack)):
+    present = [f for s, f in zip(scales, (lhs_scale_format, rhs_scale_format)) if s is not None]
+    native = _native_scales(lhs, lhs_format, rhs, rhs_format, lhs_k, present, (lhs_k_pack, rhs_k_pack))
+    if native:
         # Each scale multiplies its block in the instruction itself; a side
-        # without scales has the scale 1 (E8M0 127) everywhere.
+        # without scales has the scale 1 everywhere.
         operands = []
+        block = SCALE_BLOCK[native]
         for x, scale, fmt, rows, side in ((lhs, scales[0], lhs_format, lhs.shape[0], "lhs"),
                                           (rhs, scales[1], rhs_format, rhs.shape[1], "rhs")):
             if scale is None:
-                scale = semantic.full([rows, lhs_k // 32], 127, core.uint8)
-            _check_scale(scale, [rows], lhs_k, "e8m0", side)
+                scale = semantic.full([rows, lhs_k // block], SCALE_ONE[native], core.uint8)
+            _check_scale(scale, [rows], lhs_k, native, side)
             operands += [_typed(x, fmt, side), scale]
-        return semantic.scaled_dot(*operands, acc)
+        return semantic.scaled_dot(*operands, acc, native)
     if lhs_format == rhs_format == "e2m1" and lhs_k_pack and rhs_k_pack:
         # Both packed along K: the products of the low nibbles' elements (even
         # k) and of the high ones' (odd k) are two dots, and the codes need no

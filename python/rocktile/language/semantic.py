@@ -19,8 +19,8 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import source_position
-from .types import (block_type, bfloat16, dtype, float16, float32, float64, int1, int8, int32, int64, uint8, uint32,
-                    uint64)
+from .types import (block_type, bfloat16, dtype, float8e4nv, float16, float32, float64, int1, int8, int32, int64, uint8,
+                    uint32, uint64)
 
 
 class SemanticError(Exception):
@@ -1239,11 +1239,12 @@ _DOT_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
 _BF16_SPLITS = {"bf16x3": 2, "bf16x6": 3}
 
 
-def scaled_dot(a, a_scale, b, b_scale, acc):
-    """The scaled matrix instructions' product (tl.dot_scaled on MX formats,
-    microscaling.py checks the arguments): `a` (M x K) and `b` (K x N), fp8,
-    or uint8 bytes of two E2M1 codes along K (M x K/2, K/2 x N), times their
-    uint8 E8M0 scales, M x K/32 and N x K/32, plus f32 `acc`."""
+def scaled_dot(a, a_scale, b, b_scale, acc, scale_format="e8m0"):
+    """The scaled matrix instructions' product (tl.dot_scaled on MX formats
+    and NVFP4, microscaling.py checks the arguments): `a` (M x K) and `b`
+    (K x N), fp8, or uint8 bytes of two E2M1 codes along K (M x K/2,
+    K/2 x N), times their uint8 scales, E8M0 per 32 k (M x K/32 and
+    N x K/32) or E4M3 per 16, plus f32 `acc`."""
     shape = (a.shape[0], b.shape[1])
     acc = full(shape, 0, float32) if acc is None else to_tensor(acc)
     if tuple(acc.shape) != shape or acc.dtype != float32:
@@ -1256,7 +1257,7 @@ def scaled_dot(a, a_scale, b, b_scale, acc):
             attrs[name] = '"e2m1"'
             x = cast(x, int8, bitcast=True)
         operands.append(x)
-    scales = [cast(s, int8, bitcast=True) for s in (a_scale, b_scale)]
+    scales = [cast(s, int8 if scale_format == "e8m0" else float8e4nv, bitcast=True) for s in (a_scale, b_scale)]
     return _emit("tile.dot", [*operands, acc, *scales], block_type(float32, shape), attrs)
 
 

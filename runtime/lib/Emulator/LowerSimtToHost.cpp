@@ -42,7 +42,7 @@ constexpr llvm::StringLiteral kAsyncLoad = "rocktile.async_load";
 /// Ops after which the lanes of a wave must be in lockstep.
 bool isCrossLane(Operation *op) {
   return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp, amdgpu::MFMAOp,
-             amdgpu::ScaledMFMAOp, amdgpu::WMMAOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::TensorStoreFromLDSD2Op,
+             amdgpu::ScaledMFMAOp, amdgpu::WMMAOp, amdgpu::ScaledWMMAOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::TensorStoreFromLDSD2Op,
              ROCDL::WaitTensorcntOp, ROCDL::WaitAsynccntOp, amdgpu::MemoryCounterWaitOp, ROCDL::ReadfirstlaneOp>(op) ||
          (isa<UnrealizedConversionCastOp>(op) && (op->hasAttr(kLaneTranspose) || op->hasAttr(kAsyncLoad)));
 }
@@ -898,14 +898,21 @@ LogicalResult WorkgroupLowering::emitMatrix(Operation *op, StringRef target, uns
   args.append(arrays);
   args.append({i64(numThreads), i64(int64_t(*fa)), i64(int64_t(*fb))});
   StringRef entry = "rocktile_emu_matrix";
-  if (auto scaled = dyn_cast<amdgpu::ScaledMFMAOp>(op)) {
-    // Which byte of each lane's scale word: a scalar scale is the word's
-    // low byte, zero-extended.
+  // A scaled instruction's scale format, and per operand its scale bytes
+  // per lane (a scalar scale is the word's low byte, zero-extended) and
+  // selector (gfx950's opsel byte, gfx1250's first scale lane).
+  std::optional<std::array<std::pair<Value, int64_t>, 2>> scales;
+  if (auto scaled = dyn_cast<amdgpu::ScaledMFMAOp>(op))
+    scales = {{{scaled.getScalesA(), scaled.getScalesIdxA()}, {scaled.getScalesB(), scaled.getScalesIdxB()}}};
+  if (auto scaled = dyn_cast<amdgpu::ScaledWMMAOp>(op))
+    scales = {{{scaled.getScaleA(), scaled.getAFirstScaleLane()}, {scaled.getScaleB(), scaled.getBFirstScaleLane()}}};
+  if (scales) {
     entry = "rocktile_emu_scaled_matrix";
-    for (auto [scale, byte] : {std::pair{scaled.getScalesA(), scaled.getScalesIdxA()},
-                               std::pair{scaled.getScalesB(), scaled.getScalesIdxB()}}) {
+    bool e4m3 = isa<Float8E4M3FNType>(getElementTypeOrSelf((*scales)[0].first.getType()));
+    args.push_back(i64(int64_t(e4m3 ? ScaleFormat::E4M3 : ScaleFormat::E8M0)));
+    for (auto [scale, select] : *scales) {
       auto vector = dyn_cast<VectorType>(scale.getType());
-      args.append({i64(vector ? vector.getNumElements() : 1), i64(byte)});
+      args.append({i64(vector ? vector.getNumElements() : 1), i64(select)});
     }
   }
   func::CallOp::create(b, loc(), runtimeFunction(entry, args.size()), args);
@@ -919,6 +926,8 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
   if (auto mfma = dyn_cast<amdgpu::ScaledMFMAOp>(op))
     return emitMatrix(op, "gfx950", mfma.getM(), mfma.getN(), mfma.getK());
   if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op))
+    return emitMatrix(op, "gfx1250", wmma.getM(), wmma.getN(), wmma.getK());
+  if (auto wmma = dyn_cast<amdgpu::ScaledWMMAOp>(op))
     return emitMatrix(op, "gfx1250", wmma.getM(), wmma.getN(), wmma.getK());
   if (auto wait = dyn_cast<amdgpu::MemoryCounterWaitOp>(op)) {
     // vmcnt counts the direct-to-LDS loads (other loads complete at issue

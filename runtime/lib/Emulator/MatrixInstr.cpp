@@ -28,6 +28,11 @@ Place wmmaA(unsigned i, unsigned k) { return {i + 16 * ((k / 8) % 2), 8 * (k / 1
 Place wmmaB(unsigned k, unsigned j) { return {j + 16 * ((k / 8) % 2), 8 * (k / 16) + k % 8}; }
 Place wmmaD(unsigned i, unsigned j) { return {j + 16 * (i / 8), i % 8}; }
 
+// gfx1250's scaled WMMA 16x16x128 on E2M1: 32 consecutive k per half-wave,
+// alternating halves every 32 k (an inference from Triton's layouts).
+Place wmmaE2M1A(unsigned i, unsigned k) { return {i + 16 * ((k / 32) % 2), 32 * (k / 64) + k % 32}; }
+Place wmmaE2M1B(unsigned k, unsigned j) { return {j + 16 * ((k / 32) % 2), 32 * (k / 64) + k % 32}; }
+
 // gfx1250 WMMA 16x16x4 f32: 2 consecutive k per lane, half-waves 2 k apart.
 Place wmmaF32A(unsigned i, unsigned k) { return {i + 16 * (k / 2), k % 2}; }
 Place wmmaF32B(unsigned k, unsigned j) { return {j + 16 * (k / 2), k % 2}; }
@@ -47,7 +52,8 @@ const MatrixInstr instrs[] = {
     // The 16-bit packing over 64 and 128 k.
     {"gfx1250", "wmma_i32_16x16x64_iu8", 32, 16, 16, 64, 32, 8, wmmaA, wmmaB, wmmaD, true},
     {"gfx1250", "wmma_f32_16x16x64_f8", 32, 16, 16, 64, 32, 8, wmmaA, wmmaB, wmmaD},
-    {"gfx1250", "wmma_f32_16x16x128_f8", 32, 16, 16, 128, 64, 8, wmmaA, wmmaB, wmmaD},
+    {"gfx1250", "wmma_f32_16x16x128_f8", 32, 16, 16, 128, 64, 8, wmmaA, wmmaB, wmmaD, false, wmmaE2M1A,
+     wmmaE2M1B, MatrixInstr::ScaleLanes::Row},
     {"gfx1250", "wmma_f32_16x16x4_f32", 32, 16, 16, 4, 2, 8, wmmaF32A, wmmaF32B, wmmaD},
 };
 } // namespace
@@ -72,6 +78,14 @@ template <typename T> void MatrixInstr::apply(const T *av, const T *bv, const T 
 }
 template void MatrixInstr::apply(const float *, const float *, const float *, float *) const;
 template void MatrixInstr::apply(const int32_t *, const int32_t *, const int32_t *, int32_t *) const;
+
+std::pair<unsigned, unsigned> MatrixInstr::scalePlacement(bool ofA, unsigned row, unsigned k, unsigned bytes,
+                                                          unsigned select) const {
+  if (scaleLanes == ScaleLanes::Row)
+    return {select + row, k / (K / bytes)};
+  unsigned first = k - k % 32; // the block's first element
+  return {(ofA ? a(row, first) : b(first, row)).first, select};
+}
 
 llvm::ArrayRef<MatrixInstr> rocktile::emulator::allMatrixInstrs() { return instrs; }
 
@@ -122,11 +136,21 @@ void widenOperands(const MatrixInstr &m, int64_t a, int64_t b, int64_t wave, int
 
 /// An E8M0 scale: 2^(s - 127), and 0xFF is NaN.
 float e8m0(uint8_t s) { return s == 0xFF ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, int(s) - 127); }
+
+/// `m` with the E2M1 placements of its scaled form for operands of E2M1.
+MatrixInstr withFormats(const MatrixInstr &m, int64_t formatA, int64_t formatB) {
+  MatrixInstr placed = m;
+  if (MatrixFormat(formatA) == MatrixFormat::E2M1 && m.aE2M1)
+    placed.a = m.aE2M1;
+  if (MatrixFormat(formatB) == MatrixFormat::E2M1 && m.bE2M1)
+    placed.b = m.bE2M1;
+  return placed;
+}
 } // namespace
 
 extern "C" void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t d,
                                     int64_t n, int64_t formatA, int64_t formatB) {
-  const MatrixInstr &m = allMatrixInstrs()[instr];
+  const MatrixInstr m = withFormats(allMatrixInstrs()[instr], formatA, formatB);
   if (m.integer) {
     auto *ci = reinterpret_cast<const int32_t *>(c);
     auto *di = reinterpret_cast<int32_t *>(d);
@@ -152,34 +176,37 @@ extern "C" void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t
 
 extern "C" void rocktile_emu_scaled_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t scaleA,
                                            int64_t scaleB, int64_t d, int64_t n, int64_t formatA,
-                                           int64_t formatB, int64_t scaleBytesA, int64_t byteA,
-                                           int64_t scaleBytesB, int64_t byteB) {
-  const MatrixInstr &m = allMatrixInstrs()[instr];
+                                           int64_t formatB, int64_t scaleFormat, int64_t scaleBytesA,
+                                           int64_t selectA, int64_t scaleBytesB, int64_t selectB) {
+  const MatrixInstr m = withFormats(allMatrixInstrs()[instr], formatA, formatB);
   auto *cf = reinterpret_cast<const float *>(c);
   auto *df = reinterpret_cast<float *>(d);
-  // Thread t's scale: byte `byte` of its 32-bit scale word, which holds
-  // `bytes` bytes (the rest zero).
-  auto scaleOf = [](int64_t array, int64_t bytes, int64_t byte, int64_t t) {
-    return byte < bytes ? e8m0(reinterpret_cast<const uint8_t *>(array)[t * bytes + byte]) : e8m0(0);
+  auto decode = [&](uint8_t code) {
+    return ScaleFormat(scaleFormat) == ScaleFormat::E4M3 ? float(widen(code, NarrowFloat::E4M3FN)) : e8m0(code);
+  };
+  // Thread `first` + lane's scale byte (zero beyond the bytes it holds).
+  auto scaleOf = [&](int64_t array, int64_t bytes, int64_t first, std::pair<unsigned, unsigned> at) {
+    auto [lane, byte] = at;
+    return decode(byte < bytes ? reinterpret_cast<const uint8_t *>(array)[(first + lane) * bytes + byte] : 0);
   };
   unsigned acc = m.waveSize * m.dSlots;
   std::vector<float> av, bv;
   for (int64_t wave = 0; wave < n / m.waveSize; ++wave) {
     widenOperands(m, a, b, wave, formatA, formatB, av, bv);
     int64_t first = wave * m.waveSize;
-    // Element (i, k) of A is scaled by its block's scale: that of the lane
-    // that holds the block's first element, A(i, k - k % 32) (likewise B's
-    // column j). Products of a format's values and powers of two are exact
-    // in float, as long as they stay in its range.
+    // Products of a format's values and the scales are exact in float, as
+    // long as they stay in its range.
     for (unsigned i = 0; i < m.M; ++i)
       for (unsigned k = 0; k < m.K; ++k) {
         auto [lane, slot] = m.a(i, k);
-        av[lane * m.abSlots + slot] *= scaleOf(scaleA, scaleBytesA, byteA, first + m.a(i, k - k % 32).first);
+        av[lane * m.abSlots + slot] *=
+            scaleOf(scaleA, scaleBytesA, first, m.scalePlacement(true, i, k, scaleBytesA, selectA));
       }
     for (unsigned k = 0; k < m.K; ++k)
       for (unsigned j = 0; j < m.N; ++j) {
         auto [lane, slot] = m.b(k, j);
-        bv[lane * m.abSlots + slot] *= scaleOf(scaleB, scaleBytesB, byteB, first + m.b(k - k % 32, j).first);
+        bv[lane * m.abSlots + slot] *=
+            scaleOf(scaleB, scaleBytesB, first, m.scalePlacement(false, j, k, scaleBytesB, selectB));
       }
     m.apply(av.data(), bv.data(), cf + wave * acc, df + wave * acc);
   }

@@ -363,7 +363,7 @@ func.func @scaled_dot_unpacked_k(%a: tensor<16x128xi8>, %b: tensor<128x16xf8E4M3
 // -----
 
 func.func @scaled_dot_k_order(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x16xf8E5M2>, %c: tensor<16x16xf32>, %s: tensor<16x2xi8>) {
-  // expected-error @+1 {{a scaled dot keeps its k order (a scale covers 32 consecutive k)}}
+  // expected-error @+1 {{a scaled dot keeps its k order (a scale covers consecutive k)}}
   %d = tile.dot %a, %b, %c scales %s, %s {k_order = array<i64: 2, 1, 4, 8, 16, 32>} : tensor<16x64xf8E4M3FN>, tensor<64x16xf8E5M2>, tensor<16x2xi8>, tensor<16x2xi8> -> tensor<16x16xf32>
   return
 }
@@ -373,6 +373,30 @@ func.func @scaled_dot_k_order(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x16xf8E5M
 func.func @scaled_dot_scale_shape(%a: tensor<16x128xf8E4M3FN>, %b: tensor<128x32xf8E4M3FN>, %c: tensor<16x32xf32>, %s: tensor<16x4xi8>) {
   // expected-error @+1 {{b_scale must be a 32x4xi8 tile (one E8M0 scale per 32 k, K = 128), got 'tensor<16x4xi8>'}}
   %d = tile.dot %a, %b, %c scales %s, %s : tensor<16x128xf8E4M3FN>, tensor<128x32xf8E4M3FN>, tensor<16x4xi8>, tensor<16x4xi8> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @scaled_dot_e4m3_scales_of_fp8(%a: tensor<16x128xf8E4M3FN>, %b: tensor<128x16xf8E4M3FN>, %c: tensor<16x16xf32>, %s: tensor<16x8xf8E4M3FN>) {
+  // expected-error @+1 {{E4M3 scales (NVFP4) scale E2M1 operands only}}
+  %d = tile.dot %a, %b, %c scales %s, %s : tensor<16x128xf8E4M3FN>, tensor<128x16xf8E4M3FN>, tensor<16x8xf8E4M3FN>, tensor<16x8xf8E4M3FN> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @scaled_dot_e4m3_scales_per_32(%a: tensor<16x64xi8>, %b: tensor<64x16xi8>, %c: tensor<16x16xf32>, %s: tensor<16x4xf8E4M3FN>) {
+  // expected-error @+1 {{a_scale must be a 16x8xf8E4M3FN tile (one E4M3 scale per 16 k, K = 128), got 'tensor<16x4xf8E4M3FN>'}}
+  %d = tile.dot %a, %b, %c scales %s, %s {a_format = "e2m1", b_format = "e2m1"} : tensor<16x64xi8>, tensor<64x16xi8>, tensor<16x4xf8E4M3FN>, tensor<16x4xf8E4M3FN> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @scaled_dot_mixed_scale_types(%a: tensor<16x64xi8>, %b: tensor<64x16xi8>, %c: tensor<16x16xf32>, %s: tensor<16x8xf8E4M3FN>, %t: tensor<16x4xi8>) {
+  // expected-error @+1 {{b_scale must be a 16x8xf8E4M3FN tile (one E4M3 scale per 16 k, K = 128), got 'tensor<16x4xi8>'}}
+  %d = tile.dot %a, %b, %c scales %s, %t {a_format = "e2m1", b_format = "e2m1"} : tensor<16x64xi8>, tensor<64x16xi8>, tensor<16x8xf8E4M3FN>, tensor<16x4xi8> -> tensor<16x16xf32>
   return
 }
 

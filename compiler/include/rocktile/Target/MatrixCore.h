@@ -20,15 +20,31 @@ struct OperandBases {
   llvm::ArrayRef<std::array<int, 2>> registers, lanes;
 };
 
+/// The block-scaled form of an f8f6f4 instruction (tl.dot_scaled): where
+/// its E2M1 operands' elements go, and which lane and register hold each
+/// scale of its A (an m x k/block tile, bases (row, block)) and B (a
+/// k/block x n tile, bases (block, column)) for scales per 32 and per 16 k.
+struct ScaledForm {
+  OperandBases aE2M1, bE2M1;       // no registers: as the fp8 operands
+  OperandBases aScale, bScale;     // E8M0 per 32
+  OperandBases aScale16, bScale16; // E4M3 per 16 (NVFP4); no lanes: none
+};
+
 struct MatrixCoreInstr {
   llvm::StringRef name;        // e.g. "mfma_f32_16x16x32_bf16", as in shared/isa
   llvm::StringRef op;          // the amdgpu dialect op: "mfma" or "wmma"
   unsigned m, n, k;
   MatrixElem ab, acc;          // element types of A and B, and of C/D
   OperandBases a, b, d;        // A is m x k, B k x n, D m x n
+  const ScaledForm *scaled = nullptr; // the scaled form, if it has one
 
   unsigned abSlots() const { return 1u << a.registers.size(); }
   unsigned dSlots() const { return 1u << d.registers.size(); }
+  /// This instruction with E2M1 operands as its A, its B or both.
+  MatrixCoreInstr withE2M1(bool a, bool b) const;
+  /// The instruction that multiplies the scale tiles instead, per `block`
+  /// k: its k is k / block and its A and B bases the scales'.
+  MatrixCoreInstr ofScales(int64_t block) const;
 };
 
 /// How a dot's M x N tile is spread over a workgroup: warps along M and N
@@ -44,9 +60,11 @@ struct DotLayouts {
 /// `acc`: the first of the target's instructions (its list is in order of
 /// preference) whose types match and whose m, n and k divide M, N and K;
 /// with `nonKDim` (Triton's matrix_instr_nonkdim, 16 or 32), the first such
-/// whose m is `nonKDim`, if the target has one.
+/// whose m is `nonKDim`, if the target has one. `scaleBlock` (32 or 16)
+/// asks for an instruction whose scaled form takes scales per that many k.
 const MatrixCoreInstr *chooseMatrixInstr(const Target &target, MatrixElem ab, MatrixElem acc,
-                                         int64_t M, int64_t N, int64_t K, int64_t nonKDim = 0);
+                                         int64_t M, int64_t N, int64_t K, int64_t nonKDim = 0,
+                                         int64_t scaleBlock = 0);
 
 /// How a dot maps onto its instruction beyond the default (tile.dot's
 /// `warps_n`, `transposed` and `k_order` attributes).
@@ -72,15 +90,22 @@ int64_t renameK(llvm::ArrayRef<int64_t> order, int64_t k);
 DotLayouts dotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
                       unsigned numWarps, int64_t batch = 0, const DotOptions &options = {});
 
-/// A scaled dot's operand layouts beside `dot`'s: an E2M1 operand (`packed`)
-/// as bytes of two consecutive k (the instruction's layout with K halved:
-/// the register that held k's lowest bit dropped), and the scales, one per
-/// 32 consecutive k of a row of A (column of B), as M x K/32 and N x K/32
-/// tiles held by the lanes that hold their blocks.
+/// A scaled dot's layouts (`dotLayouts` for the instruction's scaled form):
+/// an E2M1 operand (`packedA`, `packedB`) as bytes of two consecutive k
+/// (its elements' layout with K halved: the register that held k's lowest
+/// bit dropped), and the scales, one per `block` consecutive k of a row of
+/// A (column of B), as M x K/block and N x K/block tiles spread as the
+/// instruction reads them. `values` and `scales` are the instructions whose
+/// layouts these are: the one with E2M1 operands where the dot has them
+/// (the instruction's A is the dot's B when it is computed transposed), and
+/// the one that multiplies the scales.
 struct ScaledDotLayouts {
-  LinearLayout a, b, aScale, bScale;
+  LinearLayout a, b, d, aScale, bScale;
+  MatrixCoreInstr values, scales;
 };
-ScaledDotLayouts scaledDotLayouts(const DotLayouts &dot, bool packedA, bool packedB);
+ScaledDotLayouts scaledDotLayouts(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K,
+                                  unsigned numWarps, const DotOptions &options, bool packedA, bool packedB,
+                                  int64_t block);
 
 /// The warps along N for an M x N x K dot with `instr` on `numWarps` warps
 /// that needs the fewest LDS reads of operands per warp, when a read of A

@@ -25,6 +25,26 @@ constexpr std::array<int, 2> aF32Regs[] = {{0, 1}};
 constexpr std::array<int, 2> aF32Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 2}};
 constexpr std::array<int, 2> bF32Regs[] = {{1, 0}};
 constexpr std::array<int, 2> bF32Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {2, 0}};
+// v_wmma_scale_f32_16x16x128_f8f6f4 (inferences from Triton's gfx1250 scaled
+// WMMA layouts, test/unit/isa): fp8 elements as above; E2M1 elements 32
+// consecutive k per half-wave, A[i][k] lane = i + 16*((k/32)%2),
+// slot = 32*(k/64) + k%32. Lane i < 16 holds the scales of row i (column
+// i of B), byte b of its word that of the b-th block of the instruction's
+// k (4 bytes of E8M0 per 32, or 8 of E4M3 per 16); lanes 16-31 copy them.
+constexpr std::array<int, 2> aE2M1Regs[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {0, 64}};
+constexpr std::array<int, 2> aE2M1Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 32}};
+constexpr std::array<int, 2> bE2M1Regs[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {64, 0}};
+constexpr std::array<int, 2> bE2M1Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {32, 0}};
+constexpr std::array<int, 2> aScaleRegs[] = {{0, 1}, {0, 2}}, aScale16Regs[] = {{0, 1}, {0, 2}, {0, 4}};
+constexpr std::array<int, 2> aScaleLanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 0}};
+constexpr std::array<int, 2> bScaleRegs[] = {{1, 0}, {2, 0}}, bScale16Regs[] = {{1, 0}, {2, 0}, {4, 0}};
+constexpr std::array<int, 2> bScaleLanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 0}};
+constexpr ScaledForm scaled{{aE2M1Regs, aE2M1Lanes},
+                            {bE2M1Regs, bE2M1Lanes},
+                            {aScaleRegs, aScaleLanes},
+                            {bScaleRegs, bScaleLanes},
+                            {aScale16Regs, aScaleLanes},
+                            {bScale16Regs, bScaleLanes}};
 constexpr OperandBases a{aRegs, aLanes}, b{bRegs, bLanes}, d{dRegs, dLanes};
 constexpr OperandBases aI8{aI8Regs, aLanes}, bI8{bI8Regs, bLanes};
 constexpr OperandBases a128{a128Regs, aLanes}, b128{b128Regs, bLanes};
@@ -33,7 +53,8 @@ constexpr OperandBases aF32{aF32Regs, aF32Lanes}, bF32{bF32Regs, bF32Lanes};
 const MatrixCoreInstr matrixInstrs[] = {
     {"wmma_f32_16x16x32_bf16", "wmma", 16, 16, 32, MatrixElem::BF16, MatrixElem::F32, a, b, d},
     {"wmma_f32_16x16x32_f16", "wmma", 16, 16, 32, MatrixElem::F16, MatrixElem::F32, a, b, d},
-    {"wmma_f32_16x16x128_f8", "wmma", 16, 16, 128, MatrixElem::FP8, MatrixElem::F32, a128, b128, d},
+    {"wmma_f32_16x16x128_f8", "wmma", 16, 16, 128, MatrixElem::FP8, MatrixElem::F32, a128, b128, d,
+     &scaled},
     {"wmma_f32_16x16x64_f8", "wmma", 16, 16, 64, MatrixElem::FP8, MatrixElem::F32, aI8, bI8, d},
     {"wmma_i32_16x16x64_iu8", "wmma", 16, 16, 64, MatrixElem::I8, MatrixElem::I32, aI8, bI8, d},
     {"wmma_f32_16x16x4_f32", "wmma", 16, 16, 4, MatrixElem::F32, MatrixElem::F32, aF32, bF32, d},

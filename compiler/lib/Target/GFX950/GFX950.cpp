@@ -32,6 +32,15 @@ constexpr std::array<int, 2> b16f8Regs[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16,
 constexpr std::array<int, 2> b16f8Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {32, 0}, {64, 0}};
 constexpr std::array<int, 2> a32f8Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 32}};
 constexpr std::array<int, 2> b32f8Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {32, 0}};
+// Their scaled forms (v_mfma_scale_*): E2M1 elements sit as fp8's do; a lane
+// holds one E8M0 scale, of the block of 32 k it holds (opsel picks the
+// byte): 16x16x128 lane = i + 16 * block, 32x32x64 lane = i + 32 * block.
+constexpr std::array<int, 2> a16ScaleLanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 1}, {0, 2}};
+constexpr std::array<int, 2> b16ScaleLanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {1, 0}, {2, 0}};
+constexpr std::array<int, 2> a32ScaleLanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 1}};
+constexpr std::array<int, 2> b32ScaleLanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {1, 0}};
+constexpr ScaledForm scaled16{{}, {}, {{}, a16ScaleLanes}, {{}, b16ScaleLanes}, {}, {}};
+constexpr ScaledForm scaled32{{}, {}, {{}, a32ScaleLanes}, {{}, b32ScaleLanes}, {}, {}};
 
 // int8 (16 x i8 per lane; kWidth 16 an inference, test/unit/isa):
 // 16x16x64: A[i][k] lane = i + 16*(k/16), slot = k%16; 32x32x32: lane =
@@ -63,8 +72,10 @@ const MatrixCoreInstr matrixInstrs[] = {
     {"mfma_f32_16x16x32_f16", "mfma", 16, 16, 32, MatrixElem::F16, MatrixElem::F32, a16, b16, d16},
     {"mfma_f32_32x32x16_bf16", "mfma", 32, 32, 16, MatrixElem::BF16, MatrixElem::F32, a32, b32, d32},
     {"mfma_f32_32x32x16_f16", "mfma", 32, 32, 16, MatrixElem::F16, MatrixElem::F32, a32, b32, d32},
-    {"mfma_f32_16x16x128_f8f6f4", "mfma", 16, 16, 128, MatrixElem::FP8, MatrixElem::F32, a16f8, b16f8, d16},
-    {"mfma_f32_32x32x64_f8f6f4", "mfma", 32, 32, 64, MatrixElem::FP8, MatrixElem::F32, a32f8, b32f8, d32},
+    {"mfma_f32_16x16x128_f8f6f4", "mfma", 16, 16, 128, MatrixElem::FP8, MatrixElem::F32, a16f8, b16f8, d16,
+     &scaled16},
+    {"mfma_f32_32x32x64_f8f6f4", "mfma", 32, 32, 64, MatrixElem::FP8, MatrixElem::F32, a32f8, b32f8, d32,
+     &scaled32},
     {"mfma_i32_16x16x64_i8", "mfma", 16, 16, 64, MatrixElem::I8, MatrixElem::I32, a16i8, b16i8, d16},
     {"mfma_i32_32x32x32_i8", "mfma", 32, 32, 32, MatrixElem::I8, MatrixElem::I32, a32i8, b32i8, d32},
     {"mfma_f32_16x16x4_f32", "mfma", 16, 16, 4, MatrixElem::F32, MatrixElem::F32, a16f32, b16f32, d16},

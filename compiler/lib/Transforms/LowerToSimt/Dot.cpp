@@ -62,13 +62,20 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   DotLayouts want = dotLayouts(*instr, M, N, K, numWarps, batch, options);
   // E2M1 operands come as bytes of two consecutive k.
   bool packedA = op.getAFormat() == "e2m1", packedB = op.getBFormat() == "e2m1";
-  ScaledDotLayouts scaledWant = scaledDotLayouts(want, packedA, packedB);
+  bool scaled = bool(op.getAScale());
+  int64_t block = op.getScaleBlock();
+  if (scaled && batch)
+    return op.emitError() << "a scaled tile.dot is 2-D";
+  ScaledDotLayouts scaledWant =
+      scaled ? scaledDotLayouts(*instr, M, N, K, numWarps, options, packedA, packedB, block)
+             : ScaledDotLayouts{want.a, want.b, want.d, want.a, want.b, *instr, *instr};
   if (layoutOf(op.getA()) != scaledWant.a || layoutOf(op.getB()) != scaledWant.b ||
       layoutOf(op.getAcc()) != want.d || layoutOf(op) != want.d)
     return op.emitError() << "tile.dot operands must have the layouts of " << instr->name;
-  // A scaled dot: each lane gives the instruction the scale of the one
-  // block of 32 k it holds of a row of X (column of Y).
-  bool scaled = bool(op.getAScale());
+  // The instruction's operand bases (E2M1 ones where they differ), and for
+  // a scaled dot those of its scales: each lane gives the instruction the
+  // scales of the blocks of k the instruction reads there.
+  const MatrixCoreInstr &operands = scaledWant.values, &scales = scaledWant.scales;
   std::optional<RegisterIndex> aScaleRegs, bScaleRegs;
   Value aScale, bScale;
   if (scaled) {
@@ -122,8 +129,8 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
             c[kDim] /= 2, idx.push_back(regs.at(c));
         };
         for (unsigned s = 0; s < instr->abSlots(); ++s) {
-          LinearLayout::Coord x = coordOf(instr->a.registers, s, rt * stepRows, k0),
-                              y = coordOf(instr->b.registers, s, k0, ct * stepCols);
+          LinearLayout::Coord x = coordOf(operands.a.registers, s, rt * stepRows, k0),
+                              y = coordOf(operands.b.registers, s, k0, ct * stepCols);
           x[1] = renameK(options.kOrder, x[1]), y[0] = renameK(options.kOrder, y[0]);
           // X's (row, k) is A's (row, k), or B's (k, row) when transposed.
           add(xIdx, t ? bRegs : aRegs, at(x, t), t ? packedB : packedA, t ? 0 : 1);
@@ -142,17 +149,35 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
           xv = vector::ExtractOp::create(b, loc(), xv, int64_t(0)),
           yv = vector::ExtractOp::create(b, loc(), yv, int64_t(0));
         if (scaled) {
-          // X's and Y's scales, at their (row or column, k block).
-          auto scaleAt = [&](bool ofA, int64_t row) -> Value {
-            Value lane = ofA ? aScale : bScale;
-            int64_t reg = (ofA ? *aScaleRegs : *bScaleRegs).at({row, k0 / 32});
-            Value byte = vector::ExtractOp::create(b, loc(), lane, reg);
-            return arith::BitcastOp::create(b, loc(), b.getType<Float8E8M0FNUType>(), byte);
+          // X's and Y's scales: the scale tile's registers (row or column,
+          // block) of each of the instruction's scale slots.
+          Type scaleElt = block == 32 ? Type(b.getType<Float8E8M0FNUType>()) : b.getType<Float8E4M3FNType>();
+          auto scalesOf = [&](bool ofA, OperandBases bases, int64_t row, bool ofY) -> Value {
+            SmallVector<int64_t> regs;
+            for (unsigned s = 0; s < (1u << bases.registers.size()); ++s) {
+              // Y's bases are (block, column); both scale tiles are (row or column, block).
+              LinearLayout::Coord c = ofY ? coordOf(bases.registers, s, k0 / block, row)
+                                          : coordOf(bases.registers, s, row, k0 / block);
+              if (ofY)
+                std::swap(c[0], c[1]);
+              regs.push_back((ofA ? *aScaleRegs : *bScaleRegs).at(c));
+            }
+            Value bytes = gather(ofA ? aScale : bScale, regs);
+            auto type = VectorType::get({int64_t(regs.size())}, scaleElt);
+            Value typed = arith::BitcastOp::create(b, loc(), type, bytes);
+            if (instr->op == "wmma")
+              return typed;
+            return vector::ExtractOp::create(b, loc(), typed, int64_t(0));
           };
-          Value xs = scaleAt(!t, rt * stepRows), ys = scaleAt(t, ct * stepCols);
-          d = amdgpu::ScaledMFMAOp::create(b, loc(), dVector, b.getI32IntegerAttr(instr->m),
-                                           b.getI32IntegerAttr(instr->n), b.getI32IntegerAttr(instr->k), xv, yv,
-                                           d, xs, ys, b.getI32IntegerAttr(0), b.getI32IntegerAttr(0));
+          Value xs = scalesOf(!t, scales.a, rt * stepRows, false), ys = scalesOf(t, scales.b, ct * stepCols, true);
+          if (instr->op == "wmma")
+            d = amdgpu::ScaledWMMAOp::create(b, loc(), dVector, b.getI32IntegerAttr(instr->m),
+                                             b.getI32IntegerAttr(instr->n), b.getI32IntegerAttr(instr->k), xv, yv, d,
+                                             xs, b.getI32IntegerAttr(0), ys, b.getI32IntegerAttr(0));
+          else
+            d = amdgpu::ScaledMFMAOp::create(b, loc(), dVector, b.getI32IntegerAttr(instr->m),
+                                             b.getI32IntegerAttr(instr->n), b.getI32IntegerAttr(instr->k), xv, yv,
+                                             d, xs, ys, b.getI32IntegerAttr(0), b.getI32IntegerAttr(0));
         } else if (instr->op == "mfma")
           d = amdgpu::MFMAOp::create(b, loc(), dVector, instr->m, instr->n, instr->k, /*blocks=*/1, xv,
                                      yv, d);

@@ -21,16 +21,31 @@ struct MatrixInstr {
   unsigned dSlots;  // accumulator registers per lane
   Placement a, b, d;
   bool integer = false; // int8 operands, int32 accumulator
+  /// The scaled form's E2M1 operands, where they sit otherwise than a, b.
+  Placement aE2M1 = nullptr, bE2M1 = nullptr;
+  /// Which lane holds the scale of a block of k of a row of A (column of
+  /// B), and which byte of its scale word: gfx950's MFMA, the lane that
+  /// holds the block's first element, the byte opsel names; gfx1250's
+  /// WMMA, lane (first scale lane + row), the block's index in the
+  /// instruction's k.
+  enum class ScaleLanes { BlockHolder, Row } scaleLanes = ScaleLanes::BlockHolder;
 
   /// D = A x B + C for one wave. `a` and `b` hold waveSize x abSlots values
   /// (lane-major), `c` and `d` waveSize x dSlots; narrow formats are given
   /// already widened (to float, or to int32 for int8), and products
   /// accumulate in float (in int32, wrapping, for int8).
   template <typename T> void apply(const T *a, const T *b, const T *c, T *d) const;
+  /// (lane, byte) of the scale of k `k` of row `row` of A (`ofA`) or
+  /// column `row` of B, for scale words of `bytes` bytes (a block of
+  /// 32 k, or K / bytes on gfx1250) and the instruction's selector `select`.
+  std::pair<unsigned, unsigned> scalePlacement(bool ofA, unsigned row, unsigned k, unsigned bytes,
+                                               unsigned select) const;
 };
 
 /// E2M1 codes come two per byte, the first in the low nibble.
 enum class MatrixFormat : int64_t { BF16 = 0, F16 = 1, E4M3 = 2, E5M2 = 3, F32 = 4, I8 = 5, E2M1 = 6 };
+/// Scale formats of the scaled instructions.
+enum class ScaleFormat : int64_t { E8M0 = 0, E4M3 = 1 };
 
 /// Every matrix instruction the emulator knows.
 llvm::ArrayRef<MatrixInstr> allMatrixInstrs();
@@ -45,14 +60,17 @@ extern "C" {
 /// (fp32, or int32 for int8 operands).
 void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t d, int64_t n,
                          int64_t formatA, int64_t formatB);
-/// The scaled form of `instr` (v_mfma_scale_*): as rocktile_emu_matrix, and
-/// `scaleA` / `scaleB` hold each thread's `scaleBytes*` E8M0 scale bytes, the
-/// low bytes of its 32-bit scale word (the rest zero), of which byte
-/// `byte*` (opsel) scales the block of 32 consecutive k of a row of A
-/// (column of B) that the lane holds.
+/// The scaled form of `instr` (v_mfma_scale_*, v_wmma_scale*): as
+/// rocktile_emu_matrix, and `scaleA` / `scaleB` hold each thread's
+/// `scaleBytes*` scale bytes (`scaleFormat`), the low bytes of its scale word
+/// (the rest zero). `select*` is the instruction's scale selector: on
+/// gfx950 the byte (opsel) that scales the block of 32 consecutive k of a
+/// row of A (column of B) the lane holds; on gfx1250 the first lane of the
+/// 16 whose words hold the rows' scales, one byte per block of
+/// K / scaleBytes k.
 void rocktile_emu_scaled_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t scaleA, int64_t scaleB,
-                                int64_t d, int64_t n, int64_t formatA, int64_t formatB, int64_t scaleBytesA,
-                                int64_t byteA, int64_t scaleBytesB, int64_t byteB);
+                                int64_t d, int64_t n, int64_t formatA, int64_t formatB, int64_t scaleFormat,
+                                int64_t scaleBytesA, int64_t selectA, int64_t scaleBytesB, int64_t selectB);
 }
 
 #endif

@@ -128,14 +128,21 @@ static LogicalResult verifyScaledDot(DotOp op) {
   if (b.getDimSize(0) * packB != K || d.getDimSize(0) != a.getDimSize(0) || d.getDimSize(1) != b.getDimSize(1))
     return op.emitOpError() << "shapes do not multiply: " << a << " x " << b << " -> " << d;
   if (op.getKOrder())
-    return op.emitOpError() << "a scaled dot keeps its k order (a scale covers 32 consecutive k)";
+    return op.emitOpError() << "a scaled dot keeps its k order (a scale covers consecutive k)";
+  // E8M0 scales (i8) per 32 k, or E4M3 scales (NVFP4) per 16.
+  Type scaleElt = cast<RankedTensorType>(op.getAScale().getType()).getElementType();
+  bool e4m3 = isa<Float8E4M3FNType>(scaleElt);
+  int64_t block = e4m3 ? 16 : 32;
+  if (e4m3 && (packA != 2 || packB != 2))
+    return op.emitOpError() << "E4M3 scales (NVFP4) scale E2M1 operands only, got " << a << " x " << b;
   for (auto [scale, rows, side] : {std::tuple{op.getAScale(), a.getDimSize(0), "a_scale"},
                                    std::tuple{op.getBScale(), b.getDimSize(1), "b_scale"}}) {
     auto type = cast<RankedTensorType>(scale.getType());
-    if (K % 32 || type.getRank() != 2 || type.getDimSize(0) != rows || type.getDimSize(1) != K / 32 ||
-        !type.getElementType().isInteger(8))
-      return op.emitOpError() << side << " must be a " << rows << "x" << K / 32
-                              << "xi8 tile (one E8M0 scale per 32 k, K = " << K << "), got " << type;
+    if (K % block || type.getRank() != 2 || type.getDimSize(0) != rows || type.getDimSize(1) != K / block ||
+        type.getElementType() != (e4m3 ? scaleElt : IntegerType::get(op.getContext(), 8)))
+      return op.emitOpError() << side << " must be a " << rows << "x" << K / block
+                              << (e4m3 ? "xf8E4M3FN tile (one E4M3 scale per 16 k" : "xi8 tile (one E8M0 scale per 32 k")
+                              << ", K = " << K << "), got " << type;
   }
   return success();
 }

@@ -671,9 +671,12 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>, AttrSiz
     where `a_format` / `b_format` say "e2m1" (A is then M x K/2, B K/2 x N),
     and each element is multiplied by the E8M0 scale (2^(s-127), 0xFF NaN)
     of its block of 32 consecutive k: `a_scale` is M x K/32 (per row of A),
-    `b_scale` N x K/32 (per column of B), both i8. Such a dot is 2-D, has an
-    f32 accumulator and no `k_order`; it runs on the scaled matrix
-    instructions (gfx950's `v_mfma_scale_f32_*_f8f6f4`).
+    `b_scale` N x K/32 (per column of B), both i8. With f8E4M3FN scales
+    (NVFP4: both operands E2M1) each scale covers 16 consecutive k instead
+    (M x K/16 and N x K/16). Such a dot is 2-D, has an f32 accumulator and
+    no `k_order`; it runs on the scaled matrix instructions (gfx950's
+    `v_mfma_scale_f32_*_f8f6f4`, gfx1250's `v_wmma_scale_f32_16x16x128_f8f6f4`
+    and, for E4M3 scales, `v_wmma_scale16_f32_16x16x128_f8f6f4`).
 
     ```mlir
     %d = tile.dot %a, %b, %c : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
@@ -684,6 +687,8 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>, AttrSiz
         : tensor<32x128xf8E4M3FN>, tensor<128x32xf8E5M2>, tensor<32x4xi8>, tensor<32x4xi8> -> tensor<32x32xf32>
     %g = tile.dot %x, %w, %c scales %xs, %ys {b_format = "e2m1"}
         : tensor<32x128xf8E4M3FN>, tensor<64x32xi8>, tensor<32x4xi8>, tensor<32x4xi8> -> tensor<32x32xf32>
+    %h = tile.dot %v, %w, %c scales %vs, %ws {a_format = "e2m1", b_format = "e2m1"}
+        : tensor<32x64xi8>, tensor<64x32xi8>, tensor<32x8xf8E4M3FN>, tensor<32x8xf8E4M3FN> -> tensor<32x32xf32>
     ```
   }];
   let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$acc,
@@ -702,6 +707,13 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>, AttrSiz
     int64_t getReductionSize() {
       int64_t k = getA().getType().getShape().back();
       return getAFormat() == "e2m1" ? 2 * k : k;
+    }
+    /// The k each scale covers: 32 for E8M0 (i8) scales, 16 for E4M3 ones;
+    /// 0 for an unscaled dot.
+    int64_t getScaleBlock() {
+      if (!getAScale())
+        return 0;
+      return getAScale().getType().getElementType().isInteger(8) ? 32 : 16;
     }
   }];
   let hasVerifier = 1;
