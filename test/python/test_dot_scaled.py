@@ -147,19 +147,21 @@ def _identity(K, fmt):
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("fmt,eye_format", [("e4m3", "e4m3"), ("e5m2", "e4m3"), ("e2m1", "e4m3"),
-                                            ("e4m3", "e2m1"), ("e2m1", "e2m1")])
+                                            ("e4m3", "e2m1"), ("e2m1", "e2m1"), ("e2m3", "e4m3"),
+                                            ("e3m2", "e2m1")])
 @pytest.mark.parametrize("K", [64, 256])
 def test_scaled_instructions_scale_every_code_by_its_block(target, fmt, eye_format, K):
-    """MX fp8 and fp4 run on the scaled matrix instructions: gfx950's
+    """MX fp8, fp6 and fp4 run on the scaled matrix instructions: gfx950's
     v_mfma_scale_f32_*_f8f6f4 (32x32x64 for K 64, 16x16x128 for 256),
-    gfx1250's v_wmma_scale_f32_16x16x128_f8f6f4 (for K 256; K 64 is below its
-    k and goes through bf16): every finite code of `fmt` in each row, a
-    different scale per block of 32 k, times the identity in `eye_format`
-    (its side unscaled, E8M0 127), gives each code's value times its block's
-    scale, exactly."""
+    gfx1250's v_wmma_scale_f32_16x16x128_f8f6f4 (for K 256 and fp8/fp4; K 64
+    is below its k, and fp6 goes through bf16): every finite code of `fmt`
+    in each row, a different scale per block of 32 k, times the identity in
+    `eye_format` (its side unscaled, E8M0 127), gives each code's value
+    times its block's scale, exactly."""
     kind = quantization.ELEMENTS[fmt]
-    every = np.arange(16 if fmt == "e2m1" else 256, dtype=np.uint8)
-    finite = every[np.isfinite(every.view(kind).astype(np.float32))] if fmt != "e2m1" else every
+    bits = {"e2m1": 4, "e2m3": 6, "e3m2": 6}.get(fmt, 8)
+    every = np.arange(1 << bits, dtype=np.uint8)
+    finite = every[np.isfinite(every.view(kind).astype(np.float32))] if bits == 8 else every
     rng = np.random.default_rng(5)
     codes = np.stack([np.resize(np.roll(finite, 7 * r), K) for r in range(32)]).astype(np.uint8)
     scales = rng.choice(DECODE_SCALES, (32, K // 32)).astype(np.uint8)
@@ -173,7 +175,7 @@ def test_scaled_instructions_scale_every_code_by_its_block(target, fmt, eye_form
     if target == "gfx950":
         shape = "32x32x64" if K == 64 else "16x16x128"
         assert f"v_mfma_scale_f32_{shape}_f8f6f4" in asm and "bf16" not in asm
-    elif K == 256:
+    elif K == 256 and fmt in ("e4m3", "e5m2", "e2m1"):
         assert "v_wmma_scale_f32_16x16x128_f8f6f4" in asm and "bf16" not in asm
 
 

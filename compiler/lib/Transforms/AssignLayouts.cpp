@@ -226,7 +226,7 @@ int64_t operandReadElements(Value operand, unsigned kDim, const Target &target) 
 /// null when the types or shapes have none.
 const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, int64_t kFactor = 1) {
   auto d = dot.getType();
-  // E2M1 bytes go to the f8f6f4 instructions, as fp8 does.
+  // E2M1 bytes and FP6 codes go to the f8f6f4 instructions, as fp8 does.
   auto elem = [](Value v, std::optional<StringRef> format) {
     return format ? std::optional(MatrixElem::FP8) : matrixElem(getElementTypeOrSelf(v));
   };
@@ -418,8 +418,13 @@ private:
       DotLayouts l = dotLayouts(*instr, M, N, K, numWarps, batch, o);
       MLIRContext *ctx = dot.getContext();
       if (dot.getAScale()) {
-        ScaledDotLayouts scaled = scaledDotLayouts(*instr, M, N, K, numWarps, o, bool(dot.getAFormat()),
-                                                   bool(dot.getBFormat()), dot.getScaleBlock());
+        auto fp6 = [](std::optional<StringRef> f) { return f == "e2m3" || f == "e3m2"; };
+        if ((fp6(dot.getAFormat()) || fp6(dot.getBFormat())) && !instr->scaled->fp6) {
+          dot.emitError() << instr->name << " on " << target.chip << " takes no FP6 operands in rocktile";
+          return WalkResult::interrupt();
+        }
+        ScaledDotLayouts scaled = scaledDotLayouts(*instr, M, N, K, numWarps, o, dot.getAFormat() == "e2m1",
+                                                   dot.getBFormat() == "e2m1", dot.getScaleBlock());
         dotScales[dot] = {LinearLayoutAttr::get(ctx, scaled.aScale), LinearLayoutAttr::get(ctx, scaled.bScale)};
         l.a = scaled.a, l.b = scaled.b;
       }

@@ -3,7 +3,8 @@ NVFP4's E4M3 scales per 16 elements as rocktile's extension).
 
 fp8 (e4m3, e5m2) and e2m1 (packed along K) operands with E8M0 scales run
 on the scaled matrix instructions (a tile.dot with scales) of both targets,
-and on gfx1250 NVFP4 (e2m1 with E4M3 scales per 16) too. Otherwise each operand is decoded to 16-bit floats in registers: its element
+FP6 (e2m3, e3m2) on gfx950's, and on gfx1250 NVFP4 (e2m1 with E4M3 scales
+per 16) too. Otherwise each operand is decoded to 16-bit floats in registers: its element
 codes become values, multiplied by their block's scale, and the product runs on
 the targets' bf16 (or fp16) matrix instructions.  Every element format's
 value times a power-of-two scale is exact in bf16 (at most 3 mantissa bits
@@ -120,7 +121,7 @@ def _native_scales(lhs, lhs_format, rhs, rhs_format, K, scale_formats, k_packs):
     """The scale format ("e8m0" or "e4m3") in which the target's scaled matrix
     instructions take this product as it is, or None: fp8 (OCP E4M3/E5M2)
     and E2M1 packed along K with E8M0 scales on gfx950's
-    v_mfma_scale_f32_{16x16x128,32x32x64}_f8f6f4 and gfx1250's
+    v_mfma_scale_f32_{16x16x128,32x32x64}_f8f6f4 (FP6 too) and gfx1250's
     v_wmma_scale_f32_16x16x128_f8f6f4; E2M1 x E2M1 with E4M3 scales per 16
     (NVFP4) on gfx1250's scale16 form; for shapes those instructions tile.
     `scale_formats` are those of the sides with scales."""
@@ -130,7 +131,9 @@ def _native_scales(lhs, lhs_format, rhs, rhs_format, K, scale_formats, k_packs):
     scale_format = scale_formats[0] if scale_formats else "e8m0"
     M, N = lhs.shape[0], rhs.shape[1]
     formats = (lhs_format, rhs_format)
-    if not all(f in FP8 or (f == "e2m1" and pack) for f, pack in zip(formats, k_packs)):
+    def takes(fmt, k_pack):
+        return fmt in FP8 or (fmt == "e2m1" and k_pack) or (fmt in ("e2m3", "e3m2") and target == "gfx950")
+    if not all(takes(f, pack) for f, pack in zip(formats, k_packs)):
         return None
     if scale_format == "e4m3" and (target != "gfx1250" or formats != ("e2m1", "e2m1")):
         return None
@@ -225,7 +228,7 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
             if scale is None:
                 scale = semantic.full([rows, lhs_k // block], SCALE_ONE[native], core.uint8)
             _check_scale(scale, [rows], lhs_k, native, side)
-            operands += [_typed(x, fmt, side), scale]
+            operands += [_typed(x, fmt, side), fmt, scale]
         return semantic.scaled_dot(*operands, acc, native)
     if lhs_format == rhs_format == "e2m1" and lhs_k_pack and rhs_k_pack:
         # Both packed along K: the products of the low nibbles' elements (even

@@ -1239,12 +1239,13 @@ _DOT_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
 _BF16_SPLITS = {"bf16x3": 2, "bf16x6": 3}
 
 
-def scaled_dot(a, a_scale, b, b_scale, acc, scale_format="e8m0"):
+def scaled_dot(a, a_format, a_scale, b, b_format, b_scale, acc, scale_format="e8m0"):
     """The scaled matrix instructions' product (tl.dot_scaled on MX formats
     and NVFP4, microscaling.py checks the arguments): `a` (M x K) and `b`
-    (K x N), fp8, or uint8 bytes of two E2M1 codes along K (M x K/2,
-    K/2 x N), times their uint8 scales, E8M0 per 32 k (M x K/32 and
-    N x K/32) or E4M3 per 16, plus f32 `acc`."""
+    (K x N), fp8, or uint8 codes of their formats (bytes of two E2M1 codes
+    along K: M x K/2, K/2 x N; one FP6 code per byte), times their uint8
+    scales, E8M0 per 32 k (M x K/32 and N x K/32) or E4M3 per 16, plus f32
+    `acc`."""
     shape = (a.shape[0], b.shape[1])
     acc = full(shape, 0, float32) if acc is None else to_tensor(acc)
     if tuple(acc.shape) != shape or acc.dtype != float32:
@@ -1252,9 +1253,9 @@ def scaled_dot(a, a_scale, b, b_scale, acc, scale_format="e8m0"):
                             f"{'x'.join(map(str, acc.shape)) or 'a scalar'} of {acc.dtype}")
     attrs = {"operandSegmentSizes": "array<i32: 1, 1, 1, 1, 1>"}
     operands = []
-    for name, x in (("a_format", a), ("b_format", b)):
+    for name, x, fmt in (("a_format", a, a_format), ("b_format", b, b_format)):
         if x.dtype == uint8:
-            attrs[name] = '"e2m1"'
+            attrs[name] = f'"{fmt}"'
             x = cast(x, int8, bitcast=True)
         operands.append(x)
     scales = [cast(s, int8 if scale_format == "e8m0" else float8e4nv, bitcast=True) for s in (a_scale, b_scale)]

@@ -10,6 +10,7 @@ const NarrowFloat NarrowFloat::BF16{16, 7, 127, true, 0x7F7F};
 const NarrowFloat NarrowFloat::E4M3FN{8, 3, 7, false, 0x7E};
 const NarrowFloat NarrowFloat::E5M2{8, 2, 15, true, 0x7B};
 const NarrowFloat NarrowFloat::E2M1{4, 1, 1, false, 0x7}; // every code finite
+const NarrowFloat NarrowFloat::E2M3{6, 3, 1, false, 0x1F}, NarrowFloat::E3M2{6, 2, 3, false, 0x1F};
 
 static constexpr uint64_t kDoubleQuiet = uint64_t(1) << 51;
 

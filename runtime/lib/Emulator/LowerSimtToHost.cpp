@@ -872,6 +872,10 @@ LogicalResult WorkgroupLowering::emitMatrix(Operation *op, StringRef target, uns
       return MatrixFormat::E5M2;
     if (isa<Float4E2M1FNType>(t))
       return MatrixFormat::E2M1;
+    if (isa<Float6E2M3FNType>(t))
+      return MatrixFormat::E2M3;
+    if (isa<Float6E3M2FNType>(t))
+      return MatrixFormat::E3M2;
     if (t.isF32())
       return MatrixFormat::F32;
     if (t.isInteger(8))
@@ -880,7 +884,8 @@ LogicalResult WorkgroupLowering::emitMatrix(Operation *op, StringRef target, uns
   };
   auto fa = format(op->getOperand(0).getType()), fb = format(op->getOperand(1).getType());
   auto isF8F6F4 = [](MatrixFormat f) {
-    return f == MatrixFormat::E4M3 || f == MatrixFormat::E5M2 || f == MatrixFormat::E2M1;
+    return f == MatrixFormat::E4M3 || f == MatrixFormat::E5M2 || f == MatrixFormat::E2M1 ||
+           f == MatrixFormat::E2M3 || f == MatrixFormat::E3M2;
   };
   // Operands share one type, except the f8f6f4 instructions', which mix.
   bool pair = fa && fb && (fa == fb || (isF8F6F4(*fa) && isF8F6F4(*fb)));

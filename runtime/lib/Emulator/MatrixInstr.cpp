@@ -1,6 +1,7 @@
 #include "rocktile/Emulator/MatrixInstr.h"
 #include "rocktile/Emulator/FloatFormats.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -98,8 +99,10 @@ const MatrixInstr *rocktile::emulator::lookupMatrixInstr(llvm::StringRef target,
 }
 
 namespace {
-/// Element `i` of an operand array of `format`, as a float.
-float operandElement(int64_t array, int64_t i, MatrixFormat format) {
+/// Slot `slot` of lane `lane`'s operand of `slots` elements of `format`, in
+/// an operand array, as a float.
+float operandElement(int64_t array, int64_t lane, int64_t slot, int64_t slots, MatrixFormat format) {
+  int64_t i = lane * slots + slot;
   switch (format) {
   case MatrixFormat::BF16:
   case MatrixFormat::F16: {
@@ -111,9 +114,16 @@ float operandElement(int64_t array, int64_t i, MatrixFormat format) {
     uint8_t code = reinterpret_cast<const uint8_t *>(array)[i];
     return float(widen(code, format == MatrixFormat::E5M2 ? NarrowFloat::E5M2 : NarrowFloat::E4M3FN));
   }
-  case MatrixFormat::E2M1: {
-    uint8_t byte = reinterpret_cast<const uint8_t *>(array)[i / 2];
-    return float(widen(i % 2 ? byte >> 4 : byte & 0xF, NarrowFloat::E2M1));
+  case MatrixFormat::E2M1:
+  case MatrixFormat::E2M3:
+  case MatrixFormat::E3M2: {
+    const NarrowFloat &f = format == MatrixFormat::E2M1   ? NarrowFloat::E2M1
+                           : format == MatrixFormat::E2M3 ? NarrowFloat::E2M3
+                                                          : NarrowFloat::E3M2;
+    auto *lanes = reinterpret_cast<const uint8_t *>(array) + lane * llvm::PowerOf2Ceil(slots * f.bits / 8);
+    int64_t bit = slot * f.bits;
+    uint32_t word = lanes[bit / 8] | (bit % 8 + f.bits > 8 ? lanes[bit / 8 + 1] << 8 : 0);
+    return float(widen((word >> bit % 8) & ((1u << f.bits) - 1), f));
   }
   case MatrixFormat::F32:
     return reinterpret_cast<const float *>(array)[i];
@@ -128,10 +138,12 @@ void widenOperands(const MatrixInstr &m, int64_t a, int64_t b, int64_t wave, int
                    std::vector<float> &av, std::vector<float> &bv) {
   unsigned ab = m.waveSize * m.abSlots;
   av.resize(ab), bv.resize(ab);
-  for (unsigned i = 0; i < ab; ++i) {
-    av[i] = operandElement(a, wave * ab + i, MatrixFormat(formatA));
-    bv[i] = operandElement(b, wave * ab + i, MatrixFormat(formatB));
-  }
+  for (unsigned lane = 0; lane < m.waveSize; ++lane)
+    for (unsigned slot = 0; slot < m.abSlots; ++slot) {
+      int64_t thread = wave * m.waveSize + lane;
+      av[lane * m.abSlots + slot] = operandElement(a, thread, slot, m.abSlots, MatrixFormat(formatA));
+      bv[lane * m.abSlots + slot] = operandElement(b, thread, slot, m.abSlots, MatrixFormat(formatB));
+    }
 }
 
 /// An E8M0 scale: 2^(s - 127), and 0xFF is NaN.

@@ -339,16 +339,16 @@ func.func @scaled_dot_one_scale(%a: tensor<16x128xf8E4M3FN>, %b: tensor<128x16xf
 // -----
 
 func.func @scaled_dot_of_bf16(%a: tensor<16x128xbf16>, %b: tensor<128x16xbf16>, %c: tensor<16x16xf32>, %s: tensor<16x4xi8>) {
-  // expected-error @+1 {{a scaled dot is a 2-D product of fp8 operands (f8E4M3FN, f8E5M2) or of i8 bytes of E2M1 pairs (format "e2m1") into f32}}
+  // expected-error @+1 {{a scaled dot is a 2-D product of fp8 operands (f8E4M3FN, f8E5M2), of i8 bytes of E2M1 pairs (format "e2m1") or of i8 FP6 codes ("e2m3", "e3m2") into f32}}
   %d = tile.dot %a, %b, %c scales %s, %s : tensor<16x128xbf16>, tensor<128x16xbf16>, tensor<16x4xi8>, tensor<16x4xi8> -> tensor<16x16xf32>
   return
 }
 
 // -----
 
-func.func @scaled_dot_fp6_bytes(%a: tensor<16x128xi8>, %b: tensor<128x16xf8E4M3FN>, %c: tensor<16x16xf32>, %s: tensor<16x4xi8>) {
-  // expected-error @+1 {{a scaled dot is a 2-D product of fp8 operands (f8E4M3FN, f8E5M2) or of i8 bytes of E2M1 pairs (format "e2m1") into f32}}
-  %d = tile.dot %a, %b, %c scales %s, %s {a_format = "e2m3"} : tensor<16x128xi8>, tensor<128x16xf8E4M3FN>, tensor<16x4xi8>, tensor<16x4xi8> -> tensor<16x16xf32>
+func.func @scaled_dot_unknown_format(%a: tensor<16x128xi8>, %b: tensor<128x16xf8E4M3FN>, %c: tensor<16x16xf32>, %s: tensor<16x4xi8>) {
+  // expected-error @+1 {{a scaled dot is a 2-D product of fp8 operands (f8E4M3FN, f8E5M2), of i8 bytes of E2M1 pairs (format "e2m1") or of i8 FP6 codes ("e2m3", "e3m2") into f32}}
+  %d = tile.dot %a, %b, %c scales %s, %s {a_format = "e3m3"} : tensor<16x128xi8>, tensor<128x16xf8E4M3FN>, tensor<16x4xi8>, tensor<16x4xi8> -> tensor<16x16xf32>
   return
 }
 

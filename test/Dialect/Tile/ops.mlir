@@ -116,16 +116,19 @@ func.func @batched_dot(%a: tensor<4x16x32xbf16>, %b: tensor<4x32x16xbf16>, %c: t
 }
 
 // Scaled products (tl.dot_scaled on MX fp8, and fp4 bytes): E8M0 scales per 32 k;
-// NVFP4: E4M3 scales per 16 k of E2M1 operands.
+// NVFP4: E4M3 scales per 16 k of E2M1 operands; FP6 codes one per byte.
 // CHECK-LABEL: func.func @scaled_dot
 // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} scales %{{.*}}, %{{.*}} : tensor<32x128xf8E4M3FN>, tensor<128x32xf8E5M2>, tensor<32x4xi8>, tensor<32x4xi8> -> tensor<32x32xf32>
 // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} scales %{{.*}}, %{{.*}} {b_format = "e2m1"} : tensor<32x128xf8E4M3FN>, tensor<64x32xi8>
 // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} scales %{{.*}}, %{{.*}} {a_format = "e2m1", b_format = "e2m1"} : tensor<32x64xi8>, tensor<64x32xi8>, tensor<32x8xf8E4M3FN>, tensor<32x8xf8E4M3FN>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} scales %{{.*}}, %{{.*}} {a_format = "e2m3", b_format = "e3m2"} : tensor<32x128xi8>, tensor<128x32xi8>
 func.func @scaled_dot(%a: tensor<32x128xf8E4M3FN>, %b: tensor<128x32xf8E5M2>, %c: tensor<32x32xf32>, %s: tensor<32x4xi8>,
-                      %w: tensor<64x32xi8>, %v: tensor<32x64xi8>, %t: tensor<32x8xf8E4M3FN>) {
+                      %w: tensor<64x32xi8>, %v: tensor<32x64xi8>, %t: tensor<32x8xf8E4M3FN>, %u: tensor<32x128xi8>,
+                      %u2: tensor<128x32xi8>) {
   %d = tile.dot %a, %b, %c scales %s, %s : tensor<32x128xf8E4M3FN>, tensor<128x32xf8E5M2>, tensor<32x4xi8>, tensor<32x4xi8> -> tensor<32x32xf32>
   %e = tile.dot %a, %w, %c scales %s, %s {b_format = "e2m1"} : tensor<32x128xf8E4M3FN>, tensor<64x32xi8>, tensor<32x4xi8>, tensor<32x4xi8> -> tensor<32x32xf32>
   %f = tile.dot %v, %w, %c scales %t, %t {a_format = "e2m1", b_format = "e2m1"} : tensor<32x64xi8>, tensor<64x32xi8>, tensor<32x8xf8E4M3FN>, tensor<32x8xf8E4M3FN> -> tensor<32x32xf32>
+  %g = tile.dot %u, %u2, %c scales %s, %s {a_format = "e2m3", b_format = "e3m2"} : tensor<32x128xi8>, tensor<128x32xi8>, tensor<32x4xi8>, tensor<32x4xi8> -> tensor<32x32xf32>
   return
 }
 

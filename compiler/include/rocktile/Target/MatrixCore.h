@@ -28,6 +28,7 @@ struct ScaledForm {
   OperandBases aE2M1, bE2M1;       // no registers: as the fp8 operands
   OperandBases aScale, bScale;     // E8M0 per 32
   OperandBases aScale16, bScale16; // E4M3 per 16 (NVFP4); no lanes: none
+  bool fp6 = false;                // takes FP6 operands (as fp8's)
 };
 
 struct MatrixCoreInstr {

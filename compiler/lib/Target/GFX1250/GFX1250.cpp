@@ -31,6 +31,7 @@ constexpr std::array<int, 2> bF32Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {2, 
 // slot = 32*(k/64) + k%32. Lane i < 16 holds the scales of row i (column
 // i of B), byte b of its word that of the b-th block of the instruction's
 // k (4 bytes of E8M0 per 32, or 8 of E4M3 per 16); lanes 16-31 copy them.
+// FP6 operands are left out: no source gives their layout.
 constexpr std::array<int, 2> aE2M1Regs[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {0, 64}};
 constexpr std::array<int, 2> aE2M1Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 32}};
 constexpr std::array<int, 2> bE2M1Regs[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {64, 0}};

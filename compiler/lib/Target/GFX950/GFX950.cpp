@@ -32,15 +32,15 @@ constexpr std::array<int, 2> b16f8Regs[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16,
 constexpr std::array<int, 2> b16f8Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {32, 0}, {64, 0}};
 constexpr std::array<int, 2> a32f8Lanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 32}};
 constexpr std::array<int, 2> b32f8Lanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {32, 0}};
-// Their scaled forms (v_mfma_scale_*): E2M1 elements sit as fp8's do; a lane
+// Their scaled forms (v_mfma_scale_*): E2M1 and FP6 elements sit as fp8's do; a lane
 // holds one E8M0 scale, of the block of 32 k it holds (opsel picks the
 // byte): 16x16x128 lane = i + 16 * block, 32x32x64 lane = i + 32 * block.
 constexpr std::array<int, 2> a16ScaleLanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 1}, {0, 2}};
 constexpr std::array<int, 2> b16ScaleLanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {1, 0}, {2, 0}};
 constexpr std::array<int, 2> a32ScaleLanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 1}};
 constexpr std::array<int, 2> b32ScaleLanes[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {1, 0}};
-constexpr ScaledForm scaled16{{}, {}, {{}, a16ScaleLanes}, {{}, b16ScaleLanes}, {}, {}};
-constexpr ScaledForm scaled32{{}, {}, {{}, a32ScaleLanes}, {{}, b32ScaleLanes}, {}, {}};
+constexpr ScaledForm scaled16{{}, {}, {{}, a16ScaleLanes}, {{}, b16ScaleLanes}, {}, {}, /*fp6=*/true};
+constexpr ScaledForm scaled32{{}, {}, {{}, a32ScaleLanes}, {{}, b32ScaleLanes}, {}, {}, /*fp6=*/true};
 
 // int8 (16 x i8 per lane; kWidth 16 an inference, test/unit/isa):
 // 16x16x64: A[i][k] lane = i + 16*(k/16), slot = k%16; 32x32x32: lane =

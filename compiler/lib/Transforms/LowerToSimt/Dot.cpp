@@ -137,14 +137,19 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
           add(yIdx, t ? aRegs : bRegs, at(y, t), t ? packedA : packedB, t ? 1 : 0);
         }
         Value xv = gather(t ? bv : a, xIdx), yv = gather(t ? a : bv, yIdx);
-        auto unpack = [&](Value bytes, bool packed) -> Value {
-          if (!packed)
+        // E2M1 bytes as codes; FP6 codes in the low 6 bits of each byte.
+        auto unpack = [&](Value bytes, std::optional<StringRef> format) -> Value {
+          int64_t n = cast<VectorType>(bytes.getType()).getNumElements();
+          if (format == "e2m1")
+            return vector::BitCastOp::create(b, loc(), VectorType::get({2 * n}, b.getType<Float4E2M1FNType>()),
+                                             bytes);
+          if (format != "e2m3" && format != "e3m2")
             return bytes;
-          auto codes = VectorType::get({2 * cast<VectorType>(bytes.getType()).getNumElements()},
-                                       b.getType<Float4E2M1FNType>());
-          return vector::BitCastOp::create(b, loc(), codes, bytes);
+          Value bits = arith::TruncIOp::create(b, loc(), VectorType::get({n}, b.getIntegerType(6)), bytes);
+          Type fp6 = format == "e2m3" ? Type(b.getType<Float6E2M3FNType>()) : b.getType<Float6E3M2FNType>();
+          return arith::BitcastOp::create(b, loc(), VectorType::get({n}, fp6), bits);
         };
-        xv = unpack(xv, t ? packedB : packedA), yv = unpack(yv, t ? packedA : packedB);
+        xv = unpack(xv, t ? op.getBFormat() : op.getAFormat()), yv = unpack(yv, t ? op.getAFormat() : op.getBFormat());
         if (instr->abSlots() == 1) // the f32 MFMAs take scalars
           xv = vector::ExtractOp::create(b, loc(), xv, int64_t(0)),
           yv = vector::ExtractOp::create(b, loc(), yv, int64_t(0));

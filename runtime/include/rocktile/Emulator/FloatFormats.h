@@ -1,4 +1,4 @@
-// Floating-point formats narrower than fp32 (fp16, bf16, fp8, fp4), converted to
+// Floating-point formats narrower than fp32 (fp16, bf16, fp8, fp6, fp4), converted to
 // and from wider floats with round-to-nearest-even. The fp8 conversion
 // instructions use them, and so do the conversion builtins that LLVM's host
 // backend calls for fp16 and bf16 on CPUs without those instructions
@@ -16,7 +16,7 @@ struct NarrowFloat {
   bool hasInf;        // IEEE-like: the all-ones exponent holds infinities and NaNs
   uint32_t maxFinite; // the largest finite code, without its sign
 
-  static const NarrowFloat F16, BF16, E4M3FN, E5M2, E2M1;
+  static const NarrowFloat F16, BF16, E4M3FN, E5M2, E2M1, E2M3, E3M2;
 };
 
 /// The value of `code` (exact in a double). NaNs keep their sign and, in

@@ -42,8 +42,10 @@ struct MatrixInstr {
                                                unsigned select) const;
 };
 
-/// E2M1 codes come two per byte, the first in the low nibble.
-enum class MatrixFormat : int64_t { BF16 = 0, F16 = 1, E4M3 = 2, E5M2 = 3, F32 = 4, I8 = 5, E2M1 = 6 };
+/// E2M1 and FP6 (E2M3, E3M2) codes are packed as LLVM packs vectors of
+/// them: element i at bit 4i (6i) of the lane's operand, each lane's operand
+/// in its own power-of-two bytes.
+enum class MatrixFormat : int64_t { BF16 = 0, F16 = 1, E4M3 = 2, E5M2 = 3, F32 = 4, I8 = 5, E2M1 = 6, E2M3 = 7, E3M2 = 8 };
 /// Scale formats of the scaled instructions.
 enum class ScaleFormat : int64_t { E8M0 = 0, E4M3 = 1 };
 

@@ -111,18 +111,22 @@ static LogicalResult verifyScaledDot(DotOp op) {
   if (!op.getAScale() || !op.getBScale())
     return op.emitOpError() << "scales come in pairs: one for A and one for B";
   auto a = op.getA().getType(), b = op.getB().getType(), d = op.getType();
-  // Elements along K per element of the operand: two E2M1 codes per byte.
+  // Elements along K per element of the operand: two E2M1 codes per byte,
+  // one FP6 code.
   auto perElement = [&](std::optional<StringRef> format, Type elt) -> int64_t {
     if (!format)
       return isa<Float8E4M3FNType, Float8E5M2Type>(elt) ? 1 : 0;
-    return *format == "e2m1" && elt.isInteger(8) ? 2 : 0;
+    if (!elt.isInteger(8))
+      return 0;
+    return *format == "e2m1" ? 2 : *format == "e2m3" || *format == "e3m2" ? 1 : 0;
   };
   int64_t packA = perElement(op.getAFormat(), a.getElementType()),
           packB = perElement(op.getBFormat(), b.getElementType());
   if (d.getRank() != 2 || a.getRank() != 2 || b.getRank() != 2 || !packA || !packB ||
       !d.getElementType().isF32())
-    return op.emitOpError() << "a scaled dot is a 2-D product of fp8 operands (f8E4M3FN, f8E5M2) or of i8 bytes "
-                               "of E2M1 pairs (format \"e2m1\") into f32, got "
+    return op.emitOpError() << "a scaled dot is a 2-D product of fp8 operands (f8E4M3FN, f8E5M2), of i8 bytes "
+                               "of E2M1 pairs (format \"e2m1\") or of i8 FP6 codes (\"e2m3\", \"e3m2\") into "
+                               "f32, got "
                             << a << " x " << b << " -> " << d;
   int64_t K = a.getDimSize(1) * packA;
   if (b.getDimSize(0) * packB != K || d.getDimSize(0) != a.getDimSize(0) || d.getDimSize(1) != b.getDimSize(1))

@@ -666,9 +666,10 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>, AttrSiz
     unchanged. A dot whose A is the previous dot's result uses both to take
     it from the registers that already hold it.
 
-    With `scales` (`tl.dot_scaled` on MX formats), A and B are fp8, or i8
+    With `scales` (`tl.dot_scaled` on MX formats), A and B are fp8, i8
     bytes holding two E2M1 codes each along K (the first in the low nibble)
     where `a_format` / `b_format` say "e2m1" (A is then M x K/2, B K/2 x N),
+    or i8 FP6 codes (the low 6 bits) where they say "e2m3" or "e3m2",
     and each element is multiplied by the E8M0 scale (2^(s-127), 0xFF NaN)
     of its block of 32 consecutive k: `a_scale` is M x K/32 (per row of A),
     `b_scale` N x K/32 (per column of B), both i8. With f8E4M3FN scales
