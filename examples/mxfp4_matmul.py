@@ -1,5 +1,5 @@
 """Block-scaled GEMMs with tl.dot_scaled: MXFP4 weights (two e2m1 codes
-per byte along K, one E8M0 scale per 32) times bf16 activations, or times
+per byte along K, one E8M0 scale per 32) times bf16 (or fp16) activations, or times
 MXFP8 (e4m3) activations with their own scales; and NVFP4 (E4M3 scales per
 16, rocktile's `*_scale_format="e4m3"`) with the per-tensor scales applied
 to the result. Masks handle any M and N; K is a multiple of 32. Replacing
@@ -39,9 +39,11 @@ def mx_matmul_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, M, N, K,
         b = tl.load(b_ptrs, mask=(offs_bk[:, None] < k_left // B_PACK) & b_cols, other=0)
         s_in = offs_s[None, :] < k_left // SCALE_BLOCK
         a_scale = None
-        if A_FORMAT != "bf16":
+        if A_FORMAT != "bf16" and A_FORMAT != "fp16":
             a_scale = tl.load(a_scale_ptrs, mask=a_rows & s_in, other=0)
-        b_scale = tl.load(b_scale_ptrs, mask=(offs_n[:, None] < N) & s_in, other=0)
+        b_scale = None
+        if B_FORMAT != "bf16" and B_FORMAT != "fp16":
+            b_scale = tl.load(b_scale_ptrs, mask=(offs_n[:, None] < N) & s_in, other=0)
         if SCALE_FORMAT == "e4m3":  # rocktile's NVFP4 extension
             acc = tl.dot_scaled(a, a_scale, A_FORMAT, b, b_scale, B_FORMAT, acc,
                                 lhs_scale_format="e4m3", rhs_scale_format="e4m3")
@@ -57,16 +59,17 @@ def mx_matmul_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, M, N, K,
 
 def mx_matmul(a, a_scale, a_format, b, b_scale, b_format, scale_format="e8m0", target="gfx950",
               blocks=(64, 64, 64), num_warps=4):
-    """a (M x K; bf16, or codes with scales [M, K/block]) times b (codes
-    [K, N], e2m1 packed two per byte along K, scales [N, K/block]) in fp32."""
+    """a (M x K) times b (K x N) in fp32: each bf16 or fp16, or codes (e2m1
+    packed two per byte along K) with scales [M, K/block] and [N, K/block]."""
     M, N = a.shape[0], b.shape[1]
     K = b.shape[0] * (2 if b_format == "e2m1" else 1)
     c = np.empty((M, N), np.float32)
-    a_scale = c if a_scale is None else a_scale  # not read for bf16 activations
+    # Not read for bf16 and fp16 operands.
+    a_scale, b_scale = (c if s is None else s for s in (a_scale, b_scale))
     bm, bn, bk = blocks
     mx_matmul_kernel[(rocktile.cdiv(M, bm), rocktile.cdiv(N, bn))](
-        a, a_scale, b, b_scale, c, M, N, K, a.strides[0] // a.itemsize, b.strides[0], N,
-        a_scale.strides[0] // a_scale.itemsize, b_scale.strides[0],
+        a, a_scale, b, b_scale, c, M, N, K, a.strides[0] // a.itemsize, b.strides[0] // b.itemsize, N,
+        a_scale.strides[0] // a_scale.itemsize, b_scale.strides[0] // b_scale.itemsize,
         A_FORMAT=a_format, B_FORMAT=b_format, SCALE_FORMAT=scale_format, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
         num_warps=num_warps, target=target)
     return c

@@ -92,8 +92,10 @@ def test_every_code_decodes_exactly(target, fmt):
     want = quantization.dequantize_mx(packed, scales, fmt, axis=1)
     eye = np.eye(K, dtype=ml_dtypes.bfloat16)
     c = np.zeros((32, K), np.float32)
-    decode_kernel[(1,)](packed, scales, eye, c, K, fmt, 2 if fmt == "e2m1" else 1, target=target)
+    kernel = decode_kernel[(1,)](packed, scales, eye, c, K, fmt, 2 if fmt == "e2m1" else 1, target=target)
     assert (c == want).all(), np.argwhere(c != want)[:5]
+    if target == "gfx950" and fmt == "e2m1":  # against bf16: the hardware's scaled conversion
+        assert "v_cvt_scalef32_pk_bf16_fp4" in kernel.asm["amdgcn"]
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -207,8 +209,8 @@ def test_nvfp4_runs_on_the_scale16_instruction():
 
 def _operand(x, fmt, axis, scale_format="e8m0"):
     """(codes, scales, values) of `x` in `fmt` quantized along `axis`."""
-    if fmt == "bf16":
-        codes = x.astype(ml_dtypes.bfloat16)
+    if fmt in ("bf16", "fp16"):
+        codes = x.astype(ml_dtypes.bfloat16 if fmt == "bf16" else np.float16)
         return codes, None, codes.astype(np.float64)
     codes, scales = quantization.quantize_mx(x, fmt, axis=axis)
     return codes, scales, quantization.dequantize_mx(codes, scales, fmt, axis=axis).astype(np.float64)
@@ -216,7 +218,8 @@ def _operand(x, fmt, axis, scale_format="e8m0"):
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("a_format,b_format", [("bf16", "e2m1"), ("e4m3", "e2m1"), ("e2m1", "e2m1"),
-                                               ("e5m2", "e4m3"), ("e2m3", "e3m2")])
+                                               ("e5m2", "e4m3"), ("e2m3", "e3m2"), ("e5m2", "bf16"),
+                                               ("fp16", "e2m1")])
 @pytest.mark.parametrize("M,N,K", [(64, 64, 64), (100, 70, 96)])
 def test_mx_matmul(target, a_format, b_format, M, N, K):
     rng = np.random.default_rng(4)
@@ -225,6 +228,10 @@ def test_mx_matmul(target, a_format, b_format, M, N, K):
     c = mxfp4_matmul.mx_matmul(a_codes, a_scales, a_format, b_codes, b_scales, b_format, target=target)
     atol = 1e-5 * K * np.abs(a).max() * np.abs(b).max()
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=atol)
+    if target == "gfx950" and a_format == "fp16":  # E2M1 x fp16: the scaled conversion to fp16
+        kernels = [k for spec, k in mxfp4_matmul.mx_matmul_kernel.cache.items()
+                   if spec.target == target and ("A_FORMAT", "fp16") in spec.constexprs]
+        assert kernels and all("v_cvt_scalef32_pk_f16_fp4" in k.asm["amdgcn"] for k in kernels)
 
 
 SCALED_INSTR = {"gfx950": "v_mfma_scale_f32_16x16x128_f8f6f4", "gfx1250": "v_wmma_scale_f32_16x16x128_f8f6f4"}

@@ -139,7 +139,7 @@ SliceLayoutAttr reducedLayout(Attribute parent, ArrayRef<int64_t> shape, unsigne
 }
 
 bool isElementwise(Operation *op) {
-  return op->hasTrait<OpTrait::Elementwise>() || isa<AddPtrOp, AssumeOp>(op);
+  return op->hasTrait<OpTrait::Elementwise>() || isa<AddPtrOp, AssumeOp, arith::ScalingExtFOp>(op);
 }
 
 std::optional<MatrixElem> matrixElem(Type t) {

@@ -148,19 +148,28 @@ def _native_scales(lhs, lhs_format, rhs, rhs_format, K, scale_formats, k_packs):
 SCALE_ONE = {"e8m0": 127, "e4m3": 0x38}
 
 
-def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None):
-    """One operand's fp32 values, [..., M, K] for lhs and [..., K, N] for rhs.
-    `scale` is [..., M, K/block] for lhs and [..., N, K/block] for rhs.
-    With `nibble` 0 or 1 (e2m1 packed along K), only the elements in the
-    bytes' low or high nibbles: those at even or odd k, K/2 of them."""
+def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None, sixteen=None):
+    """One operand's values, [..., M, K] for lhs and [..., K, N] for rhs: fp32,
+    or with `sixteen` (bf16 or fp16) those where the target's scaled
+    conversions compute them directly. `scale` is [..., M, K/block] for lhs
+    and [..., N, K/block] for rhs. With `nibble` 0 or 1 (e2m1 packed along
+    K), only the elements in the bytes' low or high nibbles: those at even
+    or odd k, K/2 of them."""
     k_axis = len(x.shape) - (1 if side == "lhs" else 2)
     other_axis = len(x.shape) - (2 if side == "lhs" else 1)
     x = _typed(x, fmt, side)
-    if fmt in SUB_BYTE:
-        if fmt == "e2m1" and nibble is None:
-            x = _unpack_nibbles(x, k_axis if k_pack else other_axis)
-        elif fmt == "e2m1":
-            x = (x >> 4 * nibble) & 0xF
+    if fmt == "e2m1" and nibble is None:
+        x = _unpack_nibbles(x, k_axis if k_pack else other_axis)
+    elif fmt == "e2m1":
+        x = (x >> 4 * nibble) & 0xF
+    # gfx950 converts E2M1 codes times their scales to 16-bit floats in one
+    # instruction (v_cvt_scalef32_pk_{bf16,f16}_fp4). (fp8 is converted by the
+    # hardware already, to fp32; the tile pipeline computes fp8 in fp32.)
+    hardware = (sixteen is not None and scale is not None and semantic.current().target == "gfx950"
+                and scale_format == "e8m0" and fmt == "e2m1" and not fast_math)
+    if hardware:
+        value = x
+    elif fmt in SUB_BYTE:
         value = _decode_e2m1(x) if fmt == "e2m1" else _decode_sub_byte(x & 0x3F, fmt)
     else:
         value = x.to(core.float32)
@@ -177,8 +186,12 @@ def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None):
     per = block if nibble is None else block // 2  # of a block's elements, those this value holds
     blocks = list(value.shape)
     blocks[k_axis:k_axis + 1] = [K // block, per]
-    scaled = core.reshape(value, blocks) * core.expand_dims(factor, k_axis + 1)
-    return core.reshape(scaled, list(value.shape))
+    value, factor = core.reshape(value, blocks), core.expand_dims(factor, k_axis + 1)
+    if hardware:
+        scaled = semantic.scaling_extf(value, core.broadcast_to(factor, blocks), sixteen)
+    else:
+        scaled = value * factor
+    return core.reshape(scaled, list(x.shape))
 
 
 def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False, lhs_k_pack=True,
@@ -239,9 +252,9 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
             b = _operand(rhs, scales[1], "e2m1", rhs_scale_format, True, "rhs", fast_math, nibble)
             acc = core.dot(a.to(core.bfloat16), b.to(core.bfloat16), acc, out_dtype=core.float32)
         return acc
-    a = _operand(lhs, scales[0], lhs_format, lhs_scale_format, lhs_k_pack, "lhs", fast_math)
-    b = _operand(rhs, scales[1], rhs_format, rhs_scale_format, rhs_k_pack, "rhs", fast_math)
     # fp16 values are not exact in bf16; the other side then goes to fp16 too,
     # as Triton's AMD backend does where fp16 meets a scaled format.
     sixteen = core.float16 if "fp16" in (lhs_format, rhs_format) else core.bfloat16
+    a = _operand(lhs, scales[0], lhs_format, lhs_scale_format, lhs_k_pack, "lhs", fast_math, sixteen=sixteen)
+    b = _operand(rhs, scales[1], rhs_format, rhs_scale_format, rhs_k_pack, "rhs", fast_math, sixteen=sixteen)
     return core.dot(a.to(sixteen), b.to(sixteen), acc, out_dtype=core.float32)

@@ -1262,6 +1262,14 @@ def scaled_dot(a, a_format, a_scale, b, b_format, b_scale, acc, scale_format="e8
     return _emit("tile.dot", [*operands, acc, *scales], block_type(float32, shape), attrs)
 
 
+def scaling_extf(codes, scales, out):
+    """E2M1 codes times scales as `out` (bf16, fp16) values, on the hardware's
+    scaled conversions (arith.scaling_extf: gfx950's v_cvt_scalef32_pk_*):
+    `codes` uint8 (one per byte), `scales` fp32, one per element."""
+    codes = cast(cast(codes, dtype("int4")), dtype("fp4e2m1"), bitcast=True)
+    return _emit("arith.scaling_extf", [codes, scales], _typed(codes.shape, out))
+
+
 def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype):
     """tl.dot: a (M x K) x b (K x N) + acc, with Triton's shape rules."""
     a, b = to_tensor(a), to_tensor(b)

@@ -3,6 +3,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "rocktile/Emulator/Fp8.h"
 #include "rocktile/Emulator/HostJit.h"
+#include "rocktile/Emulator/MatrixInstr.h"
 #include "rocktile/Emulator/Passes.h"
 #include "rocktile/Emulator/TensorDataMover.h"
 #include "rocktile/Emulator/WaveOps.h"
@@ -170,6 +171,49 @@ struct HostPackedTrunc2xFp8 : public ConvertOpToLLVMPattern<amdgpu::PackedTrunc2
   }
 };
 
+/// gfx950's v_cvt_scalef32_pk_{f32,f16,bf16}_{fp4,fp8,bf8}: elements
+/// 2*index and 2*index+1 of the packed source (undefined past a short one:
+/// zeros here) times the f32 scale, rounded to the result's type, through
+/// MatrixInstr.cpp.
+struct HostScaledExtPacked : public ConvertOpToLLVMPattern<amdgpu::ScaledExtPackedOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(amdgpu::ScaledExtPackedOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
+    auto sourceType = cast<VectorType>(op.getSource().getType());
+    Type element = sourceType.getElementType(), out = cast<VectorType>(op.getType()).getElementType();
+    auto format = isa<Float4E2M1FNType>(element)  ? MatrixFormat::E2M1
+                  : isa<Float8E5M2Type>(element) ? MatrixFormat::E5M2
+                                                 : MatrixFormat::E4M3;
+    auto outFormat = out.isF32() ? MatrixFormat::F32 : out.isF16() ? MatrixFormat::F16 : MatrixFormat::BF16;
+    auto fn = hostFunction(rewriter, op, "rocktile_emu_scaled_ext",
+                           LLVM::LLVMFunctionType::get(i32, {i32, i32, f32, i32}));
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    Value result = LLVM::PoisonOp::create(rewriter, loc, resultType);
+    Type bits = rewriter.getIntegerType(out.getIntOrFloatBitWidth());
+    for (int64_t k = 0; k < 2; ++k) {
+      int64_t i = 2 * int64_t(op.getIndex()) + k;
+      Value code = LLVM::ConstantOp::create(rewriter, loc, i32, 0);
+      if (i < sourceType.getNumElements()) {
+        Value e = LLVM::ExtractElementOp::create(rewriter, loc, adaptor.getSource(), constantIndex(rewriter, loc, i));
+        code = LLVM::ZExtOp::create(rewriter, loc, i32, e);
+      }
+      Value value = LLVM::CallOp::create(rewriter, loc, fn,
+                                         ValueRange{code, constantIndex(rewriter, loc, int64_t(format)),
+                                                    adaptor.getScale(),
+                                                    constantIndex(rewriter, loc, int64_t(outFormat))})
+                        .getResult();
+      if (bits.getIntOrFloatBitWidth() < 32)
+        value = LLVM::TruncOp::create(rewriter, loc, bits, value);
+      value = LLVM::BitcastOp::create(rewriter, loc, cast<VectorType>(resultType).getElementType(), value);
+      result = LLVM::InsertElementOp::create(rewriter, loc, result, value, constantIndex(rewriter, loc, k));
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// math.exp2 with `afn` on f32 runs as the GPU's v_exp_f32 (SimtToLLVM's
 /// HardwareExp2): exp2, with results below 2^-126 flushed to +0. (The
 /// hardware's result is within 1 ulp of the host's; its exact bits are not
@@ -207,7 +251,8 @@ struct HostToLLVM : public PassWrapper<HostToLLVM, OperationPass<ModuleOp>> {
     LLVMTypeConverter converter(ctx);
     populateGpuMemorySpaceAttributeConversions(converter, [](gpu::AddressSpace) { return 0u; });
     RewritePatternSet patterns(ctx);
-    patterns.add<HostPrintf, HostExtPackedFp8, HostPackedTrunc2xFp8, HostHardwareExp2, rocktile::FlatMemoryToLLVM>(
+    patterns.add<HostPrintf, HostExtPackedFp8, HostPackedTrunc2xFp8, HostScaledExtPacked, HostHardwareExp2,
+                 rocktile::FlatMemoryToLLVM>(
         converter);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

@@ -4,6 +4,7 @@
 #include "llvm/Support/MathExtras.h"
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -184,6 +185,20 @@ extern "C" void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t
     widenOperands(m, a, b, wave, formatA, formatB, av, bv);
     m.apply(av.data(), bv.data(), cf + wave * acc, df + wave * acc);
   }
+}
+
+extern "C" int32_t rocktile_emu_scaled_ext(int32_t code, int32_t format, float scale, int32_t out) {
+  double value = widen(uint32_t(code), MatrixFormat(format) == MatrixFormat::E2M1   ? NarrowFloat::E2M1
+                                       : MatrixFormat(format) == MatrixFormat::E5M2 ? NarrowFloat::E5M2
+                                                                                    : NarrowFloat::E4M3FN) *
+                 double(scale);
+  if (MatrixFormat(out) == MatrixFormat::F32) {
+    float f = float(value);
+    int32_t bits;
+    std::memcpy(&bits, &f, 4);
+    return bits;
+  }
+  return int32_t(narrow(value, MatrixFormat(out) == MatrixFormat::F16 ? NarrowFloat::F16 : NarrowFloat::BF16));
 }
 
 extern "C" void rocktile_emu_scaled_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t scaleA,

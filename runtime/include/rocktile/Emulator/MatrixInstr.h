@@ -70,6 +70,10 @@ void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t
 /// row of A (column of B) the lane holds; on gfx1250 the first lane of the
 /// 16 whose words hold the rows' scales, one byte per block of
 /// K / scaleBytes k.
+/// gfx950's scaled conversion of one element (v_cvt_scalef32_pk_*): `code`
+/// of `format` (E2M1, E4M3, E5M2) times `scale`, rounded to nearest even in
+/// `out` (F32, F16, BF16); the result's bits.
+int32_t rocktile_emu_scaled_ext(int32_t code, int32_t format, float scale, int32_t out);
 void rocktile_emu_scaled_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t scaleA, int64_t scaleB,
                                 int64_t d, int64_t n, int64_t formatA, int64_t formatB, int64_t scaleFormat,
                                 int64_t scaleBytesA, int64_t selectA, int64_t scaleBytesB, int64_t selectB);
