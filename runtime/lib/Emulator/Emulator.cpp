@@ -182,11 +182,8 @@ struct HostScaledExtPacked : public ConvertOpToLLVMPattern<amdgpu::ScaledExtPack
     Location loc = op.getLoc();
     Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
     auto sourceType = cast<VectorType>(op.getSource().getType());
-    Type element = sourceType.getElementType(), out = cast<VectorType>(op.getType()).getElementType();
-    auto format = isa<Float4E2M1FNType>(element)  ? MatrixFormat::E2M1
-                  : isa<Float8E5M2Type>(element) ? MatrixFormat::E5M2
-                                                 : MatrixFormat::E4M3;
-    auto outFormat = out.isF32() ? MatrixFormat::F32 : out.isF16() ? MatrixFormat::F16 : MatrixFormat::BF16;
+    Type out = getElementTypeOrSelf(op.getType());
+    MatrixFormat format = *matrixFormat(sourceType), outFormat = *matrixFormat(out);
     auto fn = hostFunction(rewriter, op, "rocktile_emu_scaled_ext",
                            LLVM::LLVMFunctionType::get(i32, {i32, i32, f32, i32}));
     Type resultType = getTypeConverter()->convertType(op.getType());

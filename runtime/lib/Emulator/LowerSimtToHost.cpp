@@ -24,6 +24,29 @@ namespace rocktile::emulator {
 using namespace mlir;
 using namespace rocktile::emulator;
 
+std::optional<MatrixFormat> rocktile::emulator::matrixFormat(Type type) {
+  Type t = getElementTypeOrSelf(type);
+  if (t.isBF16())
+    return MatrixFormat::BF16;
+  if (t.isF16())
+    return MatrixFormat::F16;
+  if (isa<Float8E4M3FNType>(t))
+    return MatrixFormat::E4M3;
+  if (isa<Float8E5M2Type>(t))
+    return MatrixFormat::E5M2;
+  if (isa<Float4E2M1FNType>(t))
+    return MatrixFormat::E2M1;
+  if (isa<Float6E2M3FNType>(t))
+    return MatrixFormat::E2M3;
+  if (isa<Float6E3M2FNType>(t))
+    return MatrixFormat::E3M2;
+  if (t.isF32())
+    return MatrixFormat::F32;
+  if (t.isInteger(8))
+    return MatrixFormat::I8;
+  return std::nullopt;
+}
+
 namespace {
 
 /// Where a memref of the kernel comes from, for fault reports.
@@ -860,29 +883,7 @@ LogicalResult WorkgroupLowering::emitMatrix(Operation *op, StringRef target, uns
   auto it = llvm::find_if(instrs, [&](const MatrixInstr &i) {
     return i.target == target && i.M == m && i.N == n && i.K == k && i.integer == acc.isInteger(32);
   });
-  auto format = [](Type t) -> std::optional<MatrixFormat> {
-    t = getElementTypeOrSelf(t);
-    if (t.isBF16())
-      return MatrixFormat::BF16;
-    if (t.isF16())
-      return MatrixFormat::F16;
-    if (isa<Float8E4M3FNType>(t))
-      return MatrixFormat::E4M3;
-    if (isa<Float8E5M2Type>(t))
-      return MatrixFormat::E5M2;
-    if (isa<Float4E2M1FNType>(t))
-      return MatrixFormat::E2M1;
-    if (isa<Float6E2M3FNType>(t))
-      return MatrixFormat::E2M3;
-    if (isa<Float6E3M2FNType>(t))
-      return MatrixFormat::E3M2;
-    if (t.isF32())
-      return MatrixFormat::F32;
-    if (t.isInteger(8))
-      return MatrixFormat::I8;
-    return std::nullopt;
-  };
-  auto fa = format(op->getOperand(0).getType()), fb = format(op->getOperand(1).getType());
+  auto fa = matrixFormat(op->getOperand(0).getType()), fb = matrixFormat(op->getOperand(1).getType());
   auto isF8F6F4 = [](MatrixFormat f) {
     return f == MatrixFormat::E4M3 || f == MatrixFormat::E5M2 || f == MatrixFormat::E2M1 ||
            f == MatrixFormat::E2M3 || f == MatrixFormat::E3M2;

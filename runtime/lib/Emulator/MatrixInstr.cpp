@@ -100,27 +100,41 @@ const MatrixInstr *rocktile::emulator::lookupMatrixInstr(llvm::StringRef target,
 }
 
 namespace {
+/// The narrow float format of `format` (one of the float formats below fp32).
+const NarrowFloat &narrowFloat(MatrixFormat format) {
+  switch (format) {
+  case MatrixFormat::BF16:
+    return NarrowFloat::BF16;
+  case MatrixFormat::F16:
+    return NarrowFloat::F16;
+  case MatrixFormat::E5M2:
+    return NarrowFloat::E5M2;
+  case MatrixFormat::E2M1:
+    return NarrowFloat::E2M1;
+  case MatrixFormat::E2M3:
+    return NarrowFloat::E2M3;
+  case MatrixFormat::E3M2:
+    return NarrowFloat::E3M2;
+  default:
+    return NarrowFloat::E4M3FN;
+  }
+}
+
 /// Slot `slot` of lane `lane`'s operand of `slots` elements of `format`, in
 /// an operand array, as a float.
 float operandElement(int64_t array, int64_t lane, int64_t slot, int64_t slots, MatrixFormat format) {
   int64_t i = lane * slots + slot;
   switch (format) {
   case MatrixFormat::BF16:
-  case MatrixFormat::F16: {
-    uint16_t code = reinterpret_cast<const uint16_t *>(array)[i];
-    return float(widen(code, format == MatrixFormat::F16 ? NarrowFloat::F16 : NarrowFloat::BF16));
-  }
+  case MatrixFormat::F16:
+    return float(widen(reinterpret_cast<const uint16_t *>(array)[i], narrowFloat(format)));
   case MatrixFormat::E4M3:
-  case MatrixFormat::E5M2: {
-    uint8_t code = reinterpret_cast<const uint8_t *>(array)[i];
-    return float(widen(code, format == MatrixFormat::E5M2 ? NarrowFloat::E5M2 : NarrowFloat::E4M3FN));
-  }
+  case MatrixFormat::E5M2:
+    return float(widen(reinterpret_cast<const uint8_t *>(array)[i], narrowFloat(format)));
   case MatrixFormat::E2M1:
   case MatrixFormat::E2M3:
   case MatrixFormat::E3M2: {
-    const NarrowFloat &f = format == MatrixFormat::E2M1   ? NarrowFloat::E2M1
-                           : format == MatrixFormat::E2M3 ? NarrowFloat::E2M3
-                                                          : NarrowFloat::E3M2;
+    const NarrowFloat &f = narrowFloat(format);
     auto *lanes = reinterpret_cast<const uint8_t *>(array) + lane * llvm::PowerOf2Ceil(slots * f.bits / 8);
     int64_t bit = slot * f.bits;
     uint32_t word = lanes[bit / 8] | (bit % 8 + f.bits > 8 ? lanes[bit / 8 + 1] << 8 : 0);
@@ -188,17 +202,14 @@ extern "C" void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t
 }
 
 extern "C" int32_t rocktile_emu_scaled_ext(int32_t code, int32_t format, float scale, int32_t out) {
-  double value = widen(uint32_t(code), MatrixFormat(format) == MatrixFormat::E2M1   ? NarrowFloat::E2M1
-                                       : MatrixFormat(format) == MatrixFormat::E5M2 ? NarrowFloat::E5M2
-                                                                                    : NarrowFloat::E4M3FN) *
-                 double(scale);
+  double value = widen(uint32_t(code), narrowFloat(MatrixFormat(format))) * double(scale);
   if (MatrixFormat(out) == MatrixFormat::F32) {
     float f = float(value);
     int32_t bits;
     std::memcpy(&bits, &f, 4);
     return bits;
   }
-  return int32_t(narrow(value, MatrixFormat(out) == MatrixFormat::F16 ? NarrowFloat::F16 : NarrowFloat::BF16));
+  return int32_t(narrow(value, narrowFloat(MatrixFormat(out))));
 }
 
 extern "C" void rocktile_emu_scaled_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t scaleA,

@@ -64,8 +64,6 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   bool packedA = op.getAFormat() == "e2m1", packedB = op.getBFormat() == "e2m1";
   bool scaled = bool(op.getAScale());
   int64_t block = op.getScaleBlock();
-  if (scaled && batch)
-    return op.emitError() << "a scaled tile.dot is 2-D";
   ScaledDotLayouts scaledWant =
       scaled ? scaledDotLayouts(*instr, M, N, K, numWarps, options, packedA, packedB, block)
              : ScaledDotLayouts{want.a, want.b, want.d, want.a, want.b, *instr, *instr};

@@ -8,7 +8,12 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include <optional>
 #include <utility>
+
+namespace mlir {
+class Type;
+}
 
 namespace rocktile::emulator {
 
@@ -48,6 +53,10 @@ struct MatrixInstr {
 enum class MatrixFormat : int64_t { BF16 = 0, F16 = 1, E4M3 = 2, E5M2 = 3, F32 = 4, I8 = 5, E2M1 = 6, E2M3 = 7, E3M2 = 8 };
 /// Scale formats of the scaled instructions.
 enum class ScaleFormat : int64_t { E8M0 = 0, E4M3 = 1 };
+
+/// The matrix format of an MLIR value's element type, if it has one
+/// (LowerSimtToHost.cpp).
+std::optional<MatrixFormat> matrixFormat(mlir::Type type);
 
 /// Every matrix instruction the emulator knows.
 llvm::ArrayRef<MatrixInstr> allMatrixInstrs();
