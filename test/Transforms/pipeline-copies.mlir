@@ -113,6 +113,32 @@ func.func @carried_offset(%base: !tile.ptr<bf16>, %M: i32, %s: i32, %n: i32) {
 
 // -----
 
+// A base the loop computes from values defined outside it (a 4-D
+// descriptor's, moved by the head's offset) is the same in every iteration:
+// its ops move before the loop, and the load is pipelined.
+// CHECK-LABEL: func.func @invariant_base
+// CHECK: %[[MOVED:.*]] = tile.addptr %{{.*}}, %{{.*}} : !tile.ptr<bf16>, i64
+// CHECK: tile.local_alloc : memref<2x32x32xbf16
+// CHECK: tile.async_copy %[[MOVED]][
+// CHECK: scf.for
+// CHECK-NOT: tile.addptr
+// CHECK: tile.async_copy %[[MOVED]][
+// CHECK-NOT: tile.descriptor_load
+func.func @invariant_base(%base: !tile.ptr<bf16>, %head: i64, %M: i32, %s: i32, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c32 = arith.constant 32 : i32
+  scf.for %k = %c0 to %n step %c1 : i32 {
+    %off = arith.muli %k, %c32 : i32
+    %step = arith.muli %head, %head : i64
+    %moved = tile.addptr %base, %step : !tile.ptr<bf16>, i64
+    %x = tile.descriptor_load %moved[%off, %c0] shape [%M, %M] strides [%s, %c1] : !tile.ptr<bf16> -> tensor<32x32xbf16>
+  } {tile.num_stages = 2 : i32}
+  return
+}
+
+// -----
+
 // A dot operand loaded through pointers the loop advances: the load of
 // iteration i + 1 is made at the end of iteration i, from pointers the loop
 // carries one iteration ahead, and its tile carried in registers to its

@@ -72,6 +72,53 @@ def test_three_dimensional_descriptor(target):
 
 
 @rocktile.jit
+def copy_leading_ones(x_ptr, y_ptr, out_ptr, A, B, C, M, N, a, b, c, BM: tl.constexpr, BN: tl.constexpr):
+    # [1, 1, 1, BM, BN] blocks of a 5-D tensor and [1, BM, BN] ones of its 3-D view.
+    shape, strides = [A, B, C, M, N], [B * C * M * N, C * M * N, M * N, N, 1]
+    x = tl.make_tensor_descriptor(x_ptr, shape, strides, [1, 1, 1, BM, BN])
+    y = tl.make_tensor_descriptor(y_ptr, [A * B * C, M, N], [M * N, N, 1], [1, BM, BN])
+    off_m = tl.program_id(0) * BM
+    block = x.load([a, b, c, off_m, 0])
+    y.store([(a * B + b) * C + c, off_m, 0], block.reshape(1, BM, BN) + 1)
+    rm, rn = off_m + tl.arange(0, BM), tl.arange(0, BN)
+    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], block.reshape(BM, BN))
+
+
+LEADING_SIGNATURE = {"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "out_ptr": "*fp32:16",
+                     **{n: "i32" for n in ("A", "B", "C", "M", "N", "a", "b", "c")}}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("lead", [(0, 0, 0), (1, 2, 0), (2, 0, 1), (-1, 0, 0), (0, 3, 0), (1, 1, 2)])
+def test_blocks_behind_leading_ones(target, lead):
+    """Leading block dimensions of 1 (attention's 4-D descriptors): the block
+    of the last two at the leading offsets, all padding (and nothing
+    written) where a leading offset is outside the tensor."""
+    A, B, C, M, N = 2, 3, 2, 40, 16
+    x = np.random.default_rng(7).standard_normal((A, B, C, M, N)).astype(np.float32)
+    y = np.full((A * B * C, M, N), -7.0, np.float32)
+    out = np.full((64, N), -7.0, np.float32)
+    copy_leading_ones[(2,)](x, y, out, A, B, C, M, N, *lead, BM=32, BN=N, target=target)
+    want_y, want_out = np.full_like(y, -7.0), np.zeros_like(out)
+    if all(0 <= o < n for o, n in zip(lead, (A, B, C))):
+        want_out[:M] = x[lead]
+    flat = (lead[0] * B + lead[1]) * C + lead[2]  # y's block: inside y even where x's is not
+    if 0 <= flat < A * B * C:
+        want_y[flat] = want_out[:M] + 1
+    np.testing.assert_array_equal(out, want_out)
+    np.testing.assert_array_equal(y, want_y)
+
+
+def test_gfx1250_copies_blocks_behind_leading_ones():
+    tile = rocktile.compile(copy_leading_ones, LEADING_SIGNATURE, {"BM": 32, "BN": 16}, target="gfx1250").asm["tile"]
+    assert "tile.descriptor_load" in tile and "tile.descriptor_store" in tile, tile
+    # A block of more than one along a leading dimension is loaded through pointers.
+    three = rocktile.compile(copy_3d, {"x_ptr": "*i32:16", "y_ptr": "*i32:16", "B": "i32", "M": "i32", "N": "i32"},
+                             {"BB": 2, "BM": 4, "BN": 16}, target="gfx1250", num_warps=1).asm["tile"]
+    assert "tile.descriptor_load" not in three and "tile.load" in three
+
+
+@rocktile.jit
 def block_pointer_gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                        BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     off_m, off_n = tl.program_id(0) * BM, tl.program_id(1) * BN

@@ -112,6 +112,43 @@ def test_range_num_stages_overrides_the_launch():
 
 
 @rocktile.jit
+def batched_heads_matmul(a_ptr, b_ptr, c_ptr, Z, H, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                         BK: tl.constexpr):
+    # 4-D descriptors of [1, 1, BLOCK, BLOCK] blocks, as attention kernels write them.
+    z, h = tl.program_id(1) // H, tl.program_id(1) % H
+    a = tl.make_tensor_descriptor(a_ptr, [Z, H, M, K], [H * M * K, M * K, K, 1], [1, 1, BM, BK])
+    b = tl.make_tensor_descriptor(b_ptr, [Z, H, K, N], [H * K * N, K * N, N, 1], [1, 1, BK, BN])
+    c = tl.make_tensor_descriptor(c_ptr, [Z, H, M, N], [H * M * N, M * N, N, 1], [1, 1, BM, BN])
+    off_m, off_n = tl.program_id(0) * BM, tl.program_id(2) * BN
+    acc = tl.zeros([BM, BN], tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a.load([z, h, off_m, k * BK]).reshape(BM, BK), b.load([z, h, k * BK, off_n]).reshape(BK, BN),
+                     acc)
+    c.store([z, h, off_m, off_n], acc.reshape(1, 1, BM, BN))
+
+
+@pytest.mark.parametrize("num_stages", [1, 3])
+@pytest.mark.parametrize("K", [0, 16, 200])
+def test_four_dimensional_descriptors_take_the_copies(K, num_stages):
+    Z, H, M, N = 2, 3, 40, 48
+    a, b = bf16((Z, H, M, K), 3), bf16((Z, H, K, N), 4)
+    c = np.empty((Z, H, M, N), np.float32)
+    batched_heads_matmul[(2, Z * H, 2)](a, b, c, Z, H, M, N, K, BM=32, BN=32, BK=32, num_warps=2,
+                                        num_stages=num_stages, target="gfx1250")
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
+    signature = {**{k: v for k, v in SIGNATURE.items() if "stride" not in k}, "Z": "i32", "H": "i32"}
+    kernel = rocktile.compile(batched_heads_matmul, signature, {"BM": 128, "BN": 128, "BK": 64}, target="gfx1250",
+                              num_stages=num_stages)
+    # The leading offsets move the base before the loop, whose copies are
+    # pipelined as the 2-D descriptor GEMM's are.
+    copies = ("tile.descriptor_load", 2) if num_stages == 1 else ("tile.async_copy", 6)  # 3: 2 ahead, 1 in the loop
+    assert kernel.asm["tile"].count(copies[0]) == copies[1]
+    loop = re.search(r"^(\.LBB\d+_\d+):(.*?)s_cbranch_\w+ \1\b", kernel.asm["amdgcn"], re.S | re.M)
+    assert loop and "tensor_load_to_lds" in loop.group(2) and "v_wmma" in loop.group(2)
+    assert "tensor_store_from_lds" in kernel.asm["amdgcn"] and kernel.n_spills == 0
+
+
+@rocktile.jit
 def block_pointer_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                          BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     a = tl.make_block_ptr(a_ptr, (M, K), (stride_am, 1), (tl.program_id(0) * BM, 0), (BM, BK), (1, 0))

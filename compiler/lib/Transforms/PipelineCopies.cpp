@@ -129,10 +129,8 @@ public:
     SmallVector<std::tuple<Operation *, ValueRange, bool>> candidates;
     for (Operation &op : *loop.getBody()) {
       if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
-        bool invariant = loop.isDefinedOutsideOfLoop(load.getBase()) &&
-                         llvm::all_of(load.getShape(), [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }) &&
-                         llvm::all_of(load.getStrides(), [&](Value v) { return loop.isDefinedOutsideOfLoop(v); });
-        if (invariant)
+        auto same = [&](Value v) { return hoistInvariant(v); };
+        if (same(load.getBase()) && llvm::all_of(load.getShape(), same) && llvm::all_of(load.getStrides(), same))
           candidates.push_back({&op, load.getOffsets(), false});
       } else if (auto load = dyn_cast<LoadOp>(op)) {
         auto type = dyn_cast<RankedTensorType>(load.getType());
@@ -288,6 +286,20 @@ public:
   }
 
 private:
+  /// Whether `v` is the same in every iteration: defined outside the loop,
+  /// or computed in it by pure ops from such values (a descriptor's base
+  /// moved by leading offsets), which then move before the loop.
+  bool hoistInvariant(Value v) {
+    if (loop.isDefinedOutsideOfLoop(v))
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != loop.getBody() || def->getNumRegions() || !isPure(def) ||
+        !llvm::all_of(def->getOperands(), [&](Value x) { return hoistInvariant(x); }))
+      return false;
+    def->moveBefore(loop);
+    return true;
+  }
+
   Value constant(int64_t v) { return arith::ConstantIntOp::create(b, loop.getLoc(), v, 32); }
   Value mul(Value x, int64_t k) { return b.createOrFold<arith::MulIOp>(loop.getLoc(), x, constant(k)); }
 

@@ -8,7 +8,9 @@ Element (i0, i1, ...) of a block at `offsets` is at base + sum((offsets[d]
 in every (checked) dimension. Out-of-bounds elements read as the padding
 (zero, or NaN) and are not written. On a target with a Tensor Data Mover
 (gfx1250), a zero-padded load of a 2-D block of at least a row per warp,
-with 32-bit extents and strides, is one `tile.descriptor_load`, which copies the block to LDS whole,
+with 32-bit extents and strides (or of such a block behind leading
+dimensions of 1: the 3-D to 5-D descriptors of [1, 1, BLOCK, D] blocks that
+attention kernels use), is one `tile.descriptor_load`, which copies the block to LDS whole,
 and a store of such a block (every dimension checked, at most
 STORE_STAGING_BYTES) one `tile.descriptor_store`, which copies it out of LDS;
 every other access is expanded here into a pointer tile with a mask, whose
@@ -27,7 +29,7 @@ from typing import NamedTuple
 
 from . import semantic
 from .semantic import SemanticError, _unwrap, _value
-from .types import block_type, int32
+from .types import block_type, int32, int64
 
 PADDINGS = ("zero", "nan")
 
@@ -97,7 +99,7 @@ def _block(base, shape, strides, offsets, static, checked, fname):
     return pointers, mask
 
 
-def _copyable(base, offsets, shape, strides, static):
+def _copyable(base, shape, strides, offsets, static):
     """Whether the target copies this block whole (tile.descriptor_load): it
     has a Tensor Data Mover, and the block fits its 2-D descriptor with at
     least one row per warp (each warp copies its rows)."""
@@ -105,7 +107,7 @@ def _copyable(base, offsets, shape, strides, static):
         return -2**31 <= x < 2**31 if isinstance(x, int) else x.dtype == int32
 
     ir = semantic.current()
-    rows, cols = static.block_shape if len(static.block_shape) == 2 else (0, 0)
+    rows, cols = static.block_shape
     return (static.padding == "zero" and rows and rows % ir.num_warps == 0 and max(rows, cols) <= 0xFFFF
             and not base.dtype.element_ty.is_bool() and ir.C.has_tensor_data_mover(ir.target)
             and all(i32(x) for x in (*offsets, *shape, *strides)))
@@ -117,14 +119,36 @@ def _block_operands(base, offsets, shape, strides):
     return [base, *(semantic.constant(x, int32) if isinstance(x, int) else x for x in (*offsets, *shape, *strides))]
 
 
+def _copied_view(base, shape, strides, offsets, static):
+    """(base, shape, strides, offsets, static) of the 2-D block a copy takes
+    whole, or None where the target copies none: a 2-D block is itself; a
+    block whose dimensions before the last two are all 1 is the block of
+    those two at the base moved by the leading offsets, with no rows (all out
+    of bounds) when a leading offset is outside the tensor."""
+    block = static.block_shape
+    if len(block) < 2 or any(b != 1 for b in block[:-2]):
+        return None
+    view = replace(static, block_shape=block[-2:])
+    if not _copyable(base, shape[-2:], strides[-2:], offsets[-2:], view):
+        return None
+    rows = shape[-2]
+    for offset, extent, stride in zip(offsets[:-2], shape[:-2], strides[:-2]):
+        base = semantic.addptr(base, semantic.mul(semantic.cast(offset, int64), stride))
+        inside = semantic.and_(semantic.greater_equal(offset, 0), semantic.less(offset, extent))
+        rows = semantic.where(inside, rows, 0)
+    return base, (rows, shape[-1]), strides[-2:], offsets[-2:], view
+
+
 def _load(base, shape, strides, offsets, static, checked, fname):
     """The block at `offsets`: copied whole where the target can, else by
     masked loads."""
-    if _copyable(base, offsets, shape, strides, static):
-        n = len(static.block_shape)
-        ty = block_type(base.dtype.element_ty, list(static.block_shape))
-        return semantic._emit("tile.descriptor_load", _block_operands(base, offsets, shape, strides), ty,
-                              {"operandSegmentSizes": f"array<i32: 1, {n}, {n}, {n}>"})
+    view = _copied_view(base, shape, strides, offsets, static)
+    if view:
+        vbase, vshape, vstrides, voffsets, vstatic = view
+        ty = block_type(base.dtype.element_ty, list(vstatic.block_shape))
+        block = semantic._emit("tile.descriptor_load", _block_operands(vbase, voffsets, vshape, vstrides), ty,
+                               {"operandSegmentSizes": "array<i32: 1, 2, 2, 2>"})
+        return semantic.reshape(block, list(static.block_shape))
     pointers, mask = _block(base, shape, strides, offsets, static, checked, fname)
     other = None if mask is None else _padding_value(base.dtype.element_ty, static.padding, fname)
     return semantic.load(pointers, mask, other)
@@ -141,11 +165,13 @@ def _store(base, shape, strides, offsets, static, checked, value, fname):
     and the block fits its LDS staging, else by masked stores."""
     n = len(static.block_shape)
     staged = math.prod(static.block_shape) * max(1, base.dtype.element_ty.primitive_bitwidth // 8)
-    if (len(checked) == n and staged <= STORE_STAGING_BYTES
-            and _copyable(base, offsets, shape, strides, replace(static, padding="zero"))):
-        value = semantic.cast(value, base.dtype.element_ty)
-        semantic.current().create("tile.descriptor_store", [*_block_operands(base, offsets, shape, strides), value],
-                                  [], {"operandSegmentSizes": f"array<i32: 1, {n}, {n}, {n}, 1>"})
+    if len(checked) == n and staged <= STORE_STAGING_BYTES and (
+            view := _copied_view(base, shape, strides, offsets, replace(static, padding="zero"))):
+        vbase, vshape, vstrides, voffsets, vstatic = view
+        value = semantic.reshape(semantic.cast(value, base.dtype.element_ty), list(vstatic.block_shape))
+        semantic.current().create("tile.descriptor_store",
+                                  [*_block_operands(vbase, voffsets, vshape, vstrides), value],
+                                  [], {"operandSegmentSizes": "array<i32: 1, 2, 2, 2, 1>"})
         return
     pointers, mask = _block(base, shape, strides, offsets, static, checked, fname)
     return semantic.store(pointers, value, mask)

@@ -193,6 +193,15 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  auto inner = getSrc().getDefiningOp<ReshapeOp>();
+  if (inner)
+    getSrcMutable().assign(inner.getSrc());
+  if (getSrc().getType() == getType())
+    return getSrc();
+  return inner ? getResult() : OpFoldResult();
+}
+
 LogicalResult GatherOp::verify() {
   auto src = getSrc().getType(), index = getIndex().getType(), dst = getType();
   int64_t axis = getAxis(), rank = src.getRank();

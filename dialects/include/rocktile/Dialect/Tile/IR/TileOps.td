@@ -147,7 +147,9 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
   let summary = "View a tile's elements, in row-major order, with another shape";
   let description = [{
     The element at row-major position k of the source is at row-major
-    position k of the result (`tl.reshape`).
+    position k of the result (`tl.reshape`). A reshape of a reshape is one
+    reshape of the first source, and none where the shapes agree (a 4-D
+    descriptor block of [1, 1, BLOCK, D] read as the 2-D tile it is).
 
     ```mlir
     %r = tile.reshape %x : tensor<16x64xf32> -> tensor<1024xf32>
@@ -157,6 +159,7 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
