@@ -62,3 +62,30 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @permlanex16_selects_unknown(%v: i32, %sel: i32, %p: memref<?xi32, #gpu.address_space<global>>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      // expected-error @+1 {{the emulator implements permlanex16 of 32-bit values with constant selects, fetching all lanes, with old the source}}
+      %x = rocdl.permlanex16 %v, %v, %sel, %sel, true, false : i32, i32
+      %c0 = arith.constant 0 : index
+      memref.store %x, %p[%c0] : memref<?xi32, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @swap_struct_used_whole(%v: i32, %p: !llvm.ptr) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      // expected-error @+1 {{the emulator reads permlane swaps' results only through llvm.extractvalue}}
+      %s = rocdl.permlane32.swap %v, %v, false, false : (i32, i32) -> <(i32, i32)>
+      llvm.store %s, %p : !llvm.struct<(i32, i32)>, !llvm.ptr
+      gpu.return
+    }
+  }
+}

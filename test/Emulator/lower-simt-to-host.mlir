@@ -369,3 +369,49 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A permlane swap's struct of results is read as one exchange per result,
+// each taking both operands.
+// CHECK-LABEL: func.func @halves_workgroup(
+// CHECK: call @rocktile_emu_permlane_swap_result(%{{.*}}, %{{.*}}, %{{.*}}, %c64_i64{{.*}}, %c16_i64{{.*}}, %c0_i64{{.*}})
+// CHECK: call @rocktile_emu_permlane_swap_result(%{{.*}}, %{{.*}}, %{{.*}}, %c64_i64{{.*}}, %c16_i64{{.*}}, %c1_i64{{.*}})
+// CHECK-NOT: llvm.extractvalue
+// CHECK: scf.for
+// CHECK: arith.addi
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @halves(%out: memref<?xi32, #gpu.address_space<global>>)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %t = gpu.thread_id x
+      %v = arith.index_cast %t : index to i32
+      %s = rocdl.permlane16.swap %v, %v, false, false : (i32, i32) -> <(i32, i32)>
+      %lo = llvm.extractvalue %s[0] : !llvm.struct<(i32, i32)>
+      %hi = llvm.extractvalue %s[1] : !llvm.struct<(i32, i32)>
+      %sum = arith.addi %lo, %hi : i32
+      memref.store %sum, %out[%t] : memref<?xi32, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A permlanex16 reads its constant selects at compile time.
+// CHECK-LABEL: func.func @rows_exchanged_workgroup(
+// CHECK: call @rocktile_emu_permlanex16(%{{.*}}, %{{.*}}, %c64_i64{{.*}}, %c4_i64{{.*}}, %c1985229328_i64{{.*}}, %c-19088744_i64{{.*}})
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @rows_exchanged(%out: memref<?xi32, #gpu.address_space<global>>)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %t = gpu.thread_id x
+      %v = arith.index_cast %t : index to i32
+      %sel0 = arith.constant 1985229328 : i32
+      %sel1 = arith.constant -19088744 : i32
+      %x = rocdl.permlanex16 %v, %v, %sel0, %sel1, true, false : i32, i32
+      memref.store %x, %out[%t] : memref<?xi32, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}

@@ -1,8 +1,9 @@
 # RUN: %python %s gfx950 | FileCheck %s --check-prefix=GFX950
 # RUN: %python %s gfx1250 | FileCheck %s --check-prefix=GFX1250
 # RUN: %python %s gfx950 65536 | FileCheck %s --check-prefix=ROW65536
-# softmax reduces across lanes with DPP, ds_swizzle and (gfx950) a permlane
-# swap, across warps through 16 bytes of LDS, and needs no spills or scratch.
+# softmax reduces across lanes with DPP, ds_swizzle and, 16 lanes apart, a
+# permlane16 swap (gfx950) or permlanex16 (gfx1250), 32 apart a permlane32
+# swap; across warps through 16 bytes of LDS; and needs no spills or scratch.
 # A row of 65536 elements fills gfx950's 512 registers per lane with its
 # values and their offsets: LLVM schedules it for register pressure, and
 # each masked load's value is selected by its offset, not by a condition
@@ -27,6 +28,7 @@ print(f"spills={md['vgpr_spill_count'] + md['sgpr_spill_count']} scratch={md['sc
 # GFX950: quad_perm:[1,0,3,2]
 # GFX950: quad_perm:[2,3,0,1]
 # GFX950: ds_swizzle_b32
+# GFX950: v_permlane16_swap
 # GFX950: v_permlane32_swap
 # GFX950: s_barrier
 # GFX950: v_exp_f32
@@ -36,6 +38,7 @@ print(f"spills={md['vgpr_spill_count'] + md['sgpr_spill_count']} scratch={md['sc
 # GFX1250-LABEL: softmax_kernel:
 # GFX1250: quad_perm:[1,0,3,2]
 # GFX1250: ds_swizzle_b32
+# GFX1250: v_permlanex16_b32
 # GFX1250-NOT: permlane
 # GFX1250: v_exp_f32
 # GFX1250-NOT: ds_bpermute

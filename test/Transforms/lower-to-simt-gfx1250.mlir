@@ -198,3 +198,30 @@ func.func @async_load(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32, tile.po
   %x = tile.local_load %buf[%slot] : memref<3x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #opA>
   return
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// Rows of 16 lanes exchange through one permlanex16 whose selects name each
+// lane's own position, not through a swap that would need a copy.
+// CHECK-LABEL: gpu.func @sum
+// CHECK: %[[SEL0:.*]] = arith.constant 1985229328 : i32
+// CHECK: %[[SEL1:.*]] = arith.constant -19088744 : i32
+// CHECK: amdgpu.swizzle_bitmode %{{.*}} 31 0 8
+// CHECK: rocdl.permlanex16 %[[V:.*]], %[[V]], %[[SEL0]], %[[SEL1]], true, false : f32, i32
+// CHECK-NOT: permlane16.swap
+// CHECK: gpu.barrier
+func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32>) attributes {tile.lds_bytes = 16 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #b>
+  %xp = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
+  %v = tile.load %xp : tensor<512x!tile.ptr<f32>, #b> -> tensor<512xf32, #b>
+  %s = tile.reduce(%v) axis = 0 {tile.lds_offset = 0 : i64} : (tensor<512xf32, #b>) -> f32 {
+  ^bb0(%a: f32, %c: f32):
+    %t = arith.addf %a, %c : f32
+    tile.reduce.return %t : f32
+  }
+  tile.store %out, %s : !tile.ptr<f32>, f32
+  return
+}

@@ -104,18 +104,28 @@ func.func @pointer_casts(%x: !tile.ptr<f32>, %y: !tile.ptr<f16>) attributes {til
 
 #b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
 
-// A sum over the whole tile: 4 registers in a lane, then a butterfly over the
-// lane bits with the cheapest exchange for each distance, then the partials
-// of the 4 warps through LDS.
+// A sum over the whole tile: 4 registers in a lane (a running pair absorbs
+// the next two as one packed add, then the pair's halves), then a butterfly
+// over the lane bits with the cheapest exchange for each distance, then the
+// partials of the 4 warps through LDS.
 // CHECK-LABEL: gpu.func @sum
 // CHECK-SAME: workgroup(%[[LDS:.*]] : memref<16xi8, #gpu.address_space<workgroup>>)
-// CHECK-COUNT-3: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[ACC:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK: %[[NEXT:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK: %[[PAIR:.*]] = arith.addf %[[ACC]], %[[NEXT]] : vector<2xf32>
+// CHECK: %[[LO:.*]] = vector.extract %[[PAIR]][0]
+// CHECK: %[[HI:.*]] = vector.extract %[[PAIR]][1]
+// CHECK: arith.addf %[[LO]], %[[HI]] : f32
 // CHECK: amdgpu.dpp {{.*}} quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32])
 // CHECK: amdgpu.dpp {{.*}} quad_perm([2 : i32, 3 : i32, 0 : i32, 1 : i32])
 // CHECK: amdgpu.swizzle_bitmode %{{.*}} 31 0 4
 // CHECK: amdgpu.swizzle_bitmode %{{.*}} 31 0 8
-// CHECK: amdgpu.swizzle_bitmode %{{.*}} 31 0 16
-// CHECK: amdgpu.permlane_swap %{{.*}} 32
+// CHECK: %[[S16:.*]] = rocdl.permlane16.swap %[[W16:.*]], %[[W16]], false, false
+// CHECK: llvm.extractvalue %[[S16]][0]
+// CHECK: llvm.extractvalue %[[S16]][1]
+// CHECK: %[[S32:.*]] = rocdl.permlane32.swap %[[W32:.*]], %[[W32]], false, false
+// CHECK: llvm.extractvalue %[[S32]][0]
+// CHECK: llvm.extractvalue %[[S32]][1]
 // CHECK: %[[VIEW:.*]] = memref.view %[[LDS]][%{{.*}}][] : memref<16xi8, #gpu.address_space<workgroup>> to memref<4xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[VIEW]]
@@ -130,6 +140,30 @@ func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.pt
   %s = tile.reduce(%v) axis = 0 {tile.lds_offset = 0 : i64} : (tensor<1024xf32, #b>) -> f32 {
   ^bb0(%a: f32, %c: f32):
     %t = arith.addf %a, %c : f32
+    tile.reduce.return %t : f32
+  }
+  tile.store %out, %s : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// A max has no packed form: its 4 registers fold in a chain, which LLVM
+// fuses into v_max3_f32.
+// CHECK-LABEL: gpu.func @max
+// CHECK-NOT: vector<2xf32>
+// CHECK-COUNT-3: arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK: amdgpu.dpp
+func.func @max(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32>) attributes {tile.lds_bytes = 16 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %xp = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  %v = tile.load %xp : tensor<1024x!tile.ptr<f32>, #b> -> tensor<1024xf32, #b>
+  %s = tile.reduce(%v) axis = 0 {tile.lds_offset = 0 : i64} : (tensor<1024xf32, #b>) -> f32 {
+  ^bb0(%a: f32, %c: f32):
+    %t = arith.maximumf %a, %c : f32
     tile.reduce.return %t : f32
   }
   tile.store %out, %s : !tile.ptr<f32>, f32
@@ -830,5 +864,43 @@ func.func @async_load(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32, tile.po
   tile.async_load %p into %buf[%slot] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
   tile.async_wait {outstanding = 1 : i32}
   %x = tile.local_load %buf[%slot] : memref<3x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #opA>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [32], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// A lane's 32 consecutive offsets start at a multiple of 32; a bound that
+// is a multiple of 16 falls between runs of 16 of them, so the lane makes
+// two compares and repeats each over its run. Without the bound's
+// divisibility every register gets its own.
+// CHECK-LABEL: gpu.func @shared_compares
+// CHECK-COUNT-2: arith.cmpi slt
+// CHECK-NOT: arith.cmpi
+// CHECK: gpu.return
+func.func @shared_compares(%x: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {end = 8192 : i32, start = 0 : i32} : tensor<8192xi32, #b>
+  %ns = tile.splat %n : i32 -> tensor<8192xi32, #b>
+  %m = arith.cmpi slt, %r, %ns : tensor<8192xi32, #b>
+  %v = arith.extui %m : tensor<8192xi1, #b> to tensor<8192xi8, #b>
+  %xs = tile.splat %x : !tile.ptr<i8> -> tensor<8192x!tile.ptr<i8>, #b>
+  %xp = tile.addptr %xs, %r : tensor<8192x!tile.ptr<i8>, #b>, tensor<8192xi32, #b>
+  tile.store %xp, %v : tensor<8192x!tile.ptr<i8>, #b>, tensor<8192xi8, #b>
+  return
+}
+
+// CHECK-LABEL: gpu.func @unshared_compares
+// CHECK-COUNT-32: arith.cmpi slt
+// CHECK-NOT: arith.cmpi
+// CHECK: gpu.return
+func.func @unshared_compares(%x: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %n: i32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {end = 8192 : i32, start = 0 : i32} : tensor<8192xi32, #b>
+  %ns = tile.splat %n : i32 -> tensor<8192xi32, #b>
+  %m = arith.cmpi slt, %r, %ns : tensor<8192xi32, #b>
+  %v = arith.extui %m : tensor<8192xi1, #b> to tensor<8192xi8, #b>
+  %xs = tile.splat %x : !tile.ptr<i8> -> tensor<8192x!tile.ptr<i8>, #b>
+  %xp = tile.addptr %xs, %r : tensor<8192x!tile.ptr<i8>, #b>, tensor<8192xi32, #b>
+  tile.store %xp, %v : tensor<8192x!tile.ptr<i8>, #b>, tensor<8192xi8, #b>
   return
 }

@@ -347,3 +347,48 @@ def test_row_strides_that_break_alignment(target):
         np.testing.assert_array_equal(y[:, :64], x[:, :64])
         wide = len(re.findall(r"(buffer|global)_(load|store)_(dwordx4|b128)", k.asm["amdgcn"]))
         assert (wide > 0) == (stride == 80), (stride, wide)
+
+
+@rocktile.jit
+def bounds_mask_kernel(out_ptr, marked_ptr, M, N, lo, hi, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                       INCLUSIVE: tl.constexpr):
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    keep = (offs_m[:, None] < M) & (N > offs_n[None, :]) & (offs_n[None, :] >= lo)
+    if INCLUSIVE:
+        keep = keep & (offs_m[:, None] > lo) & (hi >= offs_n[None, :])
+    at = offs_m[:, None] * BLOCK_N + offs_n[None, :]
+    tl.store(out_ptr + at, tl.where(keep, 1, 0))
+    tl.store(marked_ptr + at, 1, mask=keep)  # vector stores under the mask of their first element
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("m, n, lo, hi", [(64, 48, 0, 128), (64, 128, 16, 96), (48, 16, 32, 32), (64, 0, 0, 0),
+                                          (40, 100, 7, 90), (33, 64, 3, 16), (64, 112, 96, 127)])
+def test_masks_of_bounds(target, m, n, lo, hi):
+    """Masks from bounds that split a lane's runs of 16 or do not: x < B,
+    x >= B (and B > x) change at B, x > B and B >= x at B + 1."""
+    bm, bn = 64, 128
+    for inclusive in (False, True):
+        out, marked = np.full((bm, bn), -1, np.int32), np.zeros((bm, bn), np.int32)
+        bounds_mask_kernel[(1,)](out, marked, m, n, lo, hi, BLOCK_M=bm, BLOCK_N=bn, INCLUSIVE=inclusive,
+                                 num_warps=4, target=target)
+        rows, cols = np.arange(bm)[:, None], np.arange(bn)[None, :]
+        want = (rows < m) & (cols < n) & (cols >= lo)
+        if inclusive:
+            want &= (rows > lo) & (cols <= hi)
+        np.testing.assert_array_equal(out, want.astype(np.int32))
+        np.testing.assert_array_equal(marked, want.astype(np.int32))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_masks_shared_over_equal_runs(target):
+    """Bounds divisible by 16 compared with offsets in aligned runs of 16 are
+    one compare per run of a lane's registers (AxisInfo's constancy): the
+    kernel makes less than half the compares it makes without divisibility."""
+    def compares(bound):
+        sig = {"out_ptr": "*i32:16", "marked_ptr": "*i32:16", "M": bound, "N": bound, "lo": bound, "hi": bound}
+        kernel = rocktile.compile(bounds_mask_kernel, signature=sig, constexprs={"BLOCK_M": 64, "BLOCK_N": 128, "INCLUSIVE": False},
+                                  target=target, num_warps=4)
+        return kernel.asm["simt"].count("arith.cmpi")
+    assert 2 * compares("i32:16") <= compares("i32")

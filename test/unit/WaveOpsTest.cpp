@@ -45,6 +45,41 @@ TEST(WaveOps, PermlaneSwap) {
   EXPECT_EQ(dst[50], 134u);
 }
 
+// v_permlane32_swap: rows 2 and 3 of the first register trade places with
+// rows 0 and 1 of the second; v_permlane16_swap: odd rows of the first with
+// even rows of the second.
+TEST(WaveOps, PermlaneSwapResults) {
+  auto first = lanes(64), second = lanes(64), dst = std::vector<uint32_t>(64);
+  for (auto &v : second)
+    v += 1000;
+  rocktile_emu_permlane_swap_result(at(first), at(second), at(dst), 64, 32, 0);
+  EXPECT_EQ(dst[3], 103u);   // rows 0 and 1 of the first stay
+  EXPECT_EQ(dst[35], 1103u); // row 2 came from the second's lane 3
+  rocktile_emu_permlane_swap_result(at(first), at(second), at(dst), 64, 32, 1);
+  EXPECT_EQ(dst[3], 135u);   // the first's lane 35
+  EXPECT_EQ(dst[35], 1135u); // rows 2 and 3 of the second stay
+  rocktile_emu_permlane_swap_result(at(first), at(second), at(dst), 64, 16, 0);
+  EXPECT_EQ(dst[33], 133u);  // row 2 is even: the first keeps it
+  EXPECT_EQ(dst[52], 1136u); // row 3 is odd: the second's lane 36
+  rocktile_emu_permlane_swap_result(at(first), at(second), at(dst), 64, 16, 1);
+  EXPECT_EQ(dst[2], 118u);   // row 0 of the second: the first's lane 18
+  EXPECT_EQ(dst[18], 1118u);
+}
+
+TEST(WaveOps, PermlaneX16) {
+  auto src = lanes(64), dst = std::vector<uint32_t>(64);
+  // Each lane's own position in the other row: lane i reads lane i ^ 16.
+  rocktile_emu_permlanex16(at(src), at(dst), 64, 4, 0x76543210, int32_t(0xfedcba98));
+  EXPECT_EQ(dst[0], 116u);
+  EXPECT_EQ(dst[31], 115u);
+  EXPECT_EQ(dst[37], 153u); // the second 32 lanes exchange among themselves
+  // Every lane reads lane 1 (sel0 nibbles) or lane 15 (sel1) of the other row.
+  rocktile_emu_permlanex16(at(src), at(dst), 64, 4, 0x11111111, int32_t(0xffffffff));
+  EXPECT_EQ(dst[2], 117u);
+  EXPECT_EQ(dst[9], 131u);
+  EXPECT_EQ(dst[20], 101u);
+}
+
 TEST(WaveOps, EightByteValues) {
   std::vector<uint64_t> src(64), dst(64);
   for (int i = 0; i < 64; ++i)

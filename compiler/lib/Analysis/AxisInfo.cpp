@@ -364,17 +364,23 @@ AxisInfo AxisInfoAnalysis::visit(Operation *op) {
       .Case([&](arith::CmpIOp c) {
         AxisInfo r = AxisInfo::unknown(operand(0).getRank());
         const AxisInfo &a = operand(0), &b = operand(1);
-        bool ordered = c.getPredicate() != arith::CmpIPredicate::eq &&
-                       c.getPredicate() != arith::CmpIPredicate::ne;
+        // x < B and x >= B change where x reaches B (so do B > x and B <= x);
+        // x <= B and x > B where it reaches B + 1, which is no multiple of
+        // anything.
+        using P = arith::CmpIPredicate;
+        P pred = c.getPredicate();
+        bool boundRight = pred == P::slt || pred == P::sge || pred == P::ult || pred == P::uge;
+        bool boundLeft = pred == P::sgt || pred == P::sle || pred == P::ugt || pred == P::ule;
+        const AxisInfo &x = boundLeft ? b : a, &bound = boundLeft ? a : b;
         for (unsigned d = 0; d < r.getRank(); ++d) {
           r.constancy[d] = std::gcd(a.constancy[d], b.constancy[d]);
           // A run of consecutive values starting at a multiple of D crosses
           // a uniform bound that is a multiple of D only between runs of D.
-          if (ordered && b.constancy[d] > 1 && a.contiguity[d] > 1)
+          if ((boundRight || boundLeft) && bound.constancy[d] > 1 && x.contiguity[d] > 1)
             r.constancy[d] = std::max(
                 r.constancy[d],
-                std::gcd(std::gcd(a.contiguity[d], b.constancy[d]),
-                         std::gcd(a.divisibility[d], b.divisibility[d])));
+                std::gcd(std::gcd(x.contiguity[d], bound.constancy[d]),
+                         std::gcd(x.divisibility[d], bound.divisibility[d])));
         }
         return r;
       })

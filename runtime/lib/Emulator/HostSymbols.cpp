@@ -52,6 +52,8 @@ llvm::ArrayRef<HostSymbol> hostSymbols() {
       {"rocktile_emu_dpp_quad_perm", address(&rocktile_emu_dpp_quad_perm)},
       {"rocktile_emu_ds_swizzle", address(&rocktile_emu_ds_swizzle)},
       {"rocktile_emu_permlane_swap", address(&rocktile_emu_permlane_swap)},
+      {"rocktile_emu_permlanex16", address(&rocktile_emu_permlanex16)},
+      {"rocktile_emu_permlane_swap_result", address(&rocktile_emu_permlane_swap_result)},
       {"rocktile_emu_readfirstlane", address(&rocktile_emu_readfirstlane)},
       {"rocktile_emu_shuffle", address(&rocktile_emu_shuffle)},
       {"rocktile_emu_lds_transpose", address(&rocktile_emu_lds_transpose)},

@@ -61,13 +61,16 @@ constexpr llvm::StringLiteral kLaneTranspose = "rocktile.lane_transpose";
 /// splitAsyncLoads): true where the wave's first lane's index places every
 /// lane's run (gfx950's M0).
 constexpr llvm::StringLiteral kAsyncLoad = "rocktile.async_load";
+/// Marks one result of a permlane swap (see splitLaneSwaps): [row length,
+/// which result].
+constexpr llvm::StringLiteral kLaneSwap = "rocktile.lane_swap";
 
 /// Ops after which the lanes of a wave must be in lockstep.
 bool isCrossLane(Operation *op) {
-  return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, gpu::ShuffleOp, amdgpu::MFMAOp,
+  return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, ROCDL::PermlaneX16Op, gpu::ShuffleOp, amdgpu::MFMAOp,
              amdgpu::ScaledMFMAOp, amdgpu::WMMAOp, amdgpu::ScaledWMMAOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::TensorStoreFromLDSD2Op,
              ROCDL::WaitTensorcntOp, ROCDL::WaitAsynccntOp, amdgpu::MemoryCounterWaitOp, ROCDL::ReadfirstlaneOp>(op) ||
-         (isa<UnrealizedConversionCastOp>(op) && (op->hasAttr(kLaneTranspose) || op->hasAttr(kAsyncLoad)));
+         (isa<UnrealizedConversionCastOp>(op) && (op->hasAttr(kLaneTranspose) || op->hasAttr(kAsyncLoad) || op->hasAttr(kLaneSwap)));
 }
 
 /// Workgroup and grid ids and sizes nested in regions (a program id read
@@ -128,6 +131,32 @@ void erasePointerChain(Value ptr) {
     dead->erase();
     dead = next;
   }
+}
+
+/// A rocdl permlane swap yields a struct of its two swapped operands, which
+/// only llvm.extractvalue reads: each extraction becomes one marked exchange
+/// of both operands, so the emulator handles no struct values.
+LogicalResult splitLaneSwaps(gpu::GPUFuncOp kernel) {
+  SmallVector<Operation *> swaps;
+  kernel.walk([&](Operation *op) {
+    if (isa<ROCDL::Permlane16SwapOp, ROCDL::Permlane32SwapOp>(op))
+      swaps.push_back(op);
+  });
+  for (Operation *op : swaps) {
+    int64_t rowLength = isa<ROCDL::Permlane16SwapOp>(op) ? 16 : 32;
+    for (Operation *user : llvm::make_early_inc_range(op->getUsers())) {
+      auto extract = dyn_cast<LLVM::ExtractValueOp>(user);
+      if (!extract)
+        return op->emitError("the emulator reads permlane swaps' results only through llvm.extractvalue");
+      OpBuilder b(extract);
+      auto half = UnrealizedConversionCastOp::create(b, extract.getLoc(), extract.getType(), op->getOperands());
+      half->setAttr(kLaneSwap, b.getDenseI64ArrayAttr({rowLength, extract.getPosition()[0]}));
+      extract.replaceAllUsesWith(half.getResult(0));
+      extract.erase();
+    }
+    op->erase();
+  }
+  return success();
 }
 
 /// An LDS transpose read is each lane's plain read of a vector at its own
@@ -407,7 +436,7 @@ LogicalResult WorkgroupLowering::run() {
   numThreadsValue = idx(numThreads);
 
   hoistWorkgroupIds(kernel);
-  if (failed(splitTransposeReads(kernel)) || failed(splitAsyncLoads(kernel)))
+  if (failed(splitTransposeReads(kernel)) || failed(splitAsyncLoads(kernel)) || failed(splitLaneSwaps(kernel)))
     return failure();
   if (failed(processBlock(kernel.getBody().front())))
     return failure();
@@ -1002,6 +1031,16 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
                                     i64(type.getNumElements()), i64(waveSize / 4)});
     return success();
   }
+  if (auto swap = op->getAttrOfType<DenseI64ArrayAttr>(kLaneSwap)) {
+    for (Value v : op->getOperands())
+      if (uniform.contains(v))
+        copyToArrays(v, v, *op->getBlock());
+    func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_permlane_swap_result", 6),
+                         ValueRange{addressOf(arrayFor(op->getOperand(0))), addressOf(arrayFor(op->getOperand(1))),
+                                    addressOf(arrayFor(op->getResult(0))), i64(numThreads), i64(swap[0]),
+                                    i64(swap[1])});
+    return success();
+  }
   int64_t bits = src.getType().isIntOrFloat() ? src.getType().getIntOrFloatBitWidth() : 0;
   if (bits != 32 && bits != 64)
     return op->emitError("the emulator exchanges only 32- and 64-bit values between lanes");
@@ -1041,6 +1080,15 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
       .Case([&](amdgpu::PermlaneSwapOp p) {
         call("rocktile_emu_permlane_swap",
              {addressOf(srcArray), addressOf(dst), n, bytes, i64(waveSize), i64(p.getRowLength())});
+        return success();
+      })
+      .Case([&](ROCDL::PermlaneX16Op p) -> LogicalResult {
+        auto sel0 = getConstantIntValue(uniform.lookupOrDefault(p.getSrc1()));
+        auto sel1 = getConstantIntValue(uniform.lookupOrDefault(p.getSrc2()));
+        if (!sel0 || !sel1 || !p.getFi() || bits != 32 || p.getOld() != p.getSrc0())
+          return op->emitError("the emulator implements permlanex16 of 32-bit values with constant selects, "
+                               "fetching all lanes, with old the source");
+        call("rocktile_emu_permlanex16", {addressOf(srcArray), addressOf(dst), n, bytes, i64(*sel0), i64(*sel1)});
         return success();
       })
       .Case([&](gpu::ShuffleOp s) -> LogicalResult {

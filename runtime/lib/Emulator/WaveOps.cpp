@@ -35,6 +35,26 @@ void rocktile_emu_permlane_swap(int64_t src, int64_t dst, int64_t n, int64_t byt
   gather(src, dst, n, bytes, [&](int64_t lane) { return lane ^ rowLength; });
 }
 
+void rocktile_emu_permlanex16(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t sel0, int64_t sel1) {
+  uint64_t select = uint64_t(uint32_t(sel0)) | uint64_t(uint32_t(sel1)) << 32;
+  gather(src, dst, n, bytes, [&](int64_t lane) {
+    return ((lane & ~int64_t(15)) ^ 16) + int64_t(select >> (4 * (lane & 15)) & 15);
+  });
+}
+
+void rocktile_emu_permlane_swap_result(int64_t first, int64_t second, int64_t dst, int64_t n,
+                                       int64_t rowLength, int64_t which) {
+  auto *a = reinterpret_cast<const uint32_t *>(first), *b = reinterpret_cast<const uint32_t *>(second);
+  auto *out = reinterpret_cast<uint32_t *>(dst);
+  for (int64_t lane = 0; lane < n; ++lane) {
+    bool high = lane & rowLength;
+    if (which == 0)
+      out[lane] = high ? b[lane ^ rowLength] : a[lane];
+    else
+      out[lane] = high ? b[lane] : a[lane ^ rowLength];
+  }
+}
+
 void rocktile_emu_readfirstlane(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t waveSize) {
   gather(src, dst, n, bytes, [&](int64_t lane) { return lane - lane % waveSize; });
 }

@@ -46,7 +46,9 @@ struct Target {
   unsigned waveSize;           // lanes per wave
   int64_t ldsBytes;            // LDS per workgroup
   unsigned maxWorkgroupSize;   // threads
+  bool hasPermlane16Swap;      // v_permlane16_swap: exchange rows of 16 lanes
   bool hasPermlane32Swap;      // v_permlane32_swap: exchange wave halves
+  bool hasPermlaneX16;         // v_permlanex16: any lane of the other 16-lane row
   unsigned ldsBanks;           // LDS banks, 4 bytes wide
   bool hasTensorDataMover;     // tensor_load_to_lds: whole blocks from global memory to LDS
   AsyncLoads asyncLoads;

@@ -70,7 +70,9 @@ const LdsTransposeRead transposeReads[] = {{2, 8, 8, /*rocdl=*/true}, {1, 8, 8, 
 extern const Target gfx1250Target = {
     /*chip=*/"gfx1250", /*product=*/"MI455X", /*waveSize=*/32,
     /*ldsBytes=*/320 * 1024, /*maxWorkgroupSize=*/1024,
+    /*hasPermlane16Swap=*/true,
     /*hasPermlane32Swap=*/false,
+    /*hasPermlaneX16=*/true,
     // 64 banks: an inference (RDNA2 and later GFX10+/GFX12 LDS have 64 banks,
     // ROCm's HIP hardware documentation; gfx1250 is not documented there)
     /*ldsBanks=*/64, /*hasTensorDataMover=*/true, /*asyncLoads=*/AsyncLoads::AsyncToLds,

@@ -90,7 +90,9 @@ const LdsTransposeRead transposeReads[] = {{2, 4, 16}, {1, 8, 16}};
 extern const Target gfx950Target = {
     /*chip=*/"gfx950", /*product=*/"MI355X", /*waveSize=*/64,
     /*ldsBytes=*/160 * 1024, /*maxWorkgroupSize=*/1024,
+    /*hasPermlane16Swap=*/true,
     /*hasPermlane32Swap=*/true,
+    /*hasPermlaneX16=*/false,
     // 64 banks, twice CDNA3's [LLVM's AMDGPU.td, "gfx950 doubled the bank count
     // to 64" (llvm-project #220632); ROCm's HIP hardware documentation]
     /*ldsBanks=*/64, /*hasTensorDataMover=*/false, /*asyncLoads=*/AsyncLoads::DirectToLds,

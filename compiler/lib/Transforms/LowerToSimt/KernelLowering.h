@@ -143,9 +143,15 @@ private:
   /// consecutive elements of this lane's `operands`: it takes `pack`
   /// scalars per operand (operand-major) and gives `pack` per result
   /// (result-major). A last group short of `pack` is filled up by repeating
-  /// the lane's last element; what it gives for those is dropped.
+  /// the lane's last element; what it gives for those is dropped. With
+  /// `pack` 1, an element whose index has any of `equalBits` set is not
+  /// computed but copied from the one with those bits clear.
   LogicalResult mapElementGroups(ValueRange operands, ValueRange results, int64_t pack,
-                                 function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value>)> run);
+                                 function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value>)> run,
+                                 uint64_t equalBits = 0);
+  /// The register bits of `v`'s layout that keep an element inside one of
+  /// the runs of equal values AxisInfo proves for it along every dimension.
+  uint64_t equalRegisterBits(Value v);
   LogicalResult lowerDot(tile::DotOp op);
   LogicalResult lowerPrint(tile::PrintOp op);
   LogicalResult lowerAssert(tile::AssertOp op);
@@ -268,7 +274,17 @@ private:
   /// Binds `tileValues` to `laneValues`, pointers to their `bases`.
   void bind(ValueRange tileValues, ValueRange laneValues, ArrayRef<Value> bases);
   Type loweredType(Type type);
+  /// `op`'s combiner on partials (one value per source): scalars, or
+  /// vectors of partials combined element by element.
   SmallVector<Value> combine(tile::ReduceOp op, ValueRange acc, ValueRange next);
+  /// The combiner on each pair (lhs[k], rhs[k]), as one vector op per
+  /// combiner op.
+  SmallVector<SmallVector<Value>> combinePairs(tile::ReduceOp op, ArrayRef<SmallVector<Value>> lhs,
+                                               ArrayRef<SmallVector<Value>> rhs);
+  /// The values of `v` (32 bits or fewer) in the two lanes that differ
+  /// only in lane bit `distance`, the one with it clear first, from one
+  /// v_permlane16_swap / v_permlane32_swap; none where the target lacks it.
+  std::optional<std::pair<Value, Value>> laneHalves(Value v, unsigned distance);
   Value shuffleXor(Value v, unsigned mask);
   /// Elements per memory access of `op`, and the byte alignment it has.
   std::pair<int64_t, int64_t> accessWidth(Value ptr, Value mask);

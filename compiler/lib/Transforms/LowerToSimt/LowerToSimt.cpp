@@ -432,14 +432,19 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
     auto tensor = dyn_cast<RankedTensorType>(r.getType());
     return tensor && tensor.getElementType().isInteger(1);
   };
+  // Registers that AxisInfo proves equal (a bound compared with a run of
+  // offsets that cannot cross it) share one compare.
   if (op->getNumResults() == 1 && isMask(op->getResult(0)))
-    return mapElementGroups(op->getOperands(), op->getResults(), 1, [&](ArrayRef<Value> scalars) {
-      OperationState state(loc(), op->getName());
-      state.addOperands(scalars);
-      state.addTypes(b.getI1Type());
-      state.addAttributes(op->getAttrs());
-      return FailureOr<SmallVector<Value>>(SmallVector<Value>{b.create(state)->getResult(0)});
-    });
+    return mapElementGroups(
+        op->getOperands(), op->getResults(), 1,
+        [&](ArrayRef<Value> scalars) {
+          OperationState state(loc(), op->getName());
+          state.addOperands(scalars);
+          state.addTypes(b.getI1Type());
+          state.addAttributes(op->getAttrs());
+          return FailureOr<SmallVector<Value>>(SmallVector<Value>{b.create(state)->getResult(0)});
+        },
+        equalRegisterBits(op->getResult(0)));
   OperationState state(loc(), op->getName());
   for (Value o : op->getOperands())
     state.addOperands(lookup(o));
@@ -454,9 +459,23 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
   return success();
 }
 
+uint64_t KernelLowering::equalRegisterBits(Value v) {
+  auto tensor = dyn_cast<RankedTensorType>(v.getType());
+  if (!tensor)
+    return 0;
+  ArrayRef<int64_t> constancy = axis.get(v).constancy;
+  LinearLayout layout = layoutOf(v);
+  uint64_t bits = 0;
+  for (auto [i, basis] : llvm::enumerate(layout.getBases(LinearLayout::Register)))
+    if (llvm::all_of(llvm::seq<unsigned>(0, basis.size()), [&](unsigned d) { return basis[d] < constancy[d]; }))
+      bits |= uint64_t(1) << i;
+  return bits;
+}
+
 LogicalResult KernelLowering::mapElementGroups(
     ValueRange operands, ValueRange results, int64_t pack,
-    function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value>)> run) {
+    function_ref<FailureOr<SmallVector<Value>>(ArrayRef<Value>)> run, uint64_t equalBits) {
+  assert((pack == 1 || !equalBits) && "equal elements are shared one by one");
   int64_t count = 1;
   SmallVector<Value> lanes;
   for (Value operand : operands) {
@@ -466,6 +485,11 @@ LogicalResult KernelLowering::mapElementGroups(
   }
   SmallVector<SmallVector<Value>> elements(results.size());
   for (int64_t first = 0; first < count; first += pack) {
+    if (first & equalBits) {
+      for (SmallVector<Value> &result : elements)
+        result.push_back(result[first & ~equalBits]);
+      continue;
+    }
     SmallVector<Value> scalars;
     for (Value lane : lanes)
       for (int64_t j = 0; j < pack; ++j)

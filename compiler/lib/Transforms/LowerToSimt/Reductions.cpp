@@ -13,6 +13,7 @@ using namespace rocktile::simt;
 SmallVector<Value> KernelLowering::combine(tile::ReduceOp op, ValueRange acc,
                                            ValueRange next) {
   Block &body = op.getCombiner().front();
+  auto vector = dyn_cast<VectorType>(acc.front().getType());
   IRMapping map;
   unsigned n = acc.size();
   for (unsigned i = 0; i < n; ++i) {
@@ -21,16 +22,91 @@ SmallVector<Value> KernelLowering::combine(tile::ReduceOp op, ValueRange acc,
   }
   for (Operation &inner : body.without_terminator()) {
     // Values from outside the combiner (e.g. constants CSE hoisted out of
-    // it) are used in their lowered form.
+    // it) are used in their lowered form, splat over vectors of partials.
     for (Value operand : inner.getOperands())
-      if (!map.contains(operand) && operand.getParentBlock() != &body)
-        map.map(operand, lookup(operand));
-    b.clone(inner, map);
+      if (!map.contains(operand) && operand.getParentBlock() != &body) {
+        Value lowered = lookup(operand);
+        map.map(operand, vector ? vector::BroadcastOp::create(
+                                      b, loc(), VectorType::get(vector.getShape(), lowered.getType()), lowered)
+                                      .getResult()
+                                : lowered);
+      }
+    Operation *cloned = b.clone(inner, map);
+    if (vector)
+      for (Value r : cloned->getResults())
+        r.setType(VectorType::get(vector.getShape(), r.getType()));
   }
   SmallVector<Value> out;
   for (Value v : body.getTerminator()->getOperands())
     out.push_back(map.contains(v) ? map.lookup(v) : lookup(v));
   return out;
+}
+
+SmallVector<SmallVector<Value>> KernelLowering::combinePairs(tile::ReduceOp op,
+                                                             ArrayRef<SmallVector<Value>> lhs,
+                                                             ArrayRef<SmallVector<Value>> rhs) {
+  if (lhs.size() == 1)
+    return {combine(op, lhs[0], rhs[0])};
+  auto gather = [&](ArrayRef<SmallVector<Value>> tuples, unsigned i) {
+    SmallVector<Value> elems;
+    for (const SmallVector<Value> &t : tuples)
+      elems.push_back(t[i]);
+    return vector::FromElementsOp::create(b, loc(), VectorType::get(int64_t(elems.size()), elems[0].getType()),
+                                          elems)
+        .getResult();
+  };
+  SmallVector<Value> x, y;
+  for (unsigned i = 0; i < lhs.front().size(); ++i) {
+    x.push_back(gather(lhs, i));
+    y.push_back(gather(rhs, i));
+  }
+  SmallVector<Value> combined = combine(op, x, y);
+  SmallVector<SmallVector<Value>> out(lhs.size());
+  for (auto [k, pair] : llvm::enumerate(out))
+    for (Value v : combined)
+      pair.push_back(vector::ExtractOp::create(b, loc(), v, int64_t(k)));
+  return out;
+}
+
+/// Float adds and multiplies have packed forms on both targets
+/// (v_pk_add_f32, v_pk_mul_f32); other combiners fold best as a chain,
+/// which LLVM fuses into three-operand forms (v_max3_f32).
+/// How many partials of a key with `size` left a packed step combines
+/// with as many next ones.
+static size_t pairWidth(size_t size) { return size >= 4 ? 2 : size / 2; }
+
+static bool combinesPacked(tile::ReduceOp op) {
+  return llvm::all_of(op.getCombiner().front().without_terminator(),
+                      [](Operation &inner) { return isa<arith::AddFOp, arith::MulFOp>(inner); });
+}
+
+std::optional<std::pair<Value, Value>> KernelLowering::laneHalves(Value v, unsigned distance) {
+  Type type = v.getType();
+  // A permlanex16 exchanges rows in one instruction; a swap overwrites both
+  // its operands and so costs a copy besides.
+  bool swaps = distance == 16 ? target.hasPermlane16Swap && !target.hasPermlaneX16
+                              : distance == 32 && target.hasPermlane32Swap;
+  if (!swaps || !type.isIntOrFloat() || type.getIntOrFloatBitWidth() > 32)
+    return std::nullopt;
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Type i32Type = b.getI32Type(), bitsType = b.getIntegerType(bits);
+  Value word = type == bitsType ? v : arith::BitcastOp::create(b, loc(), bitsType, v).getResult();
+  if (bits < 32)
+    word = arith::ExtUIOp::create(b, loc(), i32Type, word);
+  // Both operands v: the first result holds, in every lane, the value of
+  // the lane with the bit clear; the second the one with it set.
+  auto pair = LLVM::LLVMStructType::getLiteral(b.getContext(), {i32Type, i32Type});
+  Value swapped = distance == 16
+                      ? ROCDL::Permlane16SwapOp::create(b, loc(), pair, word, word, false, false).getResult()
+                      : ROCDL::Permlane32SwapOp::create(b, loc(), pair, word, word, false, false).getResult();
+  auto half = [&](int64_t k) -> Value {
+    Value w = LLVM::ExtractValueOp::create(b, loc(), swapped, k);
+    if (bits < 32)
+      w = arith::TruncIOp::create(b, loc(), bitsType, w);
+    return type == bitsType ? w : arith::BitcastOp::create(b, loc(), type, w).getResult();
+  };
+  Value lower = half(0);
+  return std::make_pair(lower, half(1));
 }
 
 Value KernelLowering::shuffleXor(Value v, unsigned mask) {
@@ -46,7 +122,9 @@ Value KernelLowering::shuffleXor(Value v, unsigned mask) {
         b, loc(), type, arith::TruncIOp::create(b, loc(), b.getIntegerType(bits), moved));
   }
   // The cheapest exchange the hardware has for each distance: DPP within a
-  // quad, ds_swizzle within 32 lanes, a permlane swap between wave halves.
+  // quad, a permlanex16 between rows of 16 (its selects name each lane's
+  // own position), ds_swizzle within 32 lanes, a permlane swap between wave
+  // halves.
   if (bits == 32 && mask <= 2) {
     SmallVector<Attribute> perm;
     for (unsigned lane = 0; lane < 4; ++lane)
@@ -54,6 +132,9 @@ Value KernelLowering::shuffleXor(Value v, unsigned mask) {
     return amdgpu::DPPOp::create(b, loc(), type, v, v, amdgpu::DPPPerm::quad_perm,
                                  b.getArrayAttr(perm));
   }
+  if (bits == 32 && mask == 16 && target.hasPermlaneX16)
+    return ROCDL::PermlaneX16Op::create(b, loc(), type, v, v, i32(0x76543210), i32(int32_t(0xfedcba98)),
+                                        /*fi=*/true, /*boundControl=*/false);
   if (bits == 32 && mask < 32)
     return amdgpu::SwizzleBitModeOp::create(b, loc(), v, /*and_mask=*/31,
                                             /*or_mask=*/0, /*xor_mask=*/mask);
@@ -71,9 +152,14 @@ LogicalResult KernelLowering::lowerReduce(tile::ReduceOp op) {
     return op.emitError("reduction needs a layout whose coordinates add up");
   unsigned n = op.getSrcs().size();
 
-  // 1. Within a lane: registers that differ only along the axis.
+  // 1. Within a lane: the registers of each key (the coordinate off the
+  //    axis). With a packed combiner each key keeps a running pair of
+  //    partials that absorbs its next two registers per step, all keys'
+  //    pairs in one vector op: packed instructions, and no more partials
+  //    live than a chain keeps (a 256-register row would spill under a
+  //    tree). Other combiners fold in a chain.
   SmallVector<LinearLayout::Coord> keys;
-  SmallVector<SmallVector<Value>> partial;
+  SmallVector<SmallVector<SmallVector<Value>>> members;
   for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
     LinearLayout::Coord key = layout.apply(LinearLayout::Register, r);
     key.erase(key.begin() + ax);
@@ -83,18 +169,54 @@ LogicalResult KernelLowering::lowerReduce(tile::ReduceOp op) {
     auto it = llvm::find(keys, key);
     if (it == keys.end()) {
       keys.push_back(key);
-      partial.push_back(elems);
-    } else {
-      auto &acc = partial[it - keys.begin()];
-      acc = combine(op, acc, elems);
+      members.emplace_back();
+      it = keys.end() - 1;
+    }
+    members[it - keys.begin()].push_back(elems);
+  }
+  while (combinesPacked(op)) {
+    SmallVector<SmallVector<Value>> lhs, rhs;
+    for (auto &m : members)
+      for (size_t j = 0, w = pairWidth(m.size()); j < w; ++j) {
+        lhs.push_back(m[j]);
+        rhs.push_back(m[j + w]);
+      }
+    if (lhs.empty())
+      break;
+    SmallVector<SmallVector<Value>> combined = combinePairs(op, lhs, rhs);
+    auto next = combined.begin();
+    for (auto &m : members) {
+      size_t w = pairWidth(m.size());
+      SmallVector<SmallVector<Value>> kept(next, next + w);
+      kept.append(m.begin() + 2 * w, m.end());
+      next += w;
+      m = std::move(kept);
     }
   }
+  for (auto &m : members)
+    for (size_t j = 1; j < m.size(); ++j)
+      m.front() = combine(op, m.front(), m[j]);
+  SmallVector<SmallVector<Value>> partial;
+  for (auto &m : members)
+    partial.push_back(m.front());
 
   // 2. Across the lanes of a wave: butterfly over the lane bits along the axis.
   for (auto [bit, basis] : llvm::enumerate(layout.getBases(LinearLayout::Lane))) {
     if (basis[ax] == 0)
       continue;
     for (auto &acc : partial) {
+      // Where a permlane swap gives both lanes' values, every lane combines
+      // them in the same order, with no select after the swap.
+      SmallVector<Value> lower, upper;
+      for (Value v : acc)
+        if (auto halves = laneHalves(v, 1u << bit)) {
+          lower.push_back(halves->first);
+          upper.push_back(halves->second);
+        }
+      if (lower.size() == acc.size()) {
+        acc = combine(op, lower, upper);
+        continue;
+      }
       SmallVector<Value> other;
       for (Value v : acc)
         other.push_back(shuffleXor(v, 1u << bit));

@@ -20,6 +20,16 @@ void rocktile_emu_ds_swizzle(int64_t src, int64_t dst, int64_t n, int64_t bytes,
 /// v_permlane16_swap / v_permlane32_swap: lane i reads lane i ^ rowLength.
 void rocktile_emu_permlane_swap(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t waveSize,
                                 int64_t rowLength);
+/// v_permlanex16 (all lanes fetched): lane i reads, in the other row of 16
+/// lanes of its 32, the lane that nibble i%16 of the 64-bit select
+/// (`sel0` the low 8 nibbles, `sel1` the high) names.
+void rocktile_emu_permlanex16(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t sel0, int64_t sel1);
+/// Result `which` (0: the first operand's register, 1: the second's) of
+/// v_permlane16_swap / v_permlane32_swap on 32-bit values: the rows of 16
+/// lanes with bit `rowLength` set in the first operand trade places with
+/// those with it clear in the second.
+void rocktile_emu_permlane_swap_result(int64_t first, int64_t second, int64_t dst, int64_t n,
+                                       int64_t rowLength, int64_t which);
 /// v_readfirstlane: every lane reads its wave's first lane (all lanes run).
 void rocktile_emu_readfirstlane(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t waveSize);
 /// gpu.shuffle (ds_bpermute): within segments of `width` lanes, lane i reads
