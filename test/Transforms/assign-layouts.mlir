@@ -320,6 +320,7 @@ func.func @short_k(%a: bf16, %b: bf16, %pc: !tile.ptr<f32>) {
 // all warps along M. On gfx950 the accumulator's N bits sit where the
 // 16x16x32 MFMA reads K bits 4, 8 and 16 in another order, so the second dot
 // renames K (B is read in the same order); on gfx1250 they line up as they are.
+// Each warp has 16 rows, too few for gfx950's 32x32 MFMA.
 // GFX950-LABEL: func.func @chained_dots
 // GFX950: %[[S:.*]] = tile.dot {{.*}} {instr = "mfma_f32_16x16x32_bf16", transposed, warps_n = 1 : i32}
 // GFX950: %[[P:.*]] = arith.truncf %[[S]] : tensor<64x32xf32, #tile.linear<register = {{\[\[}}0, 1], [0, 2], [0, 16]], lane = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 4], [0, 8]], warp = {{\[\[}}16, 0], [32, 0]]>>
@@ -339,6 +340,33 @@ func.func @chained_dots(%q: bf16, %k: bf16, %v: bf16, %po: !tile.ptr<f32>) {
   %o = tile.dot %p, %tv, %z : tensor<64x32xbf16>, tensor<32x32xbf16> -> tensor<64x32xf32>
   %so = tile.splat %po : !tile.ptr<f32> -> tensor<64x32x!tile.ptr<f32>>
   tile.store %so, %o : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xf32>
+  return
+}
+
+// -----
+
+// With 32 rows per warp, chained dots take gfx950's 32x32 MFMA (gfx1250's
+// WMMA are all 16x16), both of them, the first's result still the second's A
+// in its registers.
+// GFX950-LABEL: func.func @chained_dots_of_32_rows_per_warp
+// GFX950: %[[S:.*]] = tile.dot {{.*}} {instr = "mfma_f32_32x32x16_bf16", transposed, warps_n = 1 : i32}
+// GFX950: %[[P:.*]] = arith.truncf %[[S]]
+// GFX950-NOT: tile.convert_layout
+// GFX950: tile.dot %[[P]], {{.*}} {instr = "mfma_f32_32x32x16_bf16", {{.*}}transposed, warps_n = 1 : i32}
+// GFX1250-LABEL: func.func @chained_dots_of_32_rows_per_warp
+// GFX1250: tile.dot {{.*}} {instr = "wmma_f32_16x16x32_bf16", transposed, warps_n = 1 : i32}
+// GFX1250: tile.dot {{.*}} {instr = "wmma_f32_16x16x32_bf16", transposed, warps_n = 1 : i32}
+func.func @chained_dots_of_32_rows_per_warp(%q: bf16, %k: bf16, %v: bf16, %po: !tile.ptr<f32>) {
+  %tq = tile.splat %q : bf16 -> tensor<128x32xbf16>
+  %tk = tile.splat %k : bf16 -> tensor<32x64xbf16>
+  %tv = tile.splat %v : bf16 -> tensor<64x32xbf16>
+  %z = arith.constant dense<0.0> : tensor<128x64xf32>
+  %zo = arith.constant dense<0.0> : tensor<128x32xf32>
+  %s = tile.dot %tq, %tk, %z : tensor<128x32xbf16>, tensor<32x64xbf16> -> tensor<128x64xf32>
+  %p = arith.truncf %s : tensor<128x64xf32> to tensor<128x64xbf16>
+  %o = tile.dot %p, %tv, %zo : tensor<128x64xbf16>, tensor<64x32xbf16> -> tensor<128x32xf32>
+  %so = tile.splat %po : !tile.ptr<f32> -> tensor<128x32x!tile.ptr<f32>>
+  tile.store %so, %o : tensor<128x32x!tile.ptr<f32>>, tensor<128x32xf32>
   return
 }
 

@@ -117,6 +117,7 @@ def test_int8_matmul_exact_and_dequantized(target, M, N, K, blocks, num_warps):
     (ml_dtypes.bfloat16, 1, 77, 77, 32, True, (32, 32), 2),
     (np.float16, 3, 16, 130, 64, False, (16, 64), 1),
     (np.float16, 1, 130, 200, 128, True, (128, 64), 8),
+    (ml_dtypes.bfloat16, 1, 200, 150, 64, True, (128, 64), 4),  # 32 rows per warp: gfx950's 32x32 MFMA
 ])
 def test_attention(target, dtype, heads, n_q, n_kv, d, causal, blocks, num_warps, num_stages):
     """examples/flash_attention.py against float64 numpy, its K and V loads

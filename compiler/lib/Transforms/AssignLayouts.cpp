@@ -222,9 +222,11 @@ int64_t operandReadElements(Value operand, unsigned kDim, const Target &target) 
   return 16 / eltBytes;
 }
 
-/// The matrix instruction for `dot`, with K taken `kFactor` times longer;
+/// The matrix instruction for `dot`, with K taken `kFactor` times longer, of
+/// m = n = `nonKDim` where the kernel's matrix_instr_nonkdim does not say;
 /// null when the types or shapes have none.
-const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, int64_t kFactor = 1) {
+const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, int64_t kFactor = 1,
+                                      int64_t nonKDim = 0) {
   auto d = dot.getType();
   // E2M1 bytes and FP6 codes go to the f8f6f4 instructions, as fp8 does.
   auto elem = [](Value v, std::optional<StringRef> format) {
@@ -235,9 +237,11 @@ const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, int64_t k
     return nullptr;
   unsigned rank = d.getRank();
   auto func = dot->getParentOfType<func::FuncOp>();
-  auto nonKDim = func ? func->getAttrOfType<IntegerAttr>("tile.matrix_instr_nonkdim") : IntegerAttr();
+  auto option = func ? func->getAttrOfType<IntegerAttr>("tile.matrix_instr_nonkdim") : IntegerAttr();
+  if (option && option.getInt())
+    nonKDim = option.getInt();
   return chooseMatrixInstr(target, *ab, *acc, d.getDimSize(rank - 2), d.getDimSize(rank - 1),
-                           dot.getReductionSize() * kFactor, nonKDim ? nonKDim.getInt() : 0, dot.getScaleBlock());
+                           dot.getReductionSize() * kFactor, nonKDim, dot.getScaleBlock());
 }
 
 /// Dots whose K is below every matching instruction's k get A and B padded
@@ -356,32 +360,43 @@ private:
   /// transposed (lanes along M, as A's lanes are), all warps along M, and
   /// the second renames K so that the first's N bits are where its
   /// instruction reads K. Where the instructions' layouts do not allow
-  /// it, A goes through LDS as usual.
+  /// it, A goes through LDS as usual. Where each warp's rows allow, both take
+  /// 32x32 instructions (as Triton's AMD backend does for dots of 32 rows
+  /// and columns and more): fewer lanes share a row of the first's result,
+  /// so the row reductions between the two exchange less (attention
+  /// 128x64x64 on gfx950: 18.44 against 16.81 non-matrix instructions per
+  /// 16384 MACs), while GEMMs, which reduce nothing, keep the first.
   DenseMap<Operation *, DotOptions> chooseDotChains() {
     DenseMap<Operation *, DotOptions> options;
     func.walk([&](DotOp second) {
       DenseSet<Value> seen;
       DotOp first = producingDot(second.getA(), seen);
-      const MatrixCoreInstr *i1 = first ? chooseDotInstr(first, target) : nullptr,
-                            *i2 = chooseDotInstr(second, target);
       // A scaled dot keeps K in order: its scales cover 32 consecutive k.
-      if (!i1 || !i2 || first.getType().getRank() != 2 || second.getType().getRank() != 2 ||
-          second.getAScale())
+      if (!first || first.getType().getRank() != 2 || second.getType().getRank() != 2 || second.getAScale())
         return;
-      DotOptions o1 = options.lookup(first), o2;
-      o1.transposed = o2.transposed = true;
-      o1.warpsN = o2.warpsN = 1;
-      auto layouts = [&](DotOp dot, const MatrixCoreInstr *instr, const DotOptions &o) {
-        auto a = dot.getA().getType(), d = dot.getType();
-        return dotLayouts(*instr, d.getDimSize(0), d.getDimSize(1), a.getDimSize(1), numWarps, 0, o);
-      };
-      std::optional<SmallVector<int64_t>> order = kOrderFor(layouts(first, i1, o1).d, layouts(second, i2, o2).a);
-      if (!order)
+      int64_t rowsPerWarp = first.getType().getDimSize(0) / numWarps;
+      for (int64_t nonKDim : {int64_t(32), int64_t(0)}) {
+        const MatrixCoreInstr *i1 = chooseDotInstr(first, target, 1, nonKDim),
+                              *i2 = chooseDotInstr(second, target, 1, nonKDim);
+        if (!i1 || !i2 || (nonKDim && (i1->m != nonKDim || i2->m != nonKDim || rowsPerWarp < nonKDim)))
+          continue;
+        DotOptions o1 = options.lookup(first), o2;
+        o1.transposed = o2.transposed = true;
+        o1.warpsN = o2.warpsN = 1;
+        o1.nonKDim = o2.nonKDim = nonKDim;
+        auto layouts = [&](DotOp dot, const MatrixCoreInstr *instr, const DotOptions &o) {
+          auto a = dot.getA().getType(), d = dot.getType();
+          return dotLayouts(*instr, d.getDimSize(0), d.getDimSize(1), a.getDimSize(1), numWarps, 0, o);
+        };
+        std::optional<SmallVector<int64_t>> order = kOrderFor(layouts(first, i1, o1).d, layouts(second, i2, o2).a);
+        if (!order)
+          continue;
+        if (!llvm::all_of(llvm::enumerate(*order), [](auto e) { return e.value() == int64_t(1) << e.index(); }))
+          o2.kOrder = std::move(*order);
+        options[first] = o1;
+        options[second] = o2;
         return;
-      if (!llvm::all_of(llvm::enumerate(*order), [](auto e) { return e.value() == int64_t(1) << e.index(); }))
-        o2.kOrder = std::move(*order);
-      options[first] = o1;
-      options[second] = o2;
+      }
     });
     return options;
   }
@@ -394,7 +409,8 @@ private:
       auto a = dot.getA().getType(), b = dot.getB().getType(), d = dot.getType();
       int64_t rank = d.getRank(), batch = rank == 3 ? d.getDimSize(0) : 0;
       int64_t M = d.getDimSize(rank - 2), N = d.getDimSize(rank - 1), K = dot.getReductionSize();
-      const MatrixCoreInstr *instr = chooseDotInstr(dot, target);
+      DotOptions &o = options.try_emplace(dot, DotOptions{0, /*transposed=*/true, {}}).first->second;
+      const MatrixCoreInstr *instr = chooseDotInstr(dot, target, 1, o.nonKDim);
       if (!instr && dot.getAScale()) {
         dot.emitError() << "no scaled matrix instruction of " << target.chip << " computes a " << M << "x" << K
                         << " by " << K << "x" << N << " product with "
@@ -410,7 +426,6 @@ private:
                         << " (M, N and K must be multiples of the instruction's)";
         return WalkResult::interrupt();
       }
-      DotOptions &o = options.try_emplace(dot, DotOptions{0, /*transposed=*/true, {}}).first->second;
       // Otherwise the warps split as the operands' LDS reads are fewest.
       if (!o.warpsN && !batch)
         o.warpsN = chooseWarpsN(*instr, M, N, K, numWarps, operandReadElements(dot.getA(), 1, target),

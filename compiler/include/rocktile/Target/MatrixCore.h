@@ -73,6 +73,7 @@ struct DotOptions {
   unsigned warpsN = 0;             // warps along N; 0: split by shape
   bool transposed = false;         // compute Dᵀ = Bᵀ Aᵀ: D's lanes run along M
   llvm::SmallVector<int64_t> kOrder; // bit i of the instruction's k is K index kOrder[i]; empty: itself
+  int64_t nonKDim = 0;             // the instruction's m and n if it has them; 0: the target's first
 };
 
 /// The K index that bit i of `k` stands for under `order`: the XOR of
