@@ -123,6 +123,16 @@ FailureOr<std::pair<Value, Value>> elementOf(Value ptr, OpBuilder &b) {
   return std::pair<Value, Value>{first.getSource(), at};
 }
 
+/// The kernel's ops of the given types, collected before they are rewritten.
+template <typename... Ops> SmallVector<Operation *> opsOf(gpu::GPUFuncOp kernel) {
+  SmallVector<Operation *> ops;
+  kernel.walk([&](Operation *op) {
+    if (isa<Ops...>(op))
+      ops.push_back(op);
+  });
+  return ops;
+}
+
 /// Erases the unused chain that forms a rocdl op's pointer (see elementOf),
 /// which has no host lowering.
 void erasePointerChain(Value ptr) {
@@ -137,12 +147,7 @@ void erasePointerChain(Value ptr) {
 /// only llvm.extractvalue reads: each extraction becomes one marked exchange
 /// of both operands, so the emulator handles no struct values.
 LogicalResult splitLaneSwaps(gpu::GPUFuncOp kernel) {
-  SmallVector<Operation *> swaps;
-  kernel.walk([&](Operation *op) {
-    if (isa<ROCDL::Permlane16SwapOp, ROCDL::Permlane32SwapOp>(op))
-      swaps.push_back(op);
-  });
-  for (Operation *op : swaps) {
+  for (Operation *op : opsOf<ROCDL::Permlane16SwapOp, ROCDL::Permlane32SwapOp>(kernel)) {
     int64_t rowLength = isa<ROCDL::Permlane16SwapOp>(op) ? 16 : 32;
     for (Operation *user : llvm::make_early_inc_range(op->getUsers())) {
       auto extract = dyn_cast<LLVM::ExtractValueOp>(user);
@@ -163,12 +168,7 @@ LogicalResult splitLaneSwaps(gpu::GPUFuncOp kernel) {
 /// address (checked for bounds, races and banks as any LDS read), then an
 /// exchange of elements between lanes: this splits it so.
 LogicalResult splitTransposeReads(gpu::GPUFuncOp kernel) {
-  SmallVector<Operation *> reads;
-  kernel.walk([&](Operation *op) {
-    if (isa<amdgpu::TransposeLoadOp, ROCDL::DsLoadTr16_B128, ROCDL::DsLoadTr8_B64>(op))
-      reads.push_back(op);
-  });
-  for (Operation *op : reads) {
+  for (Operation *op : opsOf<amdgpu::TransposeLoadOp, ROCDL::DsLoadTr16_B128, ROCDL::DsLoadTr8_B64>(kernel)) {
     OpBuilder b(op);
     auto type = cast<VectorType>(op->getResult(0).getType());
     Value view, at, ptr; // ptr: a rocdl read's pointer chain
@@ -203,12 +203,7 @@ LogicalResult splitTransposeReads(gpu::GPUFuncOp kernel) {
 /// reading zeros), then the runs queued for LDS in every wave, landing at
 /// the wait that covers them (rocktile_emu_async_load): this splits it so.
 LogicalResult splitAsyncLoads(gpu::GPUFuncOp kernel) {
-  SmallVector<Operation *> loads;
-  kernel.walk([&](Operation *op) {
-    if (isa<amdgpu::GatherToLDSOp, ROCDL::GlobalLoadAsyncToLDSB128Op>(op))
-      loads.push_back(op);
-  });
-  for (Operation *op : loads) {
+  for (Operation *op : opsOf<amdgpu::GatherToLDSOp, ROCDL::GlobalLoadAsyncToLDSB128Op>(kernel)) {
     OpBuilder b(op);
     Value src, at, view, dstAt, globalPtr, ldsPtr;
     int64_t bytes = 16;
