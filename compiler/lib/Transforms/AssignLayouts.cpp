@@ -375,6 +375,10 @@ private:
       if (!first || first.getType().getRank() != 2 || second.getType().getRank() != 2 || second.getAScale())
         return;
       int64_t rowsPerWarp = first.getType().getDimSize(0) / numWarps;
+      auto layouts = [&](DotOp dot, const MatrixCoreInstr *instr, const DotOptions &o) {
+        auto a = dot.getA().getType(), d = dot.getType();
+        return dotLayouts(*instr, d.getDimSize(0), d.getDimSize(1), a.getDimSize(1), numWarps, 0, o);
+      };
       for (int64_t nonKDim : {int64_t(32), int64_t(0)}) {
         const MatrixCoreInstr *i1 = chooseDotInstr(first, target, 1, nonKDim),
                               *i2 = chooseDotInstr(second, target, 1, nonKDim);
@@ -384,10 +388,6 @@ private:
         o1.transposed = o2.transposed = true;
         o1.warpsN = o2.warpsN = 1;
         o1.nonKDim = o2.nonKDim = nonKDim;
-        auto layouts = [&](DotOp dot, const MatrixCoreInstr *instr, const DotOptions &o) {
-          auto a = dot.getA().getType(), d = dot.getType();
-          return dotLayouts(*instr, d.getDimSize(0), d.getDimSize(1), a.getDimSize(1), numWarps, 0, o);
-        };
         std::optional<SmallVector<int64_t>> order = kOrderFor(layouts(first, i1, o1).d, layouts(second, i2, o2).a);
         if (!order)
           continue;

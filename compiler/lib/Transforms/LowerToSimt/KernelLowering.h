@@ -281,10 +281,13 @@ private:
   /// combiner op.
   SmallVector<SmallVector<Value>> combinePairs(tile::ReduceOp op, ArrayRef<SmallVector<Value>> lhs,
                                                ArrayRef<SmallVector<Value>> rhs);
-  /// The values of `v` (32 bits or fewer) in the two lanes that differ
-  /// only in lane bit `distance`, the one with it clear first, from one
-  /// v_permlane16_swap / v_permlane32_swap; none where the target lacks it.
-  std::optional<std::pair<Value, Value>> laneHalves(Value v, unsigned distance);
+  /// Whether laneHalves takes values of `type` `distance` lanes apart: 32
+  /// bits or fewer, where the target's swap is its best exchange.
+  bool swapsHalves(Type type, unsigned distance);
+  /// The values of `v` in the two lanes that differ only in lane bit
+  /// `distance`, the one with it clear first, from one v_permlane16_swap /
+  /// v_permlane32_swap.
+  std::pair<Value, Value> laneHalves(Value v, unsigned distance);
   Value shuffleXor(Value v, unsigned mask);
   /// Elements per memory access of `op`, and the byte alignment it has.
   std::pair<int64_t, int64_t> accessWidth(Value ptr, Value mask);

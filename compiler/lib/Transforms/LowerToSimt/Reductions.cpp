@@ -68,59 +68,61 @@ SmallVector<SmallVector<Value>> KernelLowering::combinePairs(tile::ReduceOp op,
   return out;
 }
 
-/// Float adds and multiplies have packed forms on both targets
-/// (v_pk_add_f32, v_pk_mul_f32); other combiners fold best as a chain,
-/// which LLVM fuses into three-operand forms (v_max3_f32).
 /// How many partials of a key with `size` left a packed step combines
 /// with as many next ones.
 static size_t pairWidth(size_t size) { return size >= 4 ? 2 : size / 2; }
 
+/// Float adds and multiplies have packed forms on both targets
+/// (v_pk_add_f32, v_pk_mul_f32); other combiners fold best as a chain,
+/// which LLVM fuses into three-operand forms (v_max3_f32).
 static bool combinesPacked(tile::ReduceOp op) {
   return llvm::all_of(op.getCombiner().front().without_terminator(),
                       [](Operation &inner) { return isa<arith::AddFOp, arith::MulFOp>(inner); });
 }
 
-std::optional<std::pair<Value, Value>> KernelLowering::laneHalves(Value v, unsigned distance) {
-  Type type = v.getType();
+// Lanes exchange 32-bit words; narrower values travel zero-extended.
+static Value toLaneWord(OpBuilder &b, Location loc, Value v) {
+  Type bitsType = b.getIntegerType(v.getType().getIntOrFloatBitWidth());
+  Value word = v.getType() == bitsType ? v : arith::BitcastOp::create(b, loc, bitsType, v).getResult();
+  return bitsType.getIntOrFloatBitWidth() < 32 ? arith::ExtUIOp::create(b, loc, b.getI32Type(), word).getResult()
+                                               : word;
+}
+
+static Value fromLaneWord(OpBuilder &b, Location loc, Value word, Type type) {
+  Type bitsType = b.getIntegerType(type.getIntOrFloatBitWidth());
+  if (bitsType != word.getType())
+    word = arith::TruncIOp::create(b, loc, bitsType, word);
+  return type == bitsType ? word : arith::BitcastOp::create(b, loc, type, word).getResult();
+}
+
+bool KernelLowering::swapsHalves(Type type, unsigned distance) {
   // A permlanex16 exchanges rows in one instruction; a swap overwrites both
   // its operands and so costs a copy besides.
   bool swaps = distance == 16 ? target.hasPermlane16Swap && !target.hasPermlaneX16
                               : distance == 32 && target.hasPermlane32Swap;
-  if (!swaps || !type.isIntOrFloat() || type.getIntOrFloatBitWidth() > 32)
-    return std::nullopt;
-  unsigned bits = type.getIntOrFloatBitWidth();
-  Type i32Type = b.getI32Type(), bitsType = b.getIntegerType(bits);
-  Value word = type == bitsType ? v : arith::BitcastOp::create(b, loc(), bitsType, v).getResult();
-  if (bits < 32)
-    word = arith::ExtUIOp::create(b, loc(), i32Type, word);
+  return swaps && type.isIntOrFloat() && type.getIntOrFloatBitWidth() <= 32;
+}
+
+std::pair<Value, Value> KernelLowering::laneHalves(Value v, unsigned distance) {
+  Value word = toLaneWord(b, loc(), v);
   // Both operands v: the first result holds, in every lane, the value of
   // the lane with the bit clear; the second the one with it set.
-  auto pair = LLVM::LLVMStructType::getLiteral(b.getContext(), {i32Type, i32Type});
+  auto pair = LLVM::LLVMStructType::getLiteral(b.getContext(), {b.getI32Type(), b.getI32Type()});
   Value swapped = distance == 16
                       ? ROCDL::Permlane16SwapOp::create(b, loc(), pair, word, word, false, false).getResult()
                       : ROCDL::Permlane32SwapOp::create(b, loc(), pair, word, word, false, false).getResult();
-  auto half = [&](int64_t k) -> Value {
-    Value w = LLVM::ExtractValueOp::create(b, loc(), swapped, k);
-    if (bits < 32)
-      w = arith::TruncIOp::create(b, loc(), bitsType, w);
-    return type == bitsType ? w : arith::BitcastOp::create(b, loc(), type, w).getResult();
+  auto half = [&](int64_t k) {
+    return fromLaneWord(b, loc(), LLVM::ExtractValueOp::create(b, loc(), swapped, k), v.getType());
   };
   Value lower = half(0);
-  return std::make_pair(lower, half(1));
+  return {lower, half(1)};
 }
 
 Value KernelLowering::shuffleXor(Value v, unsigned mask) {
   Type type = v.getType();
   unsigned bits = type.getIntOrFloatBitWidth();
-  // Lanes exchange 32-bit words; narrower values travel zero-extended.
-  if (bits < 32) {
-    Value word = arith::ExtUIOp::create(
-        b, loc(), b.getI32Type(),
-        arith::BitcastOp::create(b, loc(), b.getIntegerType(bits), v));
-    Value moved = shuffleXor(word, mask);
-    return arith::BitcastOp::create(
-        b, loc(), type, arith::TruncIOp::create(b, loc(), b.getIntegerType(bits), moved));
-  }
+  if (bits < 32)
+    return fromLaneWord(b, loc(), shuffleXor(toLaneWord(b, loc(), v), mask), type);
   // The cheapest exchange the hardware has for each distance: DPP within a
   // quad, a permlanex16 between rows of 16 (its selects name each lane's
   // own position), ds_swizzle within 32 lanes, a permlane swap between wave
@@ -207,13 +209,13 @@ LogicalResult KernelLowering::lowerReduce(tile::ReduceOp op) {
     for (auto &acc : partial) {
       // Where a permlane swap gives both lanes' values, every lane combines
       // them in the same order, with no select after the swap.
-      SmallVector<Value> lower, upper;
-      for (Value v : acc)
-        if (auto halves = laneHalves(v, 1u << bit)) {
-          lower.push_back(halves->first);
-          upper.push_back(halves->second);
+      if (llvm::all_of(acc, [&](Value v) { return swapsHalves(v.getType(), 1u << bit); })) {
+        SmallVector<Value> lower, upper;
+        for (Value v : acc) {
+          auto [l, u] = laneHalves(v, 1u << bit);
+          lower.push_back(l);
+          upper.push_back(u);
         }
-      if (lower.size() == acc.size()) {
         acc = combine(op, lower, upper);
         continue;
       }
