@@ -359,7 +359,8 @@ def scaled_constexprs(a_format, b_format):
 def scaled_table():
     """examples/mxfp4_matmul.py's tl.dot_scaled at num_stages 1: both on the
     scaled matrix instructions for MXFP8 and MXFP4; for bf16 x MXFP4 rocktile
-    decodes the MXFP4 side to bf16 in registers for the bf16 instructions."""
+    converts the MXFP4 side to bf16 with the targets' scaled conversions
+    (tile.scaled_upcast), in the registers of the bf16 instructions' operand."""
     sys.path.insert(0, os.path.dirname(SCALED_EXAMPLE))
     import rocktile
     from mxfp4_matmul import mx_matmul_kernel

@@ -89,3 +89,17 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @scaled_ext_matrix_fp8(%v: vector<8xf8E4M3FN>, %s: vector<4xf8E8M0FNU>, %p: memref<?xvector<8xf32>, #gpu.address_space<global>>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      // expected-error @+1 {{the emulator runs scaled_ext_packed_matrix on E2M1 codes only}}
+      %x = amdgpu.scaled_ext_packed_matrix %v scale(%s) blockSize(32) firstScaleLane(0) firstScaleByte(0) : vector<8xf8E4M3FN>, vector<4xf8E8M0FNU> -> vector<8xf32>
+      %c0 = arith.constant 0 : index
+      memref.store %x, %p[%c0] : memref<?xvector<8xf32>, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}

@@ -127,6 +127,31 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// gfx1250's scaled conversion of E2M1 codes reads its scales from other
+// lanes: one call for the workgroup with the codes, scale words and result
+// arrays, the result format (0: BF16), the block size and the first scale
+// lane and byte.
+// WAVE32-LABEL: func.func @scaled_ext_matrix_workgroup(
+// WAVE32: call @rocktile_emu_scaled_ext_matrix(%{{.*}}, %{{.*}}, %{{.*}}, %c128_i64{{.*}}, %c32_i64{{.*}}, %c0_i64{{.*}}, %c32_i64{{.*}}, %c16_i64{{.*}}, %c2_i64{{.*}})
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @scaled_ext_matrix(%x: memref<?xvector<8xf4E2M1FN>, #gpu.address_space<global>>,
+                                %y: memref<?xvector<4xf8E8M0FNU>, #gpu.address_space<global>>,
+                                %z: memref<?xvector<8xbf16>, #gpu.address_space<global>>)
+        kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %t = gpu.thread_id x
+      %codes = memref.load %x[%t] : memref<?xvector<8xf4E2M1FN>, #gpu.address_space<global>>
+      %scales = memref.load %y[%t] : memref<?xvector<4xf8E8M0FNU>, #gpu.address_space<global>>
+      %v = amdgpu.scaled_ext_packed_matrix %codes scale(%scales) blockSize(32) firstScaleLane(16) firstScaleByte(2)
+          : vector<8xf4E2M1FN>, vector<4xf8E8M0FNU> -> vector<8xbf16>
+      memref.store %v, %z[%t] : memref<?xvector<8xbf16>, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // A transpose read is each thread's checked LDS read at its own address
 // (stored to a per-thread array), then one call that exchanges the elements
 // between the lanes of each quarter wave as the ISA says.

@@ -16,6 +16,7 @@ import mxfp4_matmul
 import rocktile
 import rocktile.language as tl
 from rocktile import quantization
+from rocktile.language import semantic
 
 TARGETS = ["gfx950", "gfx1250"]
 EMAX = {"e2m1": 2, "e2m3": 2, "e3m2": 4, "e4m3": 8, "e5m2": 15}
@@ -94,18 +95,25 @@ def test_every_code_decodes_exactly(target, fmt):
     c = np.zeros((32, K), np.float32)
     kernel = decode_kernel[(1,)](packed, scales, eye, c, K, fmt, 2 if fmt == "e2m1" else 1, target=target)
     assert (c == want).all(), np.argwhere(c != want)[:5]
-    if target == "gfx950" and fmt == "e2m1":  # against bf16: the hardware's scaled conversion
-        assert "v_cvt_scalef32_pk_bf16_fp4" in kernel.asm["amdgcn"]
+    if fmt == "e2m1":  # against bf16: the hardware's scaled conversion
+        assert SCALED_CONVERSION[target] in kernel.asm["amdgcn"]
+
+
+# E2M1 codes times E8M0 scales into 16-bit floats: one instruction per byte
+# on gfx950, per four bytes on gfx1250 (tile.scaled_upcast).
+SCALED_CONVERSION = {"gfx950": "v_cvt_scalef32_pk_bf16_fp4", "gfx1250": "v_cvt_scale_pk8_bf16_fp4"}
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_an_e8m0_nan_scale_makes_nan(target):
-    codes = np.full((32, 64), 0x38, np.uint8)  # e4m3 1.0
+@pytest.mark.parametrize("fmt,one", [("e4m3", 0x38), ("e2m1", 0x22)])
+def test_an_e8m0_nan_scale_makes_nan(target, fmt, one):
+    pack = 2 if fmt == "e2m1" else 1
+    codes = np.full((32, 64 // pack), one, np.uint8)  # every element 1.0
     scales = np.full((32, 2), 127, np.uint8)
     scales[5, 1] = 0xFF
     eye = np.eye(64, dtype=ml_dtypes.bfloat16)
     c = np.zeros((32, 64), np.float32)
-    decode_kernel[(1,)](codes, scales, eye, c, 64, "e4m3", 1, target=target)
+    decode_kernel[(1,)](codes, scales, eye, c, 64, fmt, pack, target=target)
     # Row 5 holds NaNs, which the identity's zeros carry into every column.
     assert np.isnan(c[5]).all() and (np.delete(c, 5, axis=0) == 1).all()
 
@@ -228,10 +236,11 @@ def test_mx_matmul(target, a_format, b_format, M, N, K):
     c = mxfp4_matmul.mx_matmul(a_codes, a_scales, a_format, b_codes, b_scales, b_format, target=target)
     atol = 1e-5 * K * np.abs(a).max() * np.abs(b).max()
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=atol)
-    if target == "gfx950" and a_format == "fp16":  # E2M1 x fp16: the scaled conversion to fp16
+    if a_format == "fp16":  # E2M1 x fp16: the scaled conversion to fp16
         kernels = [k for spec, k in mxfp4_matmul.mx_matmul_kernel.cache.items()
                    if spec.target == target and ("A_FORMAT", "fp16") in spec.constexprs]
-        assert kernels and all("v_cvt_scalef32_pk_f16_fp4" in k.asm["amdgcn"] for k in kernels)
+        conversion = SCALED_CONVERSION[target].replace("bf16", "f16")
+        assert kernels and all(conversion in k.asm["amdgcn"] for k in kernels)
 
 
 SCALED_INSTR = {"gfx950": "v_mfma_scale_f32_16x16x128_f8f6f4", "gfx1250": "v_wmma_scale_f32_16x16x128_f8f6f4"}
@@ -333,3 +342,39 @@ def test_scaled_operands_do_not_spill(a_format, b_format):
         A_FORMAT=a_format, B_FORMAT=b_format, SCALE_FORMAT="e8m0", BLOCK_M=64, BLOCK_N=64, BLOCK_K=64),
         target="gfx950")
     assert kernel.metadata["vgpr_spill_count"] == 0 and kernel.metadata["vgpr_count"] <= 288
+
+
+@rocktile.jit
+def upcast_kernel(c_ptr, s_ptr, o_ptr, ROWS: tl.constexpr, K: tl.constexpr, AXIS: tl.constexpr):
+    # tile.scaled_upcast reached directly (tl.dot_scaled makes it only for a
+    # dot, in the dot operand's layout): stored, it takes a blocked layout,
+    # whose lanes 16 apart hold other rows' scales.
+    rows = tl.arange(0, ROWS)
+    if AXIS == 1:
+        codes = tl.load(c_ptr + rows[:, None] * (K // 2) + tl.arange(0, K // 2)[None, :])
+        scales = tl.load(s_ptr + rows[:, None] * (K // 32) + tl.arange(0, K // 32)[None, :])
+        tl.store(o_ptr + rows[:, None] * K + tl.arange(0, K)[None, :],
+                 semantic.scaled_upcast(codes, scales, 1, tl.bfloat16))
+    else:
+        codes = tl.load(c_ptr + tl.arange(0, K // 2)[:, None] * ROWS + rows[None, :])
+        scales = tl.load(s_ptr + tl.arange(0, K // 32)[:, None] * ROWS + rows[None, :])
+        tl.store(o_ptr + tl.arange(0, K)[:, None] * ROWS + rows[None, :],
+                 semantic.scaled_upcast(codes, scales, 0, tl.bfloat16))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("axis", [0, 1])
+def test_scaled_upcast_in_a_blocked_layout(target, axis):
+    """Every E2M1 code pair times random scales, converted along either axis
+    in a layout no dot gives it, exactly as dequantize_mx computes them."""
+    rng = np.random.default_rng(8)
+    rows, K = 32, 64
+    packed = rng.integers(0, 256, (rows, K // 2), dtype=np.uint8)
+    scales = rng.integers(100, 150, (rows, K // 32), dtype=np.uint8)
+    want = quantization.dequantize_mx(packed, scales, "e2m1", axis=1).astype(np.float32)
+    out = np.zeros((rows, K) if axis == 1 else (K, rows), ml_dtypes.bfloat16)
+    args = (packed, scales) if axis == 1 else (np.ascontiguousarray(packed.T), np.ascontiguousarray(scales.T))
+    kernel = upcast_kernel[(1,)](*args, out, rows, K, axis, target=target)
+    got = out.astype(np.float32) if axis == 1 else out.astype(np.float32).T
+    assert (got == want).all(), np.argwhere(got != want)[:5]
+    assert SCALED_CONVERSION[target] in kernel.asm["amdgcn"]

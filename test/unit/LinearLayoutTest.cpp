@@ -62,6 +62,23 @@ TEST(LinearLayout, DropDimMergesRegisters) {
     EXPECT_EQ(rows.apply(1, lane, 1), Coord({3}));
 }
 
+TEST(LinearLayout, DivideDimHoldsEachElementsBlock) {
+  // 8 consecutive columns per lane, 8 lanes along the columns, 4 along rows.
+  LinearLayout l = LinearLayout::blocked({8, 64}, {1, 8}, {4, 8}, {2, 1}, {1, 0});
+  LinearLayout pairs = l.divideDim(1, 2), blocks = l.divideDim(1, 32);
+  EXPECT_EQ(pairs.getShape(), llvm::ArrayRef<int64_t>({8, 32}));
+  EXPECT_EQ(pairs.getNumRegisters(), 4); // a lane's 8 elements are 4 pairs
+  EXPECT_EQ(blocks.getShape(), llvm::ArrayRef<int64_t>({8, 2}));
+  EXPECT_EQ(blocks.getNumRegisters(), 1); // all in one block of 32
+  for (uint64_t reg = 0; reg < 8; ++reg)
+    for (uint64_t lane : {0, 3, 4, 13, 31})
+      for (uint64_t warp : {0, 1}) {
+        Coord c = l.apply(reg, lane, warp);
+        EXPECT_EQ(pairs.apply(reg / 2, lane, warp), Coord({c[0], c[1] / 2}));
+        EXPECT_EQ(blocks.apply(0, lane, warp), Coord({c[0], c[1] / 32}));
+      }
+}
+
 TEST(LinearLayout, ReshapeKeepsEveryElementWhereItIs) {
   // Every (register, lane, warp) holds, as a 1x128x2x1 tile, the element
   // whose row-major index it held in the 8x32 tile: computed here by

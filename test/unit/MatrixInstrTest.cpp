@@ -6,6 +6,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <gtest/gtest.h>
+#include <cmath>
 #include <random>
 
 using namespace rocktile::emulator;
@@ -151,6 +152,34 @@ TEST(MatrixInstr, Int8AccumulatesInWrappingInt32) {
     int32_t expected = int32_t(uint32_t(INT32_MAX) + uint32_t(16384 * m->K));
     for (int32_t v : d)
       ASSERT_EQ(v, expected) << target;
+  }
+}
+
+TEST(MatrixInstr, ScaledExtMatrixReadsScalesFromRowLanes) {
+  // One wave32: lane L's eight codes are all 1.0 (E2M1 code 2); lane L's
+  // scale word holds bytes 100 + 4L + b, so the scale a lane applies names
+  // the lane and byte it was read from.
+  const int64_t n = 32;
+  std::vector<uint32_t> codes(n, 0x22222222);
+  std::vector<uint8_t> scales(n * 4);
+  for (int64_t l = 0; l < n; ++l)
+    for (int64_t byte = 0; byte < 4; ++byte)
+      scales[l * 4 + byte] = uint8_t(100 + 4 * l + byte);
+  struct Case {
+    int64_t blockSize, firstLane, firstByte;
+  };
+  for (Case c : {Case{32, 0, 0}, Case{32, 16, 2}, Case{16, 0, 1}, Case{16, 16, 0}}) {
+    std::vector<float> out(n * 8); // eight f32 per lane
+    rocktile_emu_scaled_ext_matrix(int64_t(codes.data()), int64_t(scales.data()), int64_t(out.data()), n, 32,
+                                   int64_t(MatrixFormat::F32), c.blockSize, c.firstLane, c.firstByte);
+    const float *values = out.data();
+    for (int64_t l = 0; l < n; ++l) {
+      // Lanes 16-31 take the next byte (blocks of 32) or the one two on.
+      int64_t byte = c.firstByte + (l >= 16 ? (c.blockSize == 32 ? 1 : 2) : 0);
+      float want = std::ldexp(1.0f, 100 + 4 * int(c.firstLane + l % 16) + int(byte) - 127);
+      for (int64_t i = 0; i < 8; ++i)
+        ASSERT_EQ(values[l * 8 + i], want) << "lane " << l << " block " << c.blockSize;
+    }
   }
 }
 } // namespace

@@ -139,7 +139,7 @@ SliceLayoutAttr reducedLayout(Attribute parent, ArrayRef<int64_t> shape, unsigne
 }
 
 bool isElementwise(Operation *op) {
-  return op->hasTrait<OpTrait::Elementwise>() || isa<AddPtrOp, AssumeOp, arith::ScalingExtFOp>(op);
+  return op->hasTrait<OpTrait::Elementwise>() || isa<AddPtrOp, AssumeOp>(op);
 }
 
 std::optional<MatrixElem> matrixElem(Type t) {
@@ -465,6 +465,39 @@ private:
     return success();
   }
 
+  /// A scaled upcast is made in the layout of the dot operand it feeds, so
+  /// that its codes cross lanes as bytes (a quarter of the 16-bit values)
+  /// and its conversions sit beside the matrix instructions; its codes and
+  /// scales take that layout divided along the axis (by 2, by the scale
+  /// block). Each lane must hold runs of the consecutive elements one of
+  /// the target's conversions makes; where the dot operand's layout has
+  /// none (or nothing is), a blocked layout with them.
+  LogicalResult assignScaledUpcast(ScaledUpcastOp op) {
+    RankedTensorType type = op.getType();
+    unsigned axis = op.getAxis();
+    int64_t run = target.scaledUpcastElements();
+    auto holdsRuns = [&](Attribute layout) {
+      std::optional<LinearLayout> l = getLinearLayout(type.cloneWithEncoding(layout));
+      return l && l->isAdditive() && l->getContiguousRegisters(axis) >= run;
+    };
+    Attribute layout;
+    if (op->hasOneUse())
+      if (auto dot = dyn_cast<DotOp>(*op->user_begin()); dot && dots.count(dot))
+        layout = dot.getA() == op.getResult() ? std::get<0>(dots.lookup(dot)) : std::get<1>(dots.lookup(dot));
+    unsigned rank = type.getRank();
+    if (!layout || !holdsRuns(layout))
+      layout = axis + 1 == rank
+                   ? chooseBlocked(op.getContext(), type.getShape(), run, target.waveSize, numWarps)
+                   : chooseBlocked(op.getContext(), type.getShape(), 1, target.waveSize, numWarps, axis, run);
+    LinearLayout result = *getLinearLayout(type.cloneWithEncoding(layout));
+    Attribute codes = layoutAttr(op.getContext(), result.divideDim(axis, 2));
+    Attribute scales = layoutAttr(op.getContext(), result.divideDim(axis, op.getScaleBlock()));
+    if (failed(unifyEach(op, {codes, scales})))
+      return failure();
+    setEncoding(op.getResult(), layout);
+    return success();
+  }
+
   LogicalResult assignBlock(Block &block) {
     for (Operation &op : llvm::make_early_inc_range(block))
       if (failed(assign(&op)))
@@ -671,6 +704,8 @@ private:
       return assignWhile(loop);
     if (auto dot = dyn_cast<DotOp>(op))
       return assignDot(dot);
+    if (auto upcast = dyn_cast<ScaledUpcastOp>(op))
+      return assignScaledUpcast(upcast);
     // Terminators take the layouts their parent op gives them.
     if (op->hasTrait<OpTrait::IsTerminator>())
       return success();
@@ -881,9 +916,10 @@ private:
           prefer(e.getSrc(), SliceLayoutAttr::get(op.getContext(), e.getAxis(), parent));
         continue;
       }
-      // A reshape or trans places its operand's elements elsewhere: the
-      // layout its result wants says nothing about the operand's.
-      if (op.getNumResults() != 1 || isa<ReduceOp, ReshapeOp, TransOp>(op))
+      // A reshape, trans or scaled upcast places its operand's elements
+      // elsewhere: the layout its result wants says nothing about the
+      // operand's.
+      if (op.getNumResults() != 1 || isa<ReduceOp, ReshapeOp, TransOp, ScaledUpcastOp>(op))
         continue;
       Attribute layout = preferences.lookup(op.getResult(0));
       if (isa_and_nonnull<LinearLayoutAttr, SliceLayoutAttr>(layout) && isa<LoadOp>(op))

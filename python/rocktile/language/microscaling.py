@@ -6,7 +6,9 @@ on the scaled matrix instructions (a tile.dot with scales) of both targets,
 FP6 (e2m3, e3m2) on gfx950's, and on gfx1250 NVFP4 (e2m1 with E4M3 scales
 per 16) too. Otherwise each operand is decoded to 16-bit floats in registers: its element
 codes become values, multiplied by their block's scale, and the product runs on
-the targets' bf16 (or fp16) matrix instructions.  Every element format's
+the targets' bf16 (or fp16) matrix instructions; E2M1 codes beside a
+16-bit operand are converted with their E8M0 scales by the targets'
+scaled conversion instructions.  Every element format's
 value times a power-of-two scale is exact in bf16 (at most 3 mantissa bits
 against bf16's 7, the same exponent range), so the result is the exact
 products accumulated in fp32, as the hardware's scaled instructions compute
@@ -150,7 +152,7 @@ SCALE_ONE = {"e8m0": 127, "e4m3": 0x38}
 
 def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None, sixteen=None):
     """One operand's values, [..., M, K] for lhs and [..., K, N] for rhs: fp32,
-    or with `sixteen` (bf16 or fp16) those where the target's scaled
+    or with `sixteen` (bf16 or fp16) those where the targets' scaled
     conversions compute them directly. `scale` is [..., M, K/block] for lhs
     and [..., N, K/block] for rhs. With `nibble` 0 or 1 (e2m1 packed along
     K), only the elements in the bytes' low or high nibbles: those at even
@@ -158,18 +160,19 @@ def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None, 
     k_axis = len(x.shape) - (1 if side == "lhs" else 2)
     other_axis = len(x.shape) - (2 if side == "lhs" else 1)
     x = _typed(x, fmt, side)
+    rows = list(x.shape[:-2]) + [x.shape[other_axis]]
+    if (sixteen is not None and fmt == "e2m1" and k_pack and nibble is None and scale is not None
+            and scale_format == "e8m0"):
+        # MXFP4 beside a 16-bit operand: both targets convert packed codes
+        # times their scales in one instruction (tile.scaled_upcast), the
+        # codes staying packed until then.
+        _check_scale(scale, rows, 2 * x.shape[k_axis], scale_format, side)
+        return semantic.scaled_upcast(x, scale if side == "lhs" else core.trans(scale), k_axis, sixteen)
     if fmt == "e2m1" and nibble is None:
         x = _unpack_nibbles(x, k_axis if k_pack else other_axis)
     elif fmt == "e2m1":
         x = (x >> 4 * nibble) & 0xF
-    # gfx950 converts E2M1 codes times their scales to 16-bit floats in one
-    # instruction (v_cvt_scalef32_pk_{bf16,f16}_fp4). (fp8 is converted by the
-    # hardware already, to fp32; the tile pipeline computes fp8 in fp32.)
-    hardware = (sixteen is not None and scale is not None and semantic.current().target == "gfx950"
-                and scale_format == "e8m0" and fmt == "e2m1" and not fast_math)
-    if hardware:
-        value = x
-    elif fmt in SUB_BYTE:
+    if fmt in SUB_BYTE:
         value = _decode_e2m1(x) if fmt == "e2m1" else _decode_sub_byte(x & 0x3F, fmt)
     else:
         value = x.to(core.float32)
@@ -177,7 +180,7 @@ def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None, 
         return value
     K = x.shape[k_axis] * (1 if nibble is None else 2)
     block = SCALE_BLOCK[scale_format]
-    _check_scale(scale, list(x.shape[:-2]) + [x.shape[other_axis]], K, scale_format, side)
+    _check_scale(scale, rows, K, scale_format, side)
     factor = _decode_scales(scale, scale_format, fast_math)
     if side == "rhs":
         factor = core.trans(factor)  # [..., K/block, N]
@@ -187,11 +190,7 @@ def _operand(x, scale, fmt, scale_format, k_pack, side, fast_math, nibble=None, 
     blocks = list(value.shape)
     blocks[k_axis:k_axis + 1] = [K // block, per]
     value, factor = core.reshape(value, blocks), core.expand_dims(factor, k_axis + 1)
-    if hardware:
-        scaled = semantic.scaling_extf(value, core.broadcast_to(factor, blocks), sixteen)
-    else:
-        scaled = value * factor
-    return core.reshape(scaled, list(x.shape))
+    return core.reshape(value * factor, list(x.shape))
 
 
 def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False, lhs_k_pack=True,

@@ -1262,12 +1262,15 @@ def scaled_dot(a, a_format, a_scale, b, b_format, b_scale, acc, scale_format="e8
     return _emit("tile.dot", [*operands, acc, *scales], block_type(float32, shape), attrs)
 
 
-def scaling_extf(codes, scales, out):
-    """E2M1 codes times scales as `out` (bf16, fp16) values, on the hardware's
-    scaled conversions (arith.scaling_extf: gfx950's v_cvt_scalef32_pk_*):
-    `codes` uint8 (one per byte), `scales` fp32, one per element."""
-    codes = cast(cast(codes, dtype("int4")), dtype("fp4e2m1"), bitcast=True)
-    return _emit("arith.scaling_extf", [codes, scales], _typed(codes.shape, out))
+def scaled_upcast(codes, scales, axis, out):
+    """E2M1 codes (uint8, two per byte along `axis`, the first in the low
+    nibble) times their blocks' E8M0 scales (uint8, the result's shape but
+    one per block along `axis`) as `out` (bf16, fp16) values, on the
+    targets' scaled conversions (tile.scaled_upcast)."""
+    shape = list(codes.shape)
+    shape[axis] *= 2
+    codes, scales = (cast(x, int8, bitcast=True) for x in (codes, scales))
+    return _emit("tile.scaled_upcast", [codes, scales], _typed(shape, out), {"axis": f"{axis} : i32"})
 
 
 def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype):

@@ -20,9 +20,6 @@ class dtype:
         "fp32": ("float", 32, "f32"), "fp64": ("float", 64, "f64"),
         # OCP 8-bit floats: e4m3 without infinities ("fn"), and e5m2.
         "fp8e4nv": ("float", 8, "f8E4M3FN"), "fp8e5": ("float", 8, "f8E5M2"),
-        # Not public: the element types of tl.dot_scaled's decoding on the
-        # hardware's scaled conversions (microscaling.py).
-        "int4": ("int", 4, "i4"), "fp4e2m1": ("float", 4, "f4E2M1FN"),
     }
     _MANTISSA = {"fp16": 10, "bf16": 7, "fp32": 23, "fp64": 52, "fp8e4nv": 3, "fp8e5": 2}
 

@@ -73,6 +73,7 @@ llvm::ArrayRef<HostSymbol> hostSymbols() {
       {"rocktile_emu_matrix", address(&rocktile_emu_matrix)},
       {"rocktile_emu_scaled_matrix", address(&rocktile_emu_scaled_matrix)},
       {"rocktile_emu_scaled_ext", address(&rocktile_emu_scaled_ext)},
+      {"rocktile_emu_scaled_ext_matrix", address(&rocktile_emu_scaled_ext_matrix)},
       {"__truncsfhf2", address(&truncsfhf2)},
       {"__truncdfhf2", address(&truncdfhf2)},
       {"__truncsfbf2", address(&truncsfbf2)},

@@ -68,7 +68,7 @@ constexpr llvm::StringLiteral kLaneSwap = "rocktile.lane_swap";
 /// Ops after which the lanes of a wave must be in lockstep.
 bool isCrossLane(Operation *op) {
   return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, ROCDL::PermlaneX16Op, gpu::ShuffleOp, amdgpu::MFMAOp,
-             amdgpu::ScaledMFMAOp, amdgpu::WMMAOp, amdgpu::ScaledWMMAOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::TensorStoreFromLDSD2Op,
+             amdgpu::ScaledMFMAOp, amdgpu::WMMAOp, amdgpu::ScaledWMMAOp, amdgpu::ScaledExtPackedMatrixOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::TensorStoreFromLDSD2Op,
              ROCDL::WaitTensorcntOp, ROCDL::WaitAsynccntOp, amdgpu::MemoryCounterWaitOp, ROCDL::ReadfirstlaneOp>(op) ||
          (isa<UnrealizedConversionCastOp>(op) && (op->hasAttr(kLaneTranspose) || op->hasAttr(kAsyncLoad) || op->hasAttr(kLaneSwap)));
 }
@@ -959,6 +959,22 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
     return emitMatrix(op, "gfx1250", wmma.getM(), wmma.getN(), wmma.getK());
   if (auto wmma = dyn_cast<amdgpu::ScaledWMMAOp>(op))
     return emitMatrix(op, "gfx1250", wmma.getM(), wmma.getN(), wmma.getK());
+  if (auto ext = dyn_cast<amdgpu::ScaledExtPackedMatrixOp>(op)) {
+    // Lanes read their scales from other lanes' registers.
+    auto source = cast<VectorType>(ext.getSource().getType());
+    auto out = matrixFormat(getElementTypeOrSelf(ext.getType()));
+    if (matrixFormat(source) != MatrixFormat::E2M1 || !out)
+      return op->emitError("the emulator runs scaled_ext_packed_matrix on E2M1 codes only");
+    for (Value v : op->getOperands())
+      if (uniform.contains(v))
+        copyToArrays(v, v, *op->getBlock());
+    func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_scaled_ext_matrix", 9),
+                         ValueRange{addressOf(arrayFor(ext.getSource())), addressOf(arrayFor(ext.getScale())),
+                                    addressOf(arrayFor(ext.getResult())), i64(numThreads), i64(waveSize),
+                                    i64(int64_t(*out)), i64(ext.getBlockSize()), i64(ext.getFirstScaleLane()),
+                                    i64(ext.getFirstScaleByte())});
+    return success();
+  }
   if (auto wait = dyn_cast<amdgpu::MemoryCounterWaitOp>(op)) {
     // vmcnt counts the direct-to-LDS loads (other loads complete at issue
     // here); dscnt nothing (LDS accesses complete at once).

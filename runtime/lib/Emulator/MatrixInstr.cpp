@@ -212,6 +212,23 @@ extern "C" int32_t rocktile_emu_scaled_ext(int32_t code, int32_t format, float s
   return int32_t(narrow(value, narrowFloat(MatrixFormat(out))));
 }
 
+extern "C" void rocktile_emu_scaled_ext_matrix(int64_t src, int64_t scale, int64_t dst, int64_t n, int64_t waveSize,
+                                               int64_t out, int64_t blockSize, int64_t firstLane, int64_t firstByte) {
+  auto *codes = reinterpret_cast<const uint32_t *>(src);
+  auto *scales = reinterpret_cast<const uint8_t *>(scale);
+  int64_t outBytes = MatrixFormat(out) == MatrixFormat::F32 ? 4 : 2;
+  for (int64_t t = 0; t < n; ++t) {
+    int64_t lane = t % waveSize, upper = lane >= 16;
+    int64_t byte = firstByte + (blockSize == 32 ? upper : 2 * upper);
+    float s = e8m0(scales[(t - lane + firstLane + lane % 16) * 4 + byte]);
+    for (int64_t i = 0; i < 8; ++i) {
+      int32_t bits = rocktile_emu_scaled_ext(int32_t(codes[t] >> (4 * i) & 0xF), int32_t(MatrixFormat::E2M1), s,
+                                             int32_t(out));
+      std::memcpy(reinterpret_cast<uint8_t *>(dst) + (t * 8 + i) * outBytes, &bits, outBytes);
+    }
+  }
+}
+
 extern "C" void rocktile_emu_scaled_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t scaleA,
                                            int64_t scaleB, int64_t d, int64_t n, int64_t formatA,
                                            int64_t formatB, int64_t scaleFormat, int64_t scaleBytesA,

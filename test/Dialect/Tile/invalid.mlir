@@ -485,6 +485,54 @@ func.func @gather_result(%x: tensor<16x64xf32>, %i: tensor<16x8xi32>) {
 
 // -----
 
+func.func @scaled_upcast_axis(%c: tensor<16x32xi8>, %s: tensor<16x2xi8>) {
+  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  %u = tile.scaled_upcast %c, %s {axis = 2 : i32} : tensor<16x32xi8>, tensor<16x2xi8> -> tensor<16x64xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_upcast_result(%c: tensor<16x32xi8>, %s: tensor<16x2xi8>) {
+  // expected-error @+1 {{result must hold bf16 or f16, got 'tensor<16x64xf32>'}}
+  %u = tile.scaled_upcast %c, %s {axis = 1 : i32} : tensor<16x32xi8>, tensor<16x2xi8> -> tensor<16x64xf32>
+  return
+}
+
+// -----
+
+func.func @scaled_upcast_codes_type(%c: tensor<16x32xi16>, %s: tensor<16x2xi8>) {
+  // expected-error @+1 {{codes and scales must be i8 tiles (E2M1 pairs, E8M0 bits), got 'tensor<16x32xi16>' and 'tensor<16x2xi8>'}}
+  %u = tile.scaled_upcast %c, %s {axis = 1 : i32} : tensor<16x32xi16>, tensor<16x2xi8> -> tensor<16x64xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_upcast_codes_shape(%c: tensor<16x64xi8>, %s: tensor<16x2xi8>) {
+  // expected-error @+1 {{codes must be 'tensor<16x32xi8>' (two codes per byte along axis 1), got 'tensor<16x64xi8>'}}
+  %u = tile.scaled_upcast %c, %s {axis = 1 : i32} : tensor<16x64xi8>, tensor<16x2xi8> -> tensor<16x64xbf16>
+  return
+}
+
+// -----
+
+func.func @scaled_upcast_scales_shape(%c: tensor<16x32xi8>, %s: tensor<8x2xi8>) {
+  // expected-error @+1 {{scales must have the result's shape but along axis 1, where each covers a block of 8 or more elements, got 'tensor<8x2xi8>' for 'tensor<16x64xf16>'}}
+  %u = tile.scaled_upcast %c, %s {axis = 1 : i32} : tensor<16x32xi8>, tensor<8x2xi8> -> tensor<16x64xf16>
+  return
+}
+
+// -----
+
+func.func @scaled_upcast_small_block(%c: tensor<16x32xi8>, %s: tensor<16x16xi8>) {
+  // expected-error @+1 {{scales must have the result's shape but along axis 1, where each covers a block of 8 or more elements, got 'tensor<16x16xi8>' for 'tensor<16x64xbf16>'}}
+  %u = tile.scaled_upcast %c, %s {axis = 1 : i32} : tensor<16x32xi8>, tensor<16x16xi8> -> tensor<16x64xbf16>
+  return
+}
+
+// -----
+
 func.func @descriptor_load_rank(%p: !tile.ptr<f16>, %i: i32) {
   // expected-error @+1 {{needs one offset, extent and stride per dimension of the 2-D block, got 1, 2 and 2}}
   %b = tile.descriptor_load %p[%i] shape [%i, %i] strides [%i, %i] : !tile.ptr<f16> -> tensor<16x16xf16>

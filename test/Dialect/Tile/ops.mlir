@@ -85,6 +85,10 @@ func.func @all_ops(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %
   // CHECK: tile.gather %{{.*}}[%{{.*}}] {axis = 0 : i32} : tensor<64x16xf32>, tensor<8x16xi32> -> tensor<8x16xf32>
   %gi = arith.constant dense<3> : tensor<8x16xi32>
   %g = tile.gather %tr[%gi] {axis = 0 : i32} : tensor<64x16xf32>, tensor<8x16xi32> -> tensor<8x16xf32>
+  // CHECK: tile.scaled_upcast %{{.*}}, %{{.*}} {axis = 1 : i32} : tensor<16x32xi8>, tensor<16x2xi8> -> tensor<16x64xbf16>
+  %codes = arith.constant dense<34> : tensor<16x32xi8>
+  %scales = arith.constant dense<127> : tensor<16x2xi8>
+  %up = tile.scaled_upcast %codes, %scales {axis = 1 : i32} : tensor<16x32xi8>, tensor<16x2xi8> -> tensor<16x64xbf16>
   return
 }
 

@@ -40,6 +40,18 @@ enum class AsyncLoads {
   AsyncToLds,
 };
 
+/// How a target converts E2M1 codes times E8M0 scales to bf16 or f16
+/// (tile.scaled_upcast).
+enum class ScaledUpcast {
+  /// gfx950: v_cvt_scalef32_pk_{bf16,f16}_fp4, one byte (two codes) of a
+  /// register, which the instruction selects, times an fp32 scale.
+  PerByte,
+  /// gfx1250: v_cvt_scale_pk8_{bf16,f16}_fp4, a register of eight codes
+  /// times an E8M0 scale byte that lane L reads from lane L % 16 (plus the
+  /// first scale lane, 0 or 16) of its wave.
+  PerDwordFromRowLanes,
+};
+
 struct Target {
   llvm::StringRef chip;        // LLVM -mcpu name, e.g. "gfx950"
   llvm::StringRef product;     // e.g. "MI355X"
@@ -52,6 +64,7 @@ struct Target {
   unsigned ldsBanks;           // LDS banks, 4 bytes wide
   bool hasTensorDataMover;     // tensor_load_to_lds: whole blocks from global memory to LDS
   AsyncLoads asyncLoads;
+  ScaledUpcast scaledUpcast;
   unsigned vgprsPerSimd;       // a SIMD's VGPRs per lane, shared by its waves
   unsigned maxWaveVgprs;       // the most one wave may address (AGPRs apart)
 
@@ -63,6 +76,9 @@ struct Target {
   unsigned waveVgprs(unsigned numWarps) const { return std::min(maxWaveVgprs, waveRegisters(numWarps)); }
   llvm::ArrayRef<MatrixCoreInstr> matrixInstrs; // in order of preference
   llvm::ArrayRef<LdsTransposeRead> transposeReads; // the ones rocktile uses
+
+  /// The consecutive elements one scaled conversion makes: 2 or 8.
+  int64_t scaledUpcastElements() const { return scaledUpcast == ScaledUpcast::PerByte ? 2 : 8; }
 
   /// The transpose read of `eltBytes`-byte elements, or none (lanes = 0).
   LdsTransposeRead transposeRead(int64_t eltBytes) const;

@@ -76,6 +76,7 @@ extern const Target gfx1250Target = {
     // 64 banks: an inference (RDNA2 and later GFX10+/GFX12 LDS have 64 banks,
     // ROCm's HIP hardware documentation; gfx1250 is not documented there)
     /*ldsBanks=*/64, /*hasTensorDataMover=*/true, /*asyncLoads=*/AsyncLoads::AsyncToLds,
+    /*scaledUpcast=*/ScaledUpcast::PerDwordFromRowLanes,
     // 1024 VGPRs, no AGPRs (shared/isa/README.md)
     /*vgprsPerSimd=*/1024, /*maxWaveVgprs=*/1024, matrixInstrs, transposeReads};
 } // namespace rocktile

@@ -96,6 +96,7 @@ extern const Target gfx950Target = {
     // 64 banks, twice CDNA3's [LLVM's AMDGPU.td, "gfx950 doubled the bank count
     // to 64" (llvm-project #220632); ROCm's HIP hardware documentation]
     /*ldsBanks=*/64, /*hasTensorDataMover=*/false, /*asyncLoads=*/AsyncLoads::DirectToLds,
+    /*scaledUpcast=*/ScaledUpcast::PerByte,
     // 512 per SIMD and lane, of which a wave addresses 256 as VGPRs and the
     // rest as AGPRs (shared/isa/README.md)
     /*vgprsPerSimd=*/512, /*maxWaveVgprs=*/256, matrixInstrs, transposeReads};

@@ -153,6 +153,7 @@ private:
   /// the runs of equal values AxisInfo proves for it along every dimension.
   uint64_t equalRegisterBits(Value v);
   LogicalResult lowerDot(tile::DotOp op);
+  LogicalResult lowerScaledUpcast(tile::ScaledUpcastOp op);
   LogicalResult lowerPrint(tile::PrintOp op);
   LogicalResult lowerAssert(tile::AssertOp op);
   /// Marks the kernel as runnable only in the emulator, because of `op`.

@@ -356,6 +356,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
         return success();
       })
       .Case([&](tile::GatherOp g) { return lowerGather(g); })
+      .Case([&](tile::ScaledUpcastOp u) { return lowerScaledUpcast(u); })
       .Case([&](tile::ElementwiseInlineAsmOp a) { return lowerInlineAsm(a); })
       .Case([&](tile::MapElementwiseOp m) { return lowerMapElementwise(m); })
       .Case<tile::AtomicRMWOp, tile::AtomicCASOp>([&](Operation *a) { return lowerAtomic(a); })

@@ -83,6 +83,14 @@ void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t
 /// of `format` (E2M1, E4M3, E5M2) times `scale`, rounded to nearest even in
 /// `out` (F32, F16, BF16); the result's bits.
 int32_t rocktile_emu_scaled_ext(int32_t code, int32_t format, float scale, int32_t out);
+/// gfx1250's scaled conversion of a wave's matrix of E2M1 codes
+/// (v_cvt_scale_pk8_{f32,f16,bf16}_fp4: amdgpu.scaled_ext_packed_matrix):
+/// each thread's eight codes (`src`, 4 bytes, code i at bits 4i) times the
+/// E8M0 scale byte it reads in the 4-byte word of lane `firstLane` + L % 16
+/// of its wave (`scale`): byte `firstByte`, plus 1 (blocks of 32) or 2
+/// (blocks of 16) in lanes 16-31; eight `out` values into `dst`.
+void rocktile_emu_scaled_ext_matrix(int64_t src, int64_t scale, int64_t dst, int64_t n, int64_t waveSize,
+                                    int64_t out, int64_t blockSize, int64_t firstLane, int64_t firstByte);
 void rocktile_emu_scaled_matrix(int64_t instr, int64_t a, int64_t b, int64_t c, int64_t scaleA, int64_t scaleB,
                                 int64_t d, int64_t n, int64_t formatA, int64_t formatB, int64_t scaleFormat,
                                 int64_t scaleBytesA, int64_t selectA, int64_t scaleBytesB, int64_t selectB);

@@ -51,19 +51,8 @@ LinearLayout LinearLayout::blocked(llvm::ArrayRef<int64_t> shape,
 }
 
 LinearLayout LinearLayout::collapseDim(unsigned dim) const {
-  llvm::SmallVector<int64_t, 4> newShape(shape);
-  newShape[dim] = 1;
-  std::array<llvm::SmallVector<Coord>, 3> newBases = bases;
-  for (auto &perIn : newBases)
-    for (Coord &c : perIn)
-      c[dim] = 0;
-  // Registers differing only along `dim` now duplicate each other.
-  llvm::SmallVector<Coord> unique;
-  for (Coord &c : newBases[Register])
-    if (llvm::any_of(c, [](int64_t x) { return x != 0; }) && !llvm::is_contained(unique, c))
-      unique.push_back(c);
-  newBases[Register] = unique;
-  return LinearLayout(newShape, std::move(newBases));
+  // Every coordinate along `dim` is below its size: shifted out entirely.
+  return divideDim(dim, llvm::PowerOf2Ceil(shape[dim]));
 }
 
 LinearLayout LinearLayout::dropDim(unsigned dim) const {
@@ -73,6 +62,22 @@ LinearLayout LinearLayout::dropDim(unsigned dim) const {
     for (Coord &c : perIn)
       c.erase(c.begin() + dim);
   return collapsed;
+}
+
+LinearLayout LinearLayout::divideDim(unsigned dim, int64_t factor) const {
+  unsigned shift = llvm::Log2_64(factor);
+  llvm::SmallVector<int64_t, 4> newShape(shape);
+  newShape[dim] = std::max<int64_t>(shape[dim] >> shift, 1);
+  std::array<llvm::SmallVector<Coord>, 3> newBases = bases;
+  for (auto &perIn : newBases)
+    for (Coord &c : perIn)
+      c[dim] >>= shift;
+  llvm::SmallVector<Coord> unique;
+  for (Coord &c : newBases[Register])
+    if (!isZero(c) && !llvm::is_contained(unique, c))
+      unique.push_back(c);
+  newBases[Register] = unique;
+  return LinearLayout(newShape, std::move(newBases));
 }
 
 LinearLayout LinearLayout::reshape(llvm::ArrayRef<int64_t> newShape) const {

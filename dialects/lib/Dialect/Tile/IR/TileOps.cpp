@@ -220,6 +220,31 @@ LogicalResult GatherOp::verify() {
   return success();
 }
 
+LogicalResult ScaledUpcastOp::verify() {
+  auto codes = getCodes().getType(), scales = getScales().getType(), dst = getType();
+  int64_t axis = getAxis(), rank = dst.getRank();
+  if (axis < 0 || axis >= rank)
+    return emitOpError() << "axis " << axis << " is out of range for rank " << rank;
+  if (!dst.getElementType().isBF16() && !dst.getElementType().isF16())
+    return emitOpError() << "result must hold bf16 or f16, got " << dst;
+  if (!codes.getElementType().isInteger(8) || !scales.getElementType().isInteger(8))
+    return emitOpError() << "codes and scales must be i8 tiles (E2M1 pairs, E8M0 bits), got " << codes << " and "
+                         << scales;
+  SmallVector<int64_t> packed(dst.getShape());
+  packed[axis] /= 2;
+  if (codes.getShape() != ArrayRef<int64_t>(packed))
+    return emitOpError() << "codes must be " << dst.clone(packed, codes.getElementType())
+                         << " (two codes per byte along axis " << axis << "), got " << codes;
+  int64_t blocks = scales.getRank() == rank ? scales.getDimSize(axis) : 0;
+  SmallVector<int64_t> blocked(dst.getShape());
+  blocked[axis] = blocks;
+  if (scales.getRank() != rank || scales.getShape() != ArrayRef<int64_t>(blocked) || blocks == 0 ||
+      dst.getDimSize(axis) % blocks || dst.getDimSize(axis) / blocks < 8)
+    return emitOpError() << "scales must have the result's shape but along axis " << axis
+                         << ", where each covers a block of 8 or more elements, got " << scales << " for " << dst;
+  return success();
+}
+
 LogicalResult ConvertLayoutOp::verify() {
   auto src = getSrc().getType(), dst = getType();
   if (src.getShape() != dst.getShape() || src.getElementType() != dst.getElementType())

@@ -36,6 +36,12 @@ public:
   LinearLayout collapseDim(unsigned dim) const;
   /// This layout with tensor dimension `dim` removed (collapsed first).
   LinearLayout dropDim(unsigned dim) const;
+  /// This layout of a tile `factor` (a power of two) times shorter along
+  /// `dim`: what held element x along it holds element x / factor (a
+  /// shift, linear as the bases are); registers that then hold what
+  /// others hold are dropped. The layout of the bytes of two-element pairs
+  /// (factor 2), or of the scales of blocks of elements.
+  LinearLayout divideDim(unsigned dim, int64_t factor) const;
   /// This layout of the same elements in row-major order seen as a tensor
   /// of `newShape` (as many elements, powers of two): every register, lane
   /// and warp holds the elements it held, so a reshape into it moves nothing.

@@ -723,6 +723,44 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>, AttrSiz
   let hasVerifier = 1;
 }
 
+def Tile_ScaledUpcastOp : Tile_Op<"scaled_upcast", [Pure]> {
+  let summary = "E2M1 codes times their blocks' E8M0 scales, as 16-bit floats";
+  let description = [{
+    `codes` holds two E2M1 codes per i8 along `axis` (the first in the low
+    nibble); the result, of the same shape but twice as long along `axis`,
+    holds each code's value times the E8M0 scale (2^(s-127), 0xFF NaN) of
+    its block, in bf16 or f16. `scales` has the result's shape but along
+    `axis`, where each scale covers a block of consecutive elements: the
+    result's length there divided by `scales`'. A block covers at least 8
+    elements. Every product is exact in the result's type (E2M1 has one
+    mantissa bit) unless it leaves its range.
+
+    It is `tl.dot_scaled`'s conversion of an MXFP4 operand whose other side
+    is bf16 or fp16, on the targets' scaled conversions: gfx950's
+    `v_cvt_scalef32_pk_{bf16,f16}_fp4` (one byte of codes with an fp32
+    scale) and gfx1250's `v_cvt_scale_pk8_{bf16,f16}_fp4` (four bytes with
+    an E8M0 scale that it reads from lane L % 16 of the wave). Layout
+    assignment gives it the layout of the dot operand it feeds and its
+    operands that one's packed and block-wise versions, so the codes go
+    through LDS as bytes rather than as 16-bit values.
+
+    ```mlir
+    %b = tile.scaled_upcast %codes, %scales {axis = 0 : i32}
+        : tensor<64x128xi8>, tensor<4x128xi8> -> tensor<128x128xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$codes, Tile_Tensor:$scales, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$codes `,` $scales attr-dict `:` type($codes) `,` type($scales) `->` type($result)";
+  let extraClassDeclaration = [{
+    /// The consecutive elements along `axis` that one scale covers.
+    int64_t getScaleBlock() {
+      return getType().getDimSize(getAxis()) / getScales().getType().getDimSize(getAxis());
+    }
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Reduction
 //===----------------------------------------------------------------------===//

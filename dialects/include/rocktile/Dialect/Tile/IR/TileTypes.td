@@ -17,7 +17,7 @@ def Tile_PtrType : TypeDef<Tile_Dialect, "Pointer"> {
 }
 
 def Tile_Int : AnyTypeOf<[AnySignlessInteger]>;
-def Tile_Float : AnyTypeOf<[F8E4M3FN, F8E5M2, F4E2M1FN, F16, BF16, F32, F64]>;
+def Tile_Float : AnyTypeOf<[F8E4M3FN, F8E5M2, F16, BF16, F32, F64]>;
 def Tile_Scalar : AnyTypeOf<[Tile_Int, Tile_Float, Tile_PtrType]>;
 def Tile_Tensor : RankedTensorOf<[Tile_Int, Tile_Float, Tile_PtrType]>;
 def Tile_Value : AnyTypeOf<[Tile_Scalar, Tile_Tensor]>;
