@@ -484,11 +484,9 @@ private:
     if (op->hasOneUse())
       if (auto dot = dyn_cast<DotOp>(*op->user_begin()); dot && dots.count(dot))
         layout = dot.getA() == op.getResult() ? std::get<0>(dots.lookup(dot)) : std::get<1>(dots.lookup(dot));
-    unsigned rank = type.getRank();
-    if (!layout || !holdsRuns(layout))
-      layout = axis + 1 == rank
-                   ? chooseBlocked(op.getContext(), type.getShape(), run, target.waveSize, numWarps)
-                   : chooseBlocked(op.getContext(), type.getShape(), 1, target.waveSize, numWarps, axis, run);
+    if (!layout || !holdsRuns(layout)) // `run` elements per lane along the axis, the last one or another
+      layout = chooseBlocked(op.getContext(), type.getShape(), axis + 1 == type.getRank() ? run : 1,
+                             target.waveSize, numWarps, axis, run);
     LinearLayout result = *getLinearLayout(type.cloneWithEncoding(layout));
     Attribute codes = layoutAttr(op.getContext(), result.divideDim(axis, 2));
     Attribute scales = layoutAttr(op.getContext(), result.divideDim(axis, op.getScaleBlock()));

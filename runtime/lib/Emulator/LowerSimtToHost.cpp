@@ -266,6 +266,9 @@ private:
   /// Stores each thread's `from` values into the arrays of `to`.
   void copyToArrays(ValueRange from, ValueRange to, Block &block);
   Value arrayFor(Value v);
+  /// The array of every thread's value of `v`, an operand of `op`: a value
+  /// the workgroup computes once is copied into one first.
+  Value threadArray(Value v, Operation *op);
   Value laneValue(Value v, Value tid, IRMapping &segment);
   LogicalResult emitSegment(Block &block, ArrayRef<Operation *> ops);
   LogicalResult emitCrossLane(Operation *op);
@@ -350,6 +353,12 @@ Value WorkgroupLowering::arrayFor(Value v) {
   Value array = memref::AllocOp::create(b, loc(), type);
   allocations.push_back(array);
   return arrays[v] = array;
+}
+
+Value WorkgroupLowering::threadArray(Value v, Operation *op) {
+  if (uniform.contains(v))
+    copyToArrays(v, v, *op->getBlock());
+  return arrayFor(v);
 }
 
 std::optional<BufferOrigin> WorkgroupLowering::originOf(Value memref) {
@@ -918,11 +927,8 @@ LogicalResult WorkgroupLowering::emitMatrix(Operation *op, StringRef target, uns
   if (it == instrs.end() || !pair || !accOk)
     return op->emitError("the emulator has no semantics for this matrix instruction");
   SmallVector<Value> arrays;
-  for (Value v : op->getOperands()) {
-    if (uniform.contains(v))
-      copyToArrays(v, v, *op->getBlock());
-    arrays.push_back(addressOf(arrayFor(v)));
-  }
+  for (Value v : op->getOperands())
+    arrays.push_back(addressOf(threadArray(v, op)));
   arrays.push_back(addressOf(arrayFor(op->getResult(0))));
   SmallVector<Value> args{i64(it - instrs.begin())};
   args.append(arrays);
@@ -965,11 +971,8 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
     auto out = matrixFormat(getElementTypeOrSelf(ext.getType()));
     if (matrixFormat(source) != MatrixFormat::E2M1 || !out)
       return op->emitError("the emulator runs scaled_ext_packed_matrix on E2M1 codes only");
-    for (Value v : op->getOperands())
-      if (uniform.contains(v))
-        copyToArrays(v, v, *op->getBlock());
     func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_scaled_ext_matrix", 9),
-                         ValueRange{addressOf(arrayFor(ext.getSource())), addressOf(arrayFor(ext.getScale())),
+                         ValueRange{addressOf(threadArray(ext.getSource(), op)), addressOf(threadArray(ext.getScale(), op)),
                                     addressOf(arrayFor(ext.getResult())), i64(numThreads), i64(waveSize),
                                     i64(int64_t(*out)), i64(ext.getBlockSize()), i64(ext.getFirstScaleLane()),
                                     i64(ext.getFirstScaleByte())});
@@ -993,9 +996,6 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
   }
   if (auto copy = op->getAttrOfType<BoolAttr>(kAsyncLoad)) {
     Value data = op->getOperand(0), index = op->getOperand(1), view = op->getOperand(2);
-    for (Value v : {data, index})
-      if (uniform.contains(v))
-        copyToArrays(v, v, *op->getBlock());
     Value hostView = uniform.lookupOrNull(view);
     std::optional<BufferOrigin> origin = hostView ? originOf(hostView) : std::nullopt;
     if (!origin || origin->argIndex != -1)
@@ -1005,7 +1005,7 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
     int64_t bytes = type.getNumElements() * scalarBytes(type.getElementType());
     int64_t site = addSite(op, "async copy", hostView, eltBytes);
     func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_async_load", 9),
-                         ValueRange{ctx, i64(site), addressOf(arrayFor(data)), addressOf(arrayFor(index)),
+                         ValueRange{ctx, i64(site), addressOf(threadArray(data, op)), addressOf(threadArray(index, op)),
                                     i64(numThreads), i64(eltBytes), i64(bytes), i64(origin->ldsOffset),
                                     i64(copy.getValue())});
     return success();
@@ -1019,11 +1019,8 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
     // Each wave's descriptor, from every lane's copy of it (Emulator.cpp).
     bool store = isa<ROCDL::TensorStoreFromLDSD2Op>(op);
     SmallVector<Value> args{ctx, i64(addSite(op, "tensor copy", Value(), 1))};
-    for (Value group : {op->getOperand(0), op->getOperand(1)}) {
-      if (uniform.contains(group))
-        copyToArrays(group, group, *op->getBlock());
-      args.push_back(addressOf(arrayFor(group)));
-    }
+    for (Value group : {op->getOperand(0), op->getOperand(1)})
+      args.push_back(addressOf(threadArray(group, op)));
     args.push_back(i64(numThreads));
     func::CallOp::create(b, loc(),
                          runtimeFunction(store ? "rocktile_emu_tensor_store" : "rocktile_emu_tensor_load", args.size()),
@@ -1034,20 +1031,16 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
   if (op->hasAttr(kLaneTranspose)) {
     // Groups of a quarter wave's lanes exchange (test/unit/isa/lds_transpose_reads.json).
     auto type = cast<VectorType>(src.getType());
-    if (uniform.contains(src))
-      copyToArrays(src, src, *op->getBlock());
     func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_lds_transpose", 6),
-                         ValueRange{addressOf(arrayFor(src)), addressOf(arrayFor(op->getResult(0))),
+                         ValueRange{addressOf(threadArray(src, op)), addressOf(arrayFor(op->getResult(0))),
                                     i64(numThreads), i64(scalarBytes(type.getElementType())),
                                     i64(type.getNumElements()), i64(waveSize / 4)});
     return success();
   }
   if (auto swap = op->getAttrOfType<DenseI64ArrayAttr>(kLaneSwap)) {
-    for (Value v : op->getOperands())
-      if (uniform.contains(v))
-        copyToArrays(v, v, *op->getBlock());
     func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_permlane_swap_result", 6),
-                         ValueRange{addressOf(arrayFor(op->getOperand(0))), addressOf(arrayFor(op->getOperand(1))),
+                         ValueRange{addressOf(threadArray(op->getOperand(0), op)),
+                                    addressOf(threadArray(op->getOperand(1), op)),
                                     addressOf(arrayFor(op->getResult(0))), i64(numThreads), i64(swap[0]),
                                     i64(swap[1])});
     return success();
@@ -1055,11 +1048,7 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
   int64_t bits = src.getType().isIntOrFloat() ? src.getType().getIntOrFloatBitWidth() : 0;
   if (bits != 32 && bits != 64)
     return op->emitError("the emulator exchanges only 32- and 64-bit values between lanes");
-  // The source as an array of every thread's value (a value computed once
-  // per workgroup is copied into one first).
-  if (uniform.contains(src))
-    copyToArrays(src, src, *op->getBlock());
-  Value srcArray = arrayFor(src);
+  Value srcArray = threadArray(src, op);
   Value dst = arrayFor(op->getResult(0));
   Value n = i64(numThreads);
   Value bytes = i64(bits / 8);

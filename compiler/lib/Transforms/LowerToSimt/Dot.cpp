@@ -207,13 +207,35 @@ LogicalResult KernelLowering::lowerScaledUpcast(tile::ScaledUpcastOp op) {
       scales != out.divideDim(axis, op.getScaleBlock()))
     return op.emitError("tile.scaled_upcast needs runs of ")
            << run << " elements along its axis in registers, and its operands' layouts divided from its own";
+  Type elt = op.getType().getElementType(), fp4 = b.getType<Float4E2M1FNType>();
+  bool perByte = target.scaledUpcast == ScaledUpcast::PerByte;
+  // The scale of out register `r` as its conversion takes it, made once per
+  // register of the scales: on gfx950 fp32, 2^(s-127), 2^-127 for 0 (a
+  // subnormal), NaN for 0xFF; on gfx1250 the E8M0 byte in all four bytes of
+  // the lane's scale word, so that any byte the instruction selects is it.
   RegisterIndex scaleIndex(scales);
+  DenseMap<int64_t, Value> scaleValues;
   auto scaleOf = [&](int64_t r) {
     LinearLayout::Coord c = out.apply(LinearLayout::Register, r);
     c[axis] /= op.getScaleBlock();
-    return vector::ExtractOp::create(b, loc(), lookup(op.getScales()), scaleIndex.at(c)).getResult();
+    Value &value = scaleValues[scaleIndex.at(c)];
+    if (value)
+      return value;
+    Value s = arith::ExtUIOp::create(
+        b, loc(), b.getI32Type(), vector::ExtractOp::create(b, loc(), lookup(op.getScales()), scaleIndex.at(c)));
+    if (perByte) {
+      Value isZero = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq, s, i32(0));
+      Value isNan = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq, s, i32(0xFF));
+      Value bits = arith::SelectOp::create(b, loc(), isZero, i32(0x00400000),
+                                           arith::ShLIOp::create(b, loc(), s, i32(23)));
+      bits = arith::SelectOp::create(b, loc(), isNan, i32(0x7FC00000), bits);
+      return value = arith::BitcastOp::create(b, loc(), b.getF32Type(), bits);
+    }
+    Value word = arith::MulIOp::create(b, loc(), s, i32(0x01010101));
+    return value = vector::BitCastOp::create(
+               b, loc(), VectorType::get({4}, b.getType<Float8E8M0FNUType>()),
+               vector::BroadcastOp::create(b, loc(), VectorType::get({1}, b.getI32Type()), word));
   };
-  Type elt = op.getType().getElementType(), fp4 = b.getType<Float4E2M1FNType>();
   // A chunk: the lane's codes of up to four bytes, as E2M1 elements.
   int64_t chunk = std::min<int64_t>(8, out.getNumRegisters());
   auto codesOf = [&](int64_t r) {
@@ -222,44 +244,26 @@ LogicalResult KernelLowering::lowerScaledUpcast(tile::ScaledUpcastOp op) {
       bytes = vector::BroadcastOp::create(b, loc(), VectorType::get({1}, b.getI8Type()), bytes);
     return vector::BitCastOp::create(b, loc(), VectorType::get({chunk}, fp4), bytes).getResult();
   };
+  // gfx1250's conversion reads the scale word of lane L % 16 of the first
+  // 16 lanes, or of the second with first scale lane 16: where lanes 16
+  // apart may hold different scales, each half takes the conversion that
+  // reads its own.
+  const int64_t halfLane = 16;
+  bool halvesShare = scales.getNumLanes() <= halfLane || (scales.getCopyBits(LinearLayout::Lane) & halfLane);
   SmallVector<Value> parts;
   for (int64_t r = 0; r < out.getNumRegisters(); r += chunk) {
     Value source = codesOf(r);
-    if (target.scaledUpcast == ScaledUpcast::PerByte) {
-      // Each byte times its scale as fp32: 2^(s-127), 2^-127 for 0 (a
-      // subnormal), NaN for 0xFF.
-      for (int64_t pair = 0; pair < chunk / 2; ++pair) {
-        Value s = arith::ExtUIOp::create(b, loc(), b.getI32Type(), scaleOf(r + 2 * pair));
-        Value isZero = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq, s, i32(0));
-        Value isNan = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq, s, i32(0xFF));
-        Value bits = arith::SelectOp::create(b, loc(), isZero, i32(0x00400000),
-                                             arith::ShLIOp::create(b, loc(), s, i32(23)));
-        bits = arith::SelectOp::create(b, loc(), isNan, i32(0x7FC00000), bits);
-        Value scale = arith::BitcastOp::create(b, loc(), b.getF32Type(), bits);
-        parts.push_back(amdgpu::ScaledExtPackedOp::create(b, loc(), VectorType::get({2}, elt), source, scale,
-                                                          uint32_t(pair)));
-      }
+    if (perByte) {
+      for (int64_t pair = 0; pair < chunk / 2; ++pair)
+        parts.push_back(amdgpu::ScaledExtPackedOp::create(b, loc(), VectorType::get({2}, elt), source,
+                                                          scaleOf(r + 2 * pair), uint32_t(pair)));
       continue;
     }
-    // The scale byte in all four bytes of the lane's scale register, so
-    // that any byte the instruction selects is it. It reads that register
-    // in lane L % 16 of the first 16 lanes, or of the second with first
-    // scale lane 16: where the two halves' scales may differ, each half
-    // takes the conversion that reads its own.
-    Value s = arith::ExtUIOp::create(b, loc(), b.getI32Type(), scaleOf(r));
-    Value word = arith::MulIOp::create(b, loc(), s, i32(0x01010101));
-    auto scaleType = VectorType::get({4}, b.getType<Float8E8M0FNUType>());
-    Value scale = vector::BitCastOp::create(
-        b, loc(), scaleType, vector::BroadcastOp::create(b, loc(), VectorType::get({1}, b.getI32Type()), word));
     auto convert = [&](uint32_t firstLane) {
-      return amdgpu::ScaledExtPackedMatrixOp::create(b, loc(), VectorType::get({8}, elt), source, scale,
+      return amdgpu::ScaledExtPackedMatrixOp::create(b, loc(), VectorType::get({8}, elt), source, scaleOf(r),
                                                      /*blockSize=*/32, firstLane, /*firstScaleByte=*/0)
           .getResult();
     };
-    int64_t halfLane = 16;
-    auto laneBases = scales.getBases(LinearLayout::Lane);
-    bool halvesShare = llvm::Log2_64(halfLane) >= laneBases.size() ||
-                       llvm::all_of(laneBases[llvm::Log2_64(halfLane)], [](int64_t x) { return x == 0; });
     if (halvesShare) {
       parts.push_back(convert(0));
       continue;
