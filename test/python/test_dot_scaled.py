@@ -133,18 +133,20 @@ def test_an_e8m0_zero_scale_is_two_to_the_minus_127(target):
 
 @rocktile.jit
 def scaled_decode_kernel(a_ptr, a_scale_ptr, eye_ptr, c_ptr, K: tl.constexpr, A_FORMAT: tl.constexpr,
-                         B_FORMAT: tl.constexpr, SCALE_FORMAT: tl.constexpr = "e8m0"):
+                         B_FORMAT: tl.constexpr, SCALE_FORMAT: tl.constexpr = "e8m0", N: tl.constexpr = 0):
+    """The first N (all K, for 0) columns of a's decoded codes."""
     A_PACK: tl.constexpr = 2 if A_FORMAT == "e2m1" else 1
     B_PACK: tl.constexpr = 2 if B_FORMAT == "e2m1" else 1
     BLOCK: tl.constexpr = 16 if SCALE_FORMAT == "e4m3" else 32
+    COLS: tl.constexpr = N if N else K
     rows = tl.arange(0, 32)
-    k = tl.arange(0, K)
+    cols = tl.arange(0, COLS)
     a = tl.load(a_ptr + rows[:, None] * (K // A_PACK) + tl.arange(0, K // A_PACK)[None, :])
     a_scale = tl.load(a_scale_ptr + rows[:, None] * (K // BLOCK) + tl.arange(0, K // BLOCK)[None, :])
-    eye = tl.load(eye_ptr + tl.arange(0, K // B_PACK)[:, None] * K + k[None, :])
+    eye = tl.load(eye_ptr + tl.arange(0, K // B_PACK)[:, None] * K + cols[None, :])
     c = tl.dot_scaled(a, a_scale, A_FORMAT, eye, None, B_FORMAT, lhs_scale_format=SCALE_FORMAT,
                       rhs_scale_format=SCALE_FORMAT)
-    tl.store(c_ptr + rows[:, None] * K + k[None, :], c)
+    tl.store(c_ptr + rows[:, None] * COLS + cols[None, :], c)
 
 
 def _identity(K, fmt):
@@ -164,7 +166,8 @@ def test_scaled_instructions_scale_every_code_by_its_block(target, fmt, eye_form
     """MX fp8, fp6 and fp4 run on the scaled matrix instructions: gfx950's
     v_mfma_scale_f32_*_f8f6f4 (32x32x64 for K 64, 16x16x128 for 256),
     gfx1250's v_wmma_scale_f32_16x16x128_f8f6f4 (for K 256 and fp8/fp4; K 64
-    is below its k, and fp6 goes through bf16): every finite code of `fmt`
+    is below its k, and fp6 goes through bf16), or its 32x16x128_f4 for E2M1
+    on both sides: every finite code of `fmt`
     in each row, a different scale per block of 32 k, times the identity in
     `eye_format` (its side unscaled, E8M0 127), gives each code's value
     times its block's scale, exactly."""
@@ -186,7 +189,8 @@ def test_scaled_instructions_scale_every_code_by_its_block(target, fmt, eye_form
         shape = "32x32x64" if K == 64 else "16x16x128"
         assert f"v_mfma_scale_f32_{shape}_f8f6f4" in asm and "bf16" not in asm
     elif K == 256 and fmt in ("e4m3", "e5m2", "e2m1"):
-        assert "v_wmma_scale_f32_16x16x128_f8f6f4" in asm and "bf16" not in asm
+        instr = "32x16x128_f4" if fmt == eye_format == "e2m1" else "16x16x128_f8f6f4"
+        assert f"v_wmma_scale_f32_{instr}" in asm and "bf16" not in asm
 
 
 # E4M3 scales that keep every E2M1 value times them normal in fp32: the
@@ -194,25 +198,26 @@ def test_scaled_instructions_scale_every_code_by_its_block(target, fmt, eye_form
 NVFP4_SCALES = np.array([0x08, 0x38, 0x3F, 0x7E, 0xB8], np.uint8)
 
 
-def test_nvfp4_runs_on_the_scale16_instruction():
-    """NVFP4 (E2M1, E4M3 scales per 16 k) on gfx1250's
-    v_wmma_scale16_f32_16x16x128_f8f6f4: every E2M1 code in each row, a
-    different E4M3 scale per block of 16, times the E2M1 identity (its
-    side unscaled: E4M3 1.0), gives each code's value times its block's
-    scale, exactly."""
+@pytest.mark.parametrize("N,instr", [(256, "32x16x128_f4"), (16, "16x16x128_f8f6f4")])
+def test_nvfp4_runs_on_the_scale16_instructions(N, instr):
+    """NVFP4 (E2M1, E4M3 scales per 16 k) on gfx1250's scale16 forms (the
+    32x16x128 f4 one where N, the instruction's 32 rows, allows): every E2M1
+    code in each row, a different E4M3 scale per block of 16, times the
+    E2M1 identity (its side unscaled: E4M3 1.0), gives each code's value
+    times its block's scale, exactly."""
     K = 256
     rng = np.random.default_rng(6)
     codes = np.stack([np.resize(np.roll(np.arange(16, dtype=np.uint8), 5 * r), K) for r in range(32)])
     scales = rng.choice(NVFP4_SCALES, (32, K // 16)).astype(np.uint8)
     packed = (codes[:, 0::2] | (codes[:, 1::2] << 4)).astype(np.uint8)
-    c = np.zeros((32, K), np.float32)
-    kernel = scaled_decode_kernel[(1,)](packed, scales, _identity(K, "e2m1"), c, K, "e2m1", "e2m1", "e4m3",
+    c = np.zeros((32, N), np.float32)
+    kernel = scaled_decode_kernel[(1,)](packed, scales, _identity(K, "e2m1"), c, K, "e2m1", "e2m1", "e4m3", N,
                                         target="gfx1250")
     values = quantization.dequantize_mx(packed, np.full((32, K // 32), 127, np.uint8), "e2m1", axis=1)
-    want = values * np.repeat(scales.view(ml_dtypes.float8_e4m3fn).astype(np.float64), 16, axis=1)
+    want = (values * np.repeat(scales.view(ml_dtypes.float8_e4m3fn).astype(np.float64), 16, axis=1))[:, :N]
     assert (c == want).all(), np.argwhere(c != want)[:5]
     asm = kernel.asm["amdgcn"]
-    assert "v_wmma_scale16_f32_16x16x128_f8f6f4" in asm and "bf16" not in asm
+    assert f"v_wmma_scale16_f32_{instr}" in asm and "bf16" not in asm
 
 
 def _operand(x, fmt, axis, scale_format="e8m0"):
@@ -243,7 +248,8 @@ def test_mx_matmul(target, a_format, b_format, M, N, K):
         assert kernels and all(conversion in k.asm["amdgcn"] for k in kernels)
 
 
-SCALED_INSTR = {"gfx950": "v_mfma_scale_f32_16x16x128_f8f6f4", "gfx1250": "v_wmma_scale_f32_16x16x128_f8f6f4"}
+SCALED_INSTR = {"gfx950": "v_mfma_scale_f32_16x16x128_f8f6f4", "gfx1250": "v_wmma_scale_f32_16x16x128_f8f6f4",
+                ("gfx1250", "e2m1", "e2m1"): "v_wmma_scale_f32_32x16x128_f4"}
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -262,7 +268,8 @@ def test_mx_matmul_on_the_scaled_instructions(target, a_format, b_format):
     want = {"A_FORMAT": a_format, "B_FORMAT": b_format, "BLOCK_K": 128}
     [kernel] = [k for spec, k in mxfp4_matmul.mx_matmul_kernel.cache.items()
                 if spec.target == target and want.items() <= dict(spec.constexprs).items()]
-    assert SCALED_INSTR[target] in kernel.asm["amdgcn"] and "bf16" not in kernel.asm["amdgcn"]
+    instr = SCALED_INSTR.get((target, a_format, b_format), SCALED_INSTR[target])
+    assert instr in kernel.asm["amdgcn"] and "bf16" not in kernel.asm["amdgcn"]
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -274,11 +281,11 @@ def test_nvfp4_matmul(target):
         want = (quantization.dequantize_nvfp4(xa, xs, xg, axis=1).astype(np.float64) @
                 quantization.dequantize_nvfp4(wb, ws, wg, axis=0).astype(np.float64))
         np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * 128 * np.abs(want).max())
-    if target == "gfx1250":  # BLOCK_K 128 is the scale16 instruction's k
+    if target == "gfx1250":  # BLOCK_K 128 is the scale16 instructions' k
         [kernel] = [k for spec, k in mxfp4_matmul.mx_matmul_kernel.cache.items()
                     if spec.target == target and ("SCALE_FORMAT", "e4m3") in spec.constexprs
                     and ("BLOCK_K", 128) in spec.constexprs]
-        assert "v_wmma_scale16_f32_16x16x128_f8f6f4" in kernel.asm["amdgcn"]
+        assert "v_wmma_scale16_f32_32x16x128_f4" in kernel.asm["amdgcn"]
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -34,7 +34,8 @@ TEST(MatrixCore, InstructionLayoutsMatchIsaTables) {
       const llvm::json::Object *entry = tables.entry(t->chip, name);
       ASSERT_NE(entry, nullptr) << name << " is not in the ISA tables";
       EXPECT_EQ(*entry->getInteger("wave_size"), t->waveSize);
-      EXPECT_EQ(*entry->getInteger("a_slots"), m.abSlots());
+      EXPECT_EQ(*entry->getInteger("a_slots"), m.aSlots());
+      EXPECT_EQ(entry->getInteger("b_slots").value_or(m.aSlots()), m.bSlots());
       struct Operand {
         const char *key;
         LinearLayout layout;
@@ -62,7 +63,8 @@ TEST(MatrixCore, InstructionLayoutsMatchIsaTables) {
   //   + f32 16x16x4 (64 + 64 + 256) + f32 32x32x2 (64 + 64 + 1024);
   // gfx1250: 2 x (16x16x32: 512 + 512 + 256) + iu8 16x16x64 (1024 + 1024 + 256)
   //   + f32 16x16x4 (64 + 64 + 256) + fp8 16x16x64 (1024 + 1024 + 256) + fp8 16x16x128 (2048 + 2048 + 256)
-  EXPECT_EQ(checked, 18688u + 2304 + 3072 + 384 + 1152 + 2304 + 384 + 2304 + 4352);
+  //   + f4 32x16x128 (4096 + 2048 + 512)
+  EXPECT_EQ(checked, 18688u + 2304 + 3072 + 384 + 1152 + 2304 + 384 + 2304 + 4352 + 6656);
 }
 
 TEST(MatrixCore, ScaledFormsMatchIsaTables) {
@@ -97,6 +99,20 @@ TEST(MatrixCore, ScaledFormsMatchIsaTables) {
   expect("B_scale", instrLayout(per32.b, 4, 16), true);
   expect("B_scale16", instrLayout(per16.b, 8, 16), true);
   EXPECT_EQ(checked, 2 * 2048u + 2 * 64 + 2 * 128);
+  // The 32x16x128 f4 instruction's scales (its operands are in the table
+  // every instruction is checked against), chosen for E2M1 on both sides.
+  entry = tables.entry("gfx1250", "wmma_f32_32x16x128_f4");
+  ASSERT_NE(entry, nullptr);
+  const MatrixCoreInstr *f4 = chooseMatrixInstr(*lookupTarget("gfx1250"), MatrixElem::FP4, MatrixElem::F32,
+                                                32, 16, 128, 0, 32);
+  ASSERT_TRUE(f4 && f4->scaled);
+  EXPECT_EQ(f4->name, "wmma_f32_32x16x128_f4");
+  per32 = f4->ofScales(32), per16 = f4->ofScales(16), checked = 0;
+  expect("A_scale", instrLayout(per32.a, 32, 4));
+  expect("A_scale16", instrLayout(per16.a, 32, 8));
+  expect("B_scale", instrLayout(per32.b, 4, 16), true);
+  expect("B_scale16", instrLayout(per16.b, 8, 16), true);
+  EXPECT_EQ(checked, 2 * 64u + 2 * 128 + 64 + 128);
   // gfx950 takes no E4M3 scales per 16.
   EXPECT_EQ(chooseMatrixInstr(*lookupTarget("gfx950"), MatrixElem::FP8, MatrixElem::F32, 32, 32, 128, 0, 16),
             nullptr);
@@ -163,13 +179,13 @@ TEST(MatrixCore, DotLayoutsSplitWarpsAndCoverTheTile) {
 TEST(MatrixCore, WarpSplitByOperandReads) {
   const MatrixCoreInstr &bf16 = *chooseMatrixInstr(*lookupTarget("gfx950"), MatrixElem::BF16, MatrixElem::F32,
                                                    256, 256, 64);
-  EXPECT_EQ(chooseWarpsN(bf16, 256, 256, 64, 8, /*readA=*/8, /*readB=*/4), 4u);
-  EXPECT_EQ(chooseWarpsN(bf16, 256, 256, 64, 8, /*readA=*/4, /*readB=*/8), 0u); // 4 x 2 is dotLayouts'
-  EXPECT_EQ(chooseWarpsN(bf16, 256, 256, 64, 8, 8, 8), 0u);
-  EXPECT_EQ(chooseWarpsN(bf16, 128, 128, 64, 4, 8, 4), 0u);
-  EXPECT_EQ(chooseWarpsN(bf16, 256, 128, 64, 8, 8, 4), 0u);
+  EXPECT_EQ(chooseWarpsN(bf16, 256, 256, 64, 8, /*readA=*/8, /*readB=*/4, false), 4u);
+  EXPECT_EQ(chooseWarpsN(bf16, 256, 256, 64, 8, /*readA=*/4, /*readB=*/8, false), 0u); // 4 x 2 is dotLayouts'
+  EXPECT_EQ(chooseWarpsN(bf16, 256, 256, 64, 8, 8, 8, false), 0u);
+  EXPECT_EQ(chooseWarpsN(bf16, 128, 128, 64, 4, 8, 4, false), 0u);
+  EXPECT_EQ(chooseWarpsN(bf16, 256, 128, 64, 8, 8, 4, false), 0u);
   // Never more warps along a dimension than its instruction tiles.
-  EXPECT_EQ(chooseWarpsN(bf16, 256, 16, 64, 8, 8, 1), 0u);
+  EXPECT_EQ(chooseWarpsN(bf16, 256, 16, 64, 8, 8, 1, false), 0u);
 }
 
 // A batched dot: the batch over the warps first, then registers; each

@@ -30,7 +30,8 @@ TEST(MatrixInstr, PlacementsMatchIsaTables) {
     const llvm::json::Object *entry = tables.entry(m.target, m.name);
     ASSERT_NE(entry, nullptr) << m.name.str() << " is not in the ISA tables";
     EXPECT_EQ(*entry->getInteger("wave_size"), m.waveSize);
-    EXPECT_EQ(*entry->getInteger("a_slots"), m.abSlots);
+    EXPECT_EQ(*entry->getInteger("a_slots"), m.aSlots);
+    EXPECT_EQ(entry->getInteger("b_slots").value_or(m.aSlots), m.bSlots);
     for (auto [operand, place] : {std::pair{"A", m.a}, {"B", m.b}, {"D", m.d}}) {
       const llvm::json::Array *rows = entry->getArray(operand);
       ASSERT_NE(rows, nullptr);
@@ -80,6 +81,19 @@ TEST(MatrixInstr, ScaledWmmaMatchesIsaTables) {
       return m->scalePlacement(ofA, row, block * (m->K / bytes), bytes, 0);
     });
   EXPECT_EQ(checked, 2 * 2048u + 2 * 64 + 2 * 128);
+  // The 32x16x128 f4 instruction's scales: lane i holds row i's for all 32
+  // rows of A.
+  entry = tables.entry("gfx1250", "wmma_f32_32x16x128_f4");
+  ASSERT_NE(entry, nullptr);
+  m = lookupMatrixInstr("gfx1250", "wmma_f32_32x16x128_f4");
+  ASSERT_NE(m, nullptr);
+  checked = 0;
+  for (auto [table, ofA, bytes] : {std::tuple{"A_scale", true, 4u}, {"B_scale", false, 4u},
+                                   {"A_scale16", true, 8u}, {"B_scale16", false, 8u}})
+    checked += expectTable(*entry, table, [&, ofA = ofA, bytes = bytes](unsigned row, unsigned block) {
+      return m->scalePlacement(ofA, row, block * (m->K / bytes), bytes, 0);
+    });
+  EXPECT_EQ(checked, 128u + 64 + 256 + 128);
 }
 
 TEST(MatrixInstr, ComputesProductPlusAccumulator) {
@@ -90,17 +104,17 @@ TEST(MatrixInstr, ComputesProductPlusAccumulator) {
     for (float &v : A) v = small(rng);
     for (float &v : B) v = small(rng);
     for (float &v : C) v = small(rng);
-    std::vector<float> a(m.waveSize * m.abSlots), b(m.waveSize * m.abSlots), c(m.waveSize * m.dSlots),
+    std::vector<float> a(m.waveSize * m.aSlots), b(m.waveSize * m.bSlots), c(m.waveSize * m.dSlots),
         d(m.waveSize * m.dSlots, -1);
     for (unsigned i = 0; i < m.M; ++i)
       for (unsigned k = 0; k < m.K; ++k) {
         auto [l, s] = m.a(i, k);
-        a[l * m.abSlots + s] = A[i * m.K + k];
+        a[l * m.aSlots + s] = A[i * m.K + k];
       }
     for (unsigned k = 0; k < m.K; ++k)
       for (unsigned j = 0; j < m.N; ++j) {
         auto [l, s] = m.b(k, j);
-        b[l * m.abSlots + s] = B[k * m.N + j];
+        b[l * m.bSlots + s] = B[k * m.N + j];
       }
     for (unsigned i = 0; i < m.M; ++i)
       for (unsigned j = 0; j < m.N; ++j) {
@@ -144,7 +158,7 @@ TEST(MatrixInstr, Int8AccumulatesInWrappingInt32) {
     const MatrixInstr *m = lookupMatrixInstr(target, target == std::string("gfx950") ? "mfma_i32_16x16x64_i8"
                                                                                    : "wmma_i32_16x16x64_iu8");
     ASSERT_NE(m, nullptr);
-    std::vector<int8_t> a(m->waveSize * m->abSlots, -128), b(m->waveSize * m->abSlots, -128);
+    std::vector<int8_t> a(m->waveSize * m->aSlots, -128), b(m->waveSize * m->bSlots, -128);
     std::vector<int32_t> c(m->waveSize * m->dSlots, INT32_MAX), d(c.size());
     int64_t index = m - allMatrixInstrs().data();
     rocktile_emu_matrix(index, int64_t(a.data()), int64_t(b.data()), int64_t(c.data()), int64_t(d.data()),

@@ -109,12 +109,15 @@ int64_t renameK(llvm::ArrayRef<int64_t> order, int64_t k) {
 }
 
 unsigned chooseWarpsN(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K, unsigned numWarps,
-                      int64_t readA, int64_t readB) {
+                      int64_t readA, int64_t readB, bool transposed) {
   // Reads per warp, times readA * readB / K (the same for every split).
   auto reads = [&](unsigned warpsN) { return M / (numWarps / warpsN) * readB + N / warpsN * readA; };
-  unsigned chosen = dotLayouts(instr, M, N, K, numWarps).warpsN, best = chosen;
+  DotOptions options;
+  options.transposed = transposed;
+  unsigned chosen = dotLayouts(instr, M, N, K, numWarps, 0, options).warpsN, best = chosen;
+  unsigned alongM = transposed ? instr.n : instr.m, alongN = transposed ? instr.m : instr.n;
   for (unsigned warpsN = 1; warpsN <= numWarps; warpsN *= 2)
-    if (instr.m * (numWarps / warpsN) <= M && instr.n * warpsN <= N && reads(warpsN) < reads(best))
+    if (alongM * (numWarps / warpsN) <= M && alongN * warpsN <= N && reads(warpsN) < reads(best))
       best = warpsN;
   return best == chosen ? 0 : best;
 }

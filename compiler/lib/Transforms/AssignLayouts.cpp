@@ -224,11 +224,14 @@ int64_t operandReadElements(Value operand, unsigned kDim, const Target &target) 
 
 /// The matrix instruction for `dot`, with K taken `kFactor` times longer, of
 /// m = n = `nonKDim` where the kernel's matrix_instr_nonkdim does not say;
-/// null when the types or shapes have none.
-const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, int64_t kFactor = 1,
+/// null when the types or shapes have none. Computed `transposed` (Dᵀ =
+/// Bᵀ Aᵀ, as chooseDotLayouts computes every dot), the instruction's m runs
+/// along N and its n along M.
+const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, bool transposed, int64_t kFactor = 1,
                                       int64_t nonKDim = 0) {
   auto d = dot.getType();
-  // E2M1 bytes and FP6 codes go to the f8f6f4 instructions, as fp8 does.
+  // E2M1 bytes and FP6 codes go to the f8f6f4 instructions, as fp8 does;
+  // E2M1 on both sides first to an instruction of E2M1 alone, if one fits.
   auto elem = [](Value v, std::optional<StringRef> format) {
     return format ? std::optional(MatrixElem::FP8) : matrixElem(getElementTypeOrSelf(v));
   };
@@ -240,8 +243,17 @@ const MatrixCoreInstr *chooseDotInstr(DotOp dot, const Target &target, int64_t k
   auto option = func ? func->getAttrOfType<IntegerAttr>("tile.matrix_instr_nonkdim") : IntegerAttr();
   if (option && option.getInt())
     nonKDim = option.getInt();
-  return chooseMatrixInstr(target, *ab, *acc, d.getDimSize(rank - 2), d.getDimSize(rank - 1),
-                           dot.getReductionSize() * kFactor, nonKDim, dot.getScaleBlock());
+  int64_t rows = d.getDimSize(rank - 2), cols = d.getDimSize(rank - 1);
+  if (transposed)
+    std::swap(rows, cols);
+  auto choose = [&](MatrixElem elems) {
+    return chooseMatrixInstr(target, elems, *acc, rows, cols, dot.getReductionSize() * kFactor, nonKDim,
+                             dot.getScaleBlock());
+  };
+  if (dot.getAFormat() == "e2m1" && dot.getBFormat() == "e2m1")
+    if (const MatrixCoreInstr *fp4 = choose(MatrixElem::FP4); fp4 && (!nonKDim || fp4->m == nonKDim))
+      return fp4;
+  return choose(*ab);
 }
 
 /// Dots whose K is below every matching instruction's k get A and B padded
@@ -250,10 +262,10 @@ void padShortDots(func::FuncOp func, const Target &target) {
   func.walk([&](DotOp dot) {
     unsigned rank = dot.getType().getRank();
     int64_t K = dot.getA().getType().getDimSize(rank - 1);
-    if (dot.getAScale() || chooseDotInstr(dot, target))
+    if (dot.getAScale() || chooseDotInstr(dot, target, /*transposed=*/true))
       return;
     for (int64_t factor = 2; factor <= 16; factor *= 2)
-      if (const MatrixCoreInstr *padded = chooseDotInstr(dot, target, factor);
+      if (const MatrixCoreInstr *padded = chooseDotInstr(dot, target, /*transposed=*/true, factor);
           padded && padded->k == K * factor) {
         dot.getAMutable().assign(padK(dot.getA(), rank - 1, factor, dot));
         dot.getBMutable().assign(padK(dot.getB(), rank - 2, factor, dot));
@@ -380,8 +392,8 @@ private:
         return dotLayouts(*instr, d.getDimSize(0), d.getDimSize(1), a.getDimSize(1), numWarps, 0, o);
       };
       for (int64_t nonKDim : {int64_t(32), int64_t(0)}) {
-        const MatrixCoreInstr *i1 = chooseDotInstr(first, target, 1, nonKDim),
-                              *i2 = chooseDotInstr(second, target, 1, nonKDim);
+        const MatrixCoreInstr *i1 = chooseDotInstr(first, target, /*transposed=*/true, 1, nonKDim),
+                              *i2 = chooseDotInstr(second, target, /*transposed=*/true, 1, nonKDim);
         if (!i1 || !i2 || (nonKDim && (i1->m != nonKDim || i2->m != nonKDim || rowsPerWarp < nonKDim)))
           continue;
         DotOptions o1 = options.lookup(first), o2;
@@ -410,7 +422,7 @@ private:
       int64_t rank = d.getRank(), batch = rank == 3 ? d.getDimSize(0) : 0;
       int64_t M = d.getDimSize(rank - 2), N = d.getDimSize(rank - 1), K = dot.getReductionSize();
       DotOptions &o = options.try_emplace(dot, DotOptions{0, /*transposed=*/true, {}}).first->second;
-      const MatrixCoreInstr *instr = chooseDotInstr(dot, target, 1, o.nonKDim);
+      const MatrixCoreInstr *instr = chooseDotInstr(dot, target, o.transposed, 1, o.nonKDim);
       if (!instr && dot.getAScale()) {
         dot.emitError() << "no scaled matrix instruction of " << target.chip << " computes a " << M << "x" << K
                         << " by " << K << "x" << N << " product with "
@@ -429,7 +441,7 @@ private:
       // Otherwise the warps split as the operands' LDS reads are fewest.
       if (!o.warpsN && !batch)
         o.warpsN = chooseWarpsN(*instr, M, N, K, numWarps, operandReadElements(dot.getA(), 1, target),
-                                operandReadElements(dot.getB(), 0, target));
+                                operandReadElements(dot.getB(), 0, target), o.transposed);
       DotLayouts l = dotLayouts(*instr, M, N, K, numWarps, batch, o);
       MLIRContext *ctx = dot.getContext();
       if (dot.getAScale()) {

@@ -35,28 +35,37 @@ Place wmmaD(unsigned i, unsigned j) { return {j + 16 * (i / 8), i % 8}; }
 Place wmmaE2M1A(unsigned i, unsigned k) { return {i + 16 * ((k / 32) % 2), 32 * (k / 64) + k % 32}; }
 Place wmmaE2M1B(unsigned k, unsigned j) { return {j + 16 * ((k / 32) % 2), 32 * (k / 64) + k % 32}; }
 
+// gfx1250's scaled WMMA 32x16x128 f4: A's rows 0-15 and 16-31 each as the
+// E2M1 operand above, in slots 0-63 and 64-127; B as above; D two 16x16
+// accumulators, rows 16-31 in registers 8-15 (inferences from FlyDSL's
+// gfx1250 MXFP4 GEMM).
+Place wmmaF4A(unsigned i, unsigned k) { return {i % 16 + 16 * ((k / 32) % 2), 32 * (k / 64) + k % 32 + 64 * (i / 16)}; }
+Place wmmaF4D(unsigned i, unsigned j) { return {j + 16 * ((i / 8) % 2), i % 8 + 8 * (i / 16)}; }
+
 // gfx1250 WMMA 16x16x4 f32: 2 consecutive k per lane, half-waves 2 k apart.
 Place wmmaF32A(unsigned i, unsigned k) { return {i + 16 * (k / 2), k % 2}; }
 Place wmmaF32B(unsigned k, unsigned j) { return {j + 16 * (k / 2), k % 2}; }
 
 const MatrixInstr instrs[] = {
-    {"gfx950", "mfma_f32_16x16x32_bf16", 64, 16, 16, 32, 8, 4, mfma16A<8>, mfma16B<8>, mfma16D},
-    {"gfx950", "mfma_f32_32x32x16_bf16", 64, 32, 32, 16, 8, 16, mfma32A<8>, mfma32B<8>, mfma32D},
-    {"gfx950", "mfma_f32_16x16x128_f8f6f4", 64, 16, 16, 128, 32, 4, mfma16A<32>, mfma16B<32>,
+    {"gfx950", "mfma_f32_16x16x32_bf16", 64, 16, 16, 32, 8, 8, 4, mfma16A<8>, mfma16B<8>, mfma16D},
+    {"gfx950", "mfma_f32_32x32x16_bf16", 64, 32, 32, 16, 8, 8, 16, mfma32A<8>, mfma32B<8>, mfma32D},
+    {"gfx950", "mfma_f32_16x16x128_f8f6f4", 64, 16, 16, 128, 32, 32, 4, mfma16A<32>, mfma16B<32>,
      mfma16D},
-    {"gfx950", "mfma_f32_32x32x64_f8f6f4", 64, 32, 32, 64, 32, 16, mfma32A<32>, mfma32B<32>,
+    {"gfx950", "mfma_f32_32x32x64_f8f6f4", 64, 32, 32, 64, 32, 32, 16, mfma32A<32>, mfma32B<32>,
      mfma32D},
-    {"gfx950", "mfma_i32_16x16x64_i8", 64, 16, 16, 64, 16, 4, mfma16A<16>, mfma16B<16>, mfma16D, true},
-    {"gfx950", "mfma_i32_32x32x32_i8", 64, 32, 32, 32, 16, 16, mfma32A<16>, mfma32B<16>, mfma32D, true},
-    {"gfx950", "mfma_f32_16x16x4_f32", 64, 16, 16, 4, 1, 4, mfma16A<1>, mfma16B<1>, mfma16D},
-    {"gfx950", "mfma_f32_32x32x2_f32", 64, 32, 32, 2, 1, 16, mfma32A<1>, mfma32B<1>, mfma32D},
-    {"gfx1250", "wmma_f32_16x16x32_bf16", 32, 16, 16, 32, 16, 8, wmmaA, wmmaB, wmmaD},
+    {"gfx950", "mfma_i32_16x16x64_i8", 64, 16, 16, 64, 16, 16, 4, mfma16A<16>, mfma16B<16>, mfma16D, true},
+    {"gfx950", "mfma_i32_32x32x32_i8", 64, 32, 32, 32, 16, 16, 16, mfma32A<16>, mfma32B<16>, mfma32D, true},
+    {"gfx950", "mfma_f32_16x16x4_f32", 64, 16, 16, 4, 1, 1, 4, mfma16A<1>, mfma16B<1>, mfma16D},
+    {"gfx950", "mfma_f32_32x32x2_f32", 64, 32, 32, 2, 1, 1, 16, mfma32A<1>, mfma32B<1>, mfma32D},
+    {"gfx1250", "wmma_f32_16x16x32_bf16", 32, 16, 16, 32, 16, 16, 8, wmmaA, wmmaB, wmmaD},
     // The 16-bit packing over 64 and 128 k.
-    {"gfx1250", "wmma_i32_16x16x64_iu8", 32, 16, 16, 64, 32, 8, wmmaA, wmmaB, wmmaD, true},
-    {"gfx1250", "wmma_f32_16x16x64_f8", 32, 16, 16, 64, 32, 8, wmmaA, wmmaB, wmmaD},
-    {"gfx1250", "wmma_f32_16x16x128_f8", 32, 16, 16, 128, 64, 8, wmmaA, wmmaB, wmmaD, false, wmmaE2M1A,
+    {"gfx1250", "wmma_i32_16x16x64_iu8", 32, 16, 16, 64, 32, 32, 8, wmmaA, wmmaB, wmmaD, true},
+    {"gfx1250", "wmma_f32_16x16x64_f8", 32, 16, 16, 64, 32, 32, 8, wmmaA, wmmaB, wmmaD},
+    {"gfx1250", "wmma_f32_16x16x128_f8", 32, 16, 16, 128, 64, 64, 8, wmmaA, wmmaB, wmmaD, false, wmmaE2M1A,
      wmmaE2M1B, MatrixInstr::ScaleLanes::Row},
-    {"gfx1250", "wmma_f32_16x16x4_f32", 32, 16, 16, 4, 2, 8, wmmaF32A, wmmaF32B, wmmaD},
+    {"gfx1250", "wmma_f32_32x16x128_f4", 32, 32, 16, 128, 128, 64, 16, wmmaF4A, wmmaE2M1B, wmmaF4D, false, nullptr,
+     nullptr, MatrixInstr::ScaleLanes::Row},
+    {"gfx1250", "wmma_f32_16x16x4_f32", 32, 16, 16, 4, 2, 2, 8, wmmaF32A, wmmaF32B, wmmaD},
 };
 } // namespace
 
@@ -72,7 +81,7 @@ template <typename T> void MatrixInstr::apply(const T *av, const T *bv, const T 
       for (unsigned k = 0; k < K; ++k) {
         auto [al, as] = a(i, k);
         auto [bl, bs] = b(k, j);
-        acc += Acc(av[al * abSlots + as] * bv[bl * abSlots + bs]);
+        acc += Acc(av[al * aSlots + as] * bv[bl * bSlots + bs]);
       }
       out[dl * dSlots + ds] = T(acc);
     }
@@ -151,14 +160,14 @@ float operandElement(int64_t array, int64_t lane, int64_t slot, int64_t slots, M
 /// Wave `wave`'s float A and B operands, widened from their formats.
 void widenOperands(const MatrixInstr &m, int64_t a, int64_t b, int64_t wave, int64_t formatA, int64_t formatB,
                    std::vector<float> &av, std::vector<float> &bv) {
-  unsigned ab = m.waveSize * m.abSlots;
-  av.resize(ab), bv.resize(ab);
-  for (unsigned lane = 0; lane < m.waveSize; ++lane)
-    for (unsigned slot = 0; slot < m.abSlots; ++slot) {
-      int64_t thread = wave * m.waveSize + lane;
-      av[lane * m.abSlots + slot] = operandElement(a, thread, slot, m.abSlots, MatrixFormat(formatA));
-      bv[lane * m.abSlots + slot] = operandElement(b, thread, slot, m.abSlots, MatrixFormat(formatB));
-    }
+  av.resize(m.waveSize * m.aSlots), bv.resize(m.waveSize * m.bSlots);
+  for (unsigned lane = 0; lane < m.waveSize; ++lane) {
+    int64_t thread = wave * m.waveSize + lane;
+    for (unsigned slot = 0; slot < m.aSlots; ++slot)
+      av[lane * m.aSlots + slot] = operandElement(a, thread, slot, m.aSlots, MatrixFormat(formatA));
+    for (unsigned slot = 0; slot < m.bSlots; ++slot)
+      bv[lane * m.bSlots + slot] = operandElement(b, thread, slot, m.bSlots, MatrixFormat(formatB));
+  }
 }
 
 /// An E8M0 scale: 2^(s - 127), and 0xFF is NaN.
@@ -182,11 +191,13 @@ extern "C" void rocktile_emu_matrix(int64_t instr, int64_t a, int64_t b, int64_t
     auto *ci = reinterpret_cast<const int32_t *>(c);
     auto *di = reinterpret_cast<int32_t *>(d);
     auto *ai8 = reinterpret_cast<const int8_t *>(a), *bi8 = reinterpret_cast<const int8_t *>(b);
-    unsigned ab = m.waveSize * m.abSlots, acc = m.waveSize * m.dSlots;
-    std::vector<int32_t> av(ab), bv(ab);
+    unsigned aBytes = m.waveSize * m.aSlots, bBytes = m.waveSize * m.bSlots, acc = m.waveSize * m.dSlots;
+    std::vector<int32_t> av(aBytes), bv(bBytes);
     for (int64_t wave = 0; wave < n / m.waveSize; ++wave) {
-      for (unsigned i = 0; i < ab; ++i)
-        av[i] = ai8[wave * ab + i], bv[i] = bi8[wave * ab + i];
+      for (unsigned i = 0; i < aBytes; ++i)
+        av[i] = ai8[wave * aBytes + i];
+      for (unsigned i = 0; i < bBytes; ++i)
+        bv[i] = bi8[wave * bBytes + i];
       m.apply(av.data(), bv.data(), ci + wave * acc, di + wave * acc);
     }
     return;
@@ -254,13 +265,13 @@ extern "C" void rocktile_emu_scaled_matrix(int64_t instr, int64_t a, int64_t b, 
     for (unsigned i = 0; i < m.M; ++i)
       for (unsigned k = 0; k < m.K; ++k) {
         auto [lane, slot] = m.a(i, k);
-        av[lane * m.abSlots + slot] *=
+        av[lane * m.aSlots + slot] *=
             scaleOf(scaleA, scaleBytesA, first, m.scalePlacement(true, i, k, scaleBytesA, selectA));
       }
     for (unsigned k = 0; k < m.K; ++k)
       for (unsigned j = 0; j < m.N; ++j) {
         auto [lane, slot] = m.b(k, j);
-        bv[lane * m.abSlots + slot] *=
+        bv[lane * m.bSlots + slot] *=
             scaleOf(scaleB, scaleBytesB, first, m.scalePlacement(false, j, k, scaleBytesB, selectB));
       }
     m.apply(av.data(), bv.data(), cf + wave * acc, df + wave * acc);

@@ -11,8 +11,9 @@
 namespace rocktile {
 
 /// Element types of matrix operands; FP8 is either OCP format (E4M3, E5M2),
-/// which the f8f6f4 instructions take for A and B independently.
-enum class MatrixElem { BF16, F16, FP8, I8, F32, I32 };
+/// which the f8f6f4 instructions take for A and B independently; FP4 is
+/// E2M1 on both sides (gfx1250's 32x16x128 f4 instruction).
+enum class MatrixElem { BF16, F16, FP8, FP4, I8, F32, I32 };
 
 /// One wave's share of an operand: for each register (slot) bit and lane
 /// bit of the instruction's operand, the (row, column) it contributes.
@@ -25,7 +26,7 @@ struct OperandBases {
 /// scale of its A (an m x k/block tile, bases (row, block)) and B (a
 /// k/block x n tile, bases (block, column)) for scales per 32 and per 16 k.
 struct ScaledForm {
-  OperandBases aE2M1, bE2M1;       // no registers: as the fp8 operands
+  OperandBases aE2M1, bE2M1;       // no registers: as the instruction's own operands
   OperandBases aScale, bScale;     // E8M0 per 32
   OperandBases aScale16, bScale16; // E4M3 per 16 (NVFP4); no lanes: none
   bool fp6 = false;                // takes FP6 operands (as fp8's)
@@ -39,7 +40,8 @@ struct MatrixCoreInstr {
   OperandBases a, b, d;        // A is m x k, B k x n, D m x n
   const ScaledForm *scaled = nullptr; // the scaled form, if it has one
 
-  unsigned abSlots() const { return 1u << a.registers.size(); }
+  unsigned aSlots() const { return 1u << a.registers.size(); }
+  unsigned bSlots() const { return 1u << b.registers.size(); }
   unsigned dSlots() const { return 1u << d.registers.size(); }
   /// This instruction with E2M1 operands as its A, its B or both.
   MatrixCoreInstr withE2M1(bool a, bool b) const;
@@ -113,9 +115,10 @@ ScaledDotLayouts scaledDotLayouts(const MatrixCoreInstr &instr, int64_t M, int64
 /// that needs the fewest LDS reads of operands per warp, when a read of A
 /// gives a lane `readA` elements and one of B `readB` (a transpose read
 /// gives fewer than a 128-bit one): a warp's share of A is (M / warpsM) x K,
-/// of B K x (N / warpsN). 0 where dotLayouts' own split is as good.
+/// of B K x (N / warpsN), the product computed `transposed` or not. 0 where
+/// dotLayouts' own split is as good.
 unsigned chooseWarpsN(const MatrixCoreInstr &instr, int64_t M, int64_t N, int64_t K, unsigned numWarps,
-                      int64_t readA, int64_t readB);
+                      int64_t readA, int64_t readB, bool transposed);
 
 /// The K order under which `a` (an M x K operand layout with K in its own
 /// order) holds the elements `d` (an M x K accumulator layout) holds, up to

@@ -46,14 +46,31 @@ constexpr ScaledForm scaled{{aE2M1Regs, aE2M1Lanes},
                             {bScaleRegs, bScaleLanes},
                             {aScale16Regs, aScaleLanes},
                             {bScale16Regs, bScaleLanes}};
+// v_wmma_scale_f32_32x16x128_f4 (E2M1 on both sides; inferences from
+// FlyDSL's gfx1250 MXFP4 GEMM, test/unit/isa): A's rows 0-15 and 16-31 each
+// as the 16x16x128 E2M1 operand, in registers 0-7 and 8-15; B as that
+// operand; D two 16x16 accumulators, rows 16-31 in registers 8-15. Lane i
+// holds row i's scales (all 32 lanes), B's as above.
+constexpr std::array<int, 2> aF4Regs[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {0, 64}, {16, 0}};
+constexpr std::array<int, 2> dF4Regs[] = {{1, 0}, {2, 0}, {4, 0}, {16, 0}};
+constexpr std::array<int, 2> aF4ScaleLanes[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}};
+constexpr ScaledForm scaledF4{{},
+                              {},
+                              {aScaleRegs, aF4ScaleLanes},
+                              {bScaleRegs, bScaleLanes},
+                              {aScale16Regs, aF4ScaleLanes},
+                              {bScale16Regs, bScaleLanes}};
 constexpr OperandBases a{aRegs, aLanes}, b{bRegs, bLanes}, d{dRegs, dLanes};
 constexpr OperandBases aI8{aI8Regs, aLanes}, bI8{bI8Regs, bLanes};
 constexpr OperandBases a128{a128Regs, aLanes}, b128{b128Regs, bLanes};
 constexpr OperandBases aF32{aF32Regs, aF32Lanes}, bF32{bF32Regs, bF32Lanes};
+constexpr OperandBases aF4{aF4Regs, aE2M1Lanes}, bF4{bE2M1Regs, bE2M1Lanes}, dF4{dF4Regs, dLanes};
 
 const MatrixCoreInstr matrixInstrs[] = {
     {"wmma_f32_16x16x32_bf16", "wmma", 16, 16, 32, MatrixElem::BF16, MatrixElem::F32, a, b, d},
     {"wmma_f32_16x16x32_f16", "wmma", 16, 16, 32, MatrixElem::F16, MatrixElem::F32, a, b, d},
+    {"wmma_f32_32x16x128_f4", "wmma", 32, 16, 128, MatrixElem::FP4, MatrixElem::F32, aF4, bF4, dF4,
+     &scaledF4},
     {"wmma_f32_16x16x128_f8", "wmma", 16, 16, 128, MatrixElem::FP8, MatrixElem::F32, a128, b128, d,
      &scaled},
     {"wmma_f32_16x16x64_f8", "wmma", 16, 16, 64, MatrixElem::FP8, MatrixElem::F32, aI8, bI8, d},

@@ -126,12 +126,15 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
           else if (c[kDim] % 2 == 0)
             c[kDim] /= 2, idx.push_back(regs.at(c));
         };
-        for (unsigned s = 0; s < instr->abSlots(); ++s) {
-          LinearLayout::Coord x = coordOf(operands.a.registers, s, rt * stepRows, k0),
-                              y = coordOf(operands.b.registers, s, k0, ct * stepCols);
-          x[1] = renameK(options.kOrder, x[1]), y[0] = renameK(options.kOrder, y[0]);
-          // X's (row, k) is A's (row, k), or B's (k, row) when transposed.
+        // X's (row, k) is A's (row, k), or B's (k, row) when transposed.
+        for (unsigned s = 0; s < operands.aSlots(); ++s) {
+          LinearLayout::Coord x = coordOf(operands.a.registers, s, rt * stepRows, k0);
+          x[1] = renameK(options.kOrder, x[1]);
           add(xIdx, t ? bRegs : aRegs, at(x, t), t ? packedB : packedA, t ? 0 : 1);
+        }
+        for (unsigned s = 0; s < operands.bSlots(); ++s) {
+          LinearLayout::Coord y = coordOf(operands.b.registers, s, k0, ct * stepCols);
+          y[0] = renameK(options.kOrder, y[0]);
           add(yIdx, t ? aRegs : bRegs, at(y, t), t ? packedA : packedB, t ? 1 : 0);
         }
         Value xv = gather(t ? bv : a, xIdx), yv = gather(t ? a : bv, yIdx);
@@ -148,7 +151,7 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
           return arith::BitcastOp::create(b, loc(), VectorType::get({n}, fp6), bits);
         };
         xv = unpack(xv, t ? op.getBFormat() : op.getAFormat()), yv = unpack(yv, t ? op.getAFormat() : op.getBFormat());
-        if (instr->abSlots() == 1) // the f32 MFMAs take scalars
+        if (instr->aSlots() == 1) // the f32 MFMAs take scalars
           xv = vector::ExtractOp::create(b, loc(), xv, int64_t(0)),
           yv = vector::ExtractOp::create(b, loc(), yv, int64_t(0));
         if (scaled) {

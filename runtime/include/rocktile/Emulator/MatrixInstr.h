@@ -22,7 +22,7 @@ struct MatrixInstr {
   using Placement = std::pair<unsigned, unsigned> (*)(unsigned row, unsigned col);
   llvm::StringRef target, name;
   unsigned waveSize, M, N, K;
-  unsigned abSlots; // elements of A (and B) per lane
+  unsigned aSlots, bSlots; // elements of A and of B per lane
   unsigned dSlots;  // accumulator registers per lane
   Placement a, b, d;
   bool integer = false; // int8 operands, int32 accumulator
@@ -35,8 +35,8 @@ struct MatrixInstr {
   /// instruction's k.
   enum class ScaleLanes { BlockHolder, Row } scaleLanes = ScaleLanes::BlockHolder;
 
-  /// D = A x B + C for one wave. `a` and `b` hold waveSize x abSlots values
-  /// (lane-major), `c` and `d` waveSize x dSlots; narrow formats are given
+  /// D = A x B + C for one wave. `a` and `b` hold waveSize x aSlots and
+  /// waveSize x bSlots values (lane-major), `c` and `d` waveSize x dSlots; narrow formats are given
   /// already widened (to float, or to int32 for int8), and products
   /// accumulate in float (in int32, wrapping, for int8).
   template <typename T> void apply(const T *a, const T *b, const T *c, T *d) const;
