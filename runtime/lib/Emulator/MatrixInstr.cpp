@@ -39,8 +39,14 @@ Place wmmaE2M1B(unsigned k, unsigned j) { return {j + 16 * ((k / 32) % 2), 32 * 
 // E2M1 operand above, in slots 0-63 and 64-127; B as above; D two 16x16
 // accumulators, rows 16-31 in registers 8-15 (inferences from FlyDSL's
 // gfx1250 MXFP4 GEMM).
-Place wmmaF4A(unsigned i, unsigned k) { return {i % 16 + 16 * ((k / 32) % 2), 32 * (k / 64) + k % 32 + 64 * (i / 16)}; }
-Place wmmaF4D(unsigned i, unsigned j) { return {j + 16 * ((i / 8) % 2), i % 8 + 8 * (i / 16)}; }
+Place wmmaF4A(unsigned i, unsigned k) {
+  auto [lane, slot] = wmmaE2M1A(i % 16, k);
+  return {lane, slot + 64 * (i / 16)};
+}
+Place wmmaF4D(unsigned i, unsigned j) {
+  auto [lane, reg] = wmmaD(i % 16, j);
+  return {lane, reg + 8 * (i / 16)};
+}
 
 // gfx1250 WMMA 16x16x4 f32: 2 consecutive k per lane, half-waves 2 k apart.
 Place wmmaF32A(unsigned i, unsigned k) { return {i + 16 * (k / 2), k % 2}; }
