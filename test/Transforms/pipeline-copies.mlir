@@ -7,7 +7,8 @@
 // and read their own slot; the last iteration, from where those end, only
 // waits and reads. The loop carries its slot from 0, turned by a select
 // (as i % N, LLVM would make every slot address an induction variable of
-// its own).
+// its own), and beside it the slot it copies into, from 1: the slot the
+// previous iteration read.
 // CHECK-LABEL: func.func @two_stages
 // CHECK: %[[BUF:.*]] = tile.local_alloc : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[FIRST:.*]] = arith.cmpi slt, %c0_i32, %[[N:.*]] : i32
@@ -15,18 +16,17 @@
 // CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}] shape [%{{.*}}, %{{.*}}] strides [%{{.*}}, %{{.*}}] into %[[BUF]][%c0_i32{{.*}}]
 // CHECK: %[[MAINUB:.*]] = arith.subi %[[N]], %c1_i32
 // CHECK: %[[TAILLB:.*]] = arith.maxsi %[[MAINUB]]
-// CHECK: %[[MAIN:.*]]:2 = scf.for %[[K:.*]] = %c0_i32 to %[[MAINUB]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[SLOT:.*]] = %c0_i32{{.*}})
+// CHECK: %[[MAIN:.*]]:3 = scf.for %[[K:.*]] = %c0_i32 to %[[MAINUB]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[SLOT:.*]] = %c0_i32{{.*}}, %[[INTO:.*]] = %c1_i32{{.*}})
 // CHECK-NEXT: tile.async_wait {outstanding = 0 : i32}
 // CHECK: %[[TURNED:.*]] = arith.addi %[[SLOT]], %c1_i32
-// CHECK: %[[WRAPS:.*]] = arith.cmpi sge, %[[TURNED]], %c2_i32
-// CHECK: %[[WRAPPED:.*]] = arith.subi %[[TURNED]], %c2_i32
-// CHECK: %[[NEXTSLOT:.*]] = arith.select %[[WRAPS]], %[[WRAPPED]], %[[TURNED]]
+// CHECK: %[[WRAPS:.*]] = arith.cmpi eq, %[[TURNED]], %c2_i32
+// CHECK: %[[NEXTSLOT:.*]] = arith.select %[[WRAPS]], %c0_i32{{.*}}, %[[TURNED]]
 // CHECK-NOT: scf.if
 // CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %c1_i32 : i32
 // CHECK: %[[OFF:.*]] = arith.muli %[[NEXT]], %c32_i32
-// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %[[OFF]]] {{.*}} into %[[BUF]][%[[NEXTSLOT]]]
+// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %[[OFF]]] {{.*}} into %[[BUF]][%[[INTO]]]
 // CHECK: tile.local_load %[[BUF]][%[[SLOT]]] : memref<2x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16>
-// CHECK: scf.yield %{{.*}}, %[[NEXTSLOT]] : tensor<64x32xbf16>, i32
+// CHECK: scf.yield %{{.*}}, %[[NEXTSLOT]], %[[SLOT]] : tensor<64x32xbf16>, i32, i32
 // CHECK: scf.for %[[T:.*]] = %[[TAILLB]] to %[[N]] step %{{.*}} iter_args(%{{.*}} = %[[MAIN]]#0)
 // CHECK: %[[TAILSLOT:.*]] = arith.remsi %[[T]], %c2_i32
 // CHECK-NEXT: tile.async_wait {outstanding = 0 : i32}
@@ -60,12 +60,12 @@ func.func @two_stages(%base: !tile.ptr<bf16>, %m: i32, %M: i32, %K: i32, %s: i32
 // CHECK: scf.if
 // CHECK-COUNT-2: tile.async_copy
 // CHECK: arith.subi %{{.*}}, %c2_i32
-// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[SLOT:.*]] = %c0_i32{{.*}})
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[SLOT:.*]] = %c0_i32{{.*}}, %[[INTO:.*]] = %c2_i32{{.*}})
 // CHECK-NEXT: tile.async_wait {outstanding = 2 : i32}
-// CHECK: %[[AHEAD:.*]] = arith.addi %[[SLOT]], %c2_i32
 // CHECK: %[[FOLLOWING:.*]] = arith.addi %[[SLOT]], %c1_i32
-// CHECK-COUNT-2: tile.async_copy
+// CHECK-COUNT-2: tile.async_copy {{.*}} into %{{.*}}[%[[INTO]]]
 // CHECK-COUNT-2: tile.local_load %{{.*}}[%[[SLOT]]]
+// CHECK: scf.yield {{.*}}, %[[SLOT]] :
 // CHECK: scf.for
 // CHECK: tile.async_wait {outstanding = 0 : i32}
 // CHECK-NOT: tile.async_copy
@@ -94,10 +94,10 @@ func.func @three_stages(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %M: i32, %s: i
 // CHECK: %[[SECOND:.*]] = arith.addi %c0_i32{{.*}}, %c32_i32
 // CHECK: scf.if
 // CHECK: tile.async_copy %{{.*}}[%c0_i32{{.*}}, %c0_i32{{.*}}]
-// CHECK: scf.for %{{.*}} = %{{.*}} iter_args(%[[OFF:.*]] = %c0_i32{{.*}}, %[[AHEAD:.*]] = %[[SECOND]], %[[SLOT:.*]] = %c0_i32{{.*}}) -> (i32, i32, i32)
+// CHECK: scf.for %{{.*}} = %{{.*}} iter_args(%[[OFF:.*]] = %c0_i32{{.*}}, %[[AHEAD:.*]] = %[[SECOND]], %[[SLOT:.*]] = %c0_i32{{.*}}, %[[INTO:.*]] = %c1_i32{{.*}}) -> (i32, i32, i32, i32)
 // CHECK: %[[NEXT:.*]] = arith.addi %[[AHEAD]], %c32_i32
 // CHECK: tile.async_copy %{{.*}}[%[[AHEAD]], %c0_i32{{.*}}]
-// CHECK: scf.yield %{{.*}}, %[[NEXT]], %{{.*}} : i32, i32, i32
+// CHECK: scf.yield %{{.*}}, %[[NEXT]], %{{.*}}, %[[SLOT]] : i32, i32, i32, i32
 // CHECK-NOT: tile.descriptor_load
 func.func @carried_offset(%base: !tile.ptr<bf16>, %M: i32, %s: i32, %n: i32) {
   %c0 = arith.constant 0 : i32

@@ -20,6 +20,7 @@ import rocktile.language as tl
 from rocktile.compiler import load_C
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+from amdgcn import k_loop  # noqa: E402
 from matmul import matmul_kernel  # noqa: E402
 
 
@@ -59,11 +60,6 @@ def tutorial(target, num_stages):
                       ACTIVATION="", stride_ak=1, stride_bn=1, stride_cn=1)
     return rocktile.compile(matmul_kernel, TUTORIAL_SIGNATURE, constexprs, target=target, num_warps=4,
                             num_stages=num_stages)
-
-
-def k_loop(asm):
-    return next(body for label, body in re.findall(r"^(\.LBB\d+_\d+):(.*?)s_cbranch_\w+ \1\b", asm, re.S | re.M)
-                if re.search(r"v_(mfma|wmma)", body))
 
 
 def bf16(shape, seed):
@@ -198,10 +194,10 @@ def edit_pipeline(simt, target, bug):
         assert simt.count(right) == 1
         return simt.replace(right, weak)
     if bug == "slot":
-        # The copy's slot (slot + 2) % 3 -> (slot + 1) % 3: the slot the
-        # next iteration reads, whose copy is in flight.
-        return re.sub(r"(%\d+ = arith.addi %arg\d+), %c2_i32( : i32 loc\(#loc\d+\)\n\s+%\d+ = arith.cmpi sge, )",
-                      r"\1, %c1_i32\2", simt, count=1)
+        # The slot the loop's first iteration copies into starts at 1, not 2
+        # (the loop carries it beside the slot it reads, from 0): the slot
+        # the next iteration reads, whose copy is in flight.
+        return re.sub(r"(iter_args\([^\n]*, %arg\d+ = %c0_i32, %arg\d+ = )%c2_i32\)", r"\1%c1_i32)", simt, count=1)
     if bug == "barrier":
         return re.sub(r"(" + re.escape(LOOP_WAIT[target][0]) + r" loc\(#loc\d+\)\n)\s*gpu.barrier[^\n]*\n", r"\1",
                       simt)

@@ -4,11 +4,14 @@ numpy: ragged blocks read zero (or NaN) outside the tensor and write nothing
 there; a GEMM through each API; located errors for bad descriptors.
 Element copies are exact; the GEMMs use test_dot's tolerance (bf16 products
 are exact in fp32: rtol 1e-5, atol 1e-5 * K * max|a| * max|b|)."""
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
 
 import descriptor_matmul
+from amdgcn import k_loop
 import rocktile
 import rocktile.language as tl
 
@@ -53,6 +56,28 @@ def test_out_of_bounds_reads_are_the_padding(target, padding):
     want = np.full((16, 16), np.nan if padding == "nan" else 0, np.float16)
     want[3:16, :12] = x[0:13, 12:24]
     np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_negative_extent_holds_nothing(target):
+    x = np.arange(16 * 16, dtype=np.float16).reshape(16, 16)
+    out = np.full((16, 16), 7, np.float16)
+    padded_block[(1,)](x, out, -1, 16, 0, 0, PADDING="zero", BM=16, BN=16, target=target)
+    np.testing.assert_array_equal(out, np.zeros((16, 16), np.float16))
+
+
+def test_moving_blocks_cost_an_add_per_register():
+    """gfx950 loads descriptor blocks by buffer loads: each offset is the
+    block's offsets times the strides (scalars) plus a tile the K loop
+    hoists, and each bound one unsigned compare, so the loop multiplies
+    nothing per element and checks no offset against 0."""
+    signature = {"a_ptr": "*bf16:16:range32", "b_ptr": "*bf16:16:range32", "c_ptr": "*fp32:16:range32",
+                 **{k: "i32:16" for k in ("M", "N", "K", "stride_am", "stride_bk", "stride_cm")}}
+    kernel = rocktile.compile(descriptor_matmul.matmul_descriptor_kernel, signature,
+                              {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, target="gfx950", num_warps=4,
+                              num_stages=3)
+    loop = k_loop(kernel.asm["amdgcn"])
+    assert "buffer_load_dwordx4" in loop and not re.search(r"v_mul_lo_u32|v_cmp_\w+\s+\S+, -1,", loop), loop
 
 
 @rocktile.jit

@@ -14,6 +14,7 @@ import pytest
 import rocktile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+from amdgcn import k_loop  # noqa: E402
 from flash_attention import attention_kernel  # noqa: E402
 from matmul import matmul_kernel  # noqa: E402
 
@@ -28,11 +29,6 @@ def compiled(target, num_stages, blocks=(128, 128, 64), num_warps=4):
                       ACTIVATION="", stride_ak=1, stride_bn=1, stride_cn=1)
     return rocktile.compile(matmul_kernel, signature=SIGNATURE, constexprs=constexprs, target=target,
                             num_warps=num_warps, num_stages=num_stages)
-
-
-def k_loop(asm):
-    return next(body for label, body in re.findall(r"^(\.LBB\d+_\d+):(.*?)s_cbranch_\w+ \1\b", asm, re.S | re.M)
-                if re.search(r"v_(mfma|wmma)", body))
 
 
 # What each target's waits for global loads look like.

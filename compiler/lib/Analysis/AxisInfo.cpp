@@ -384,6 +384,16 @@ AxisInfo AxisInfoAnalysis::visit(Operation *op) {
         }
         return r;
       })
+      .Case<arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp>([&](Operation *) {
+        // Either operand, so a multiple of what divides both (max(K, 0)
+        // keeps K's divisibility); equal where both are.
+        AxisInfo r = AxisInfo::unknown(operand(0).getRank());
+        for (unsigned d = 0; d < r.getRank(); ++d) {
+          r.divisibility[d] = std::gcd(operand(0).divisibility[d], operand(1).divisibility[d]);
+          r.constancy[d] = std::gcd(operand(0).constancy[d], operand(1).constancy[d]);
+        }
+        return r;
+      })
       .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(
           [&](Operation *) { return operand(0); })
       .Case<arith::AndIOp, arith::OrIOp, arith::SelectOp>([&](Operation *) {

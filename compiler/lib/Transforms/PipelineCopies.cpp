@@ -225,29 +225,31 @@ public:
     // The slot turns with the iterations, carried by the loop (from 0) and
     // wrapped by a select: as i % N, LLVM's strength reduction turns each
     // slot address into an induction variable of its own, less the
-    // wrapped-around multiples (two VALU per LDS read at N = 3).
+    // wrapped-around multiples (two VALU per LDS read at N = 3). The slot
+    // copied into, (i + N - 1) % N, is the one the previous iteration read,
+    // carried beside it (from N - 1) rather than turned again.
     SmallVector<Value> inits(chainValues);
     llvm::append_range(inits, tiles);
     if (copies) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(loop);
       inits.push_back(constant(0));
+      inits.push_back(constant(stages - 1));
     }
     size_t numChains = chains.size(), numOriginal = loop.getNumRegionIterArgs();
-    auto turn = [&](Value slot, int64_t by) { // (slot + by) % N, for 0 < by < N
-      Value next = b.createOrFold<arith::AddIOp>(loc, slot, constant(by));
-      Value wraps = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, next, constant(stages));
-      return b.createOrFold<arith::SelectOp>(loc, wraps, b.createOrFold<arith::SubIOp>(loc, next, constant(stages)),
-                                             next);
+    auto turn = [&](Value slot) { // (slot + 1) % N
+      Value next = b.createOrFold<arith::AddIOp>(loc, slot, constant(1));
+      Value wraps = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, next, constant(stages));
+      return b.createOrFold<arith::SelectOp>(loc, wraps, constant(0), next);
     };
     auto main = withCarried(loop, inits, [&](ValueRange args) {
       Value iv = loop.getInductionVar();
       Value slot, nextSlot, followingSlot;
       if (copies) {
-        slot = args.back();
+        slot = args[args.size() - 2];
+        nextSlot = args.back();
         AsyncWaitOp::create(b, loc, (stages - 2) * copies);
-        nextSlot = turn(slot, stages - 1);
-        followingSlot = stages == 2 ? nextSlot : turn(slot, 1);
+        followingSlot = turn(slot);
       }
       // Copies start first, into the slot all warps are done reading; the
       // pointer loads at the end, once this iteration's carried tiles are
@@ -265,7 +267,7 @@ public:
       SmallVector<Value> yields = nextChains(map);
       useLoads(loads, args.drop_front(numChains).take_front(tiles.size()), slot, yields, started);
       if (copies)
-        yields.push_back(followingSlot);
+        yields.append({followingSlot, slot});
       return yields;
     });
     // The last N - 1: wait for all copies, use the loads already made.

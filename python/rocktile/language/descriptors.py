@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from . import semantic
 from .semantic import SemanticError, _unwrap, _value
-from .types import block_type, int32, int64
+from .types import block_type, int32, int64, uint32, uint64
 
 PADDINGS = ("zero", "nan")
 
@@ -84,19 +84,32 @@ def _block(base, shape, strides, offsets, static, checked, fname):
     """(pointers, mask or None): the block at `offsets`; `checked` are the
     dimensions whose bounds are checked."""
     n = len(static.block_shape)
-    offset, mask = 0, None
+    within, start, mask = 0, 0, None
     for d, size in enumerate(static.block_shape):
-        index = semantic.add(semantic.arange(0, size), offsets[d])
+        index = semantic.arange(0, size)
         for axis in range(n):
             if axis != d:
                 index = semantic.expand_dims(index, axis)
         if d in checked:
-            inside = semantic.and_(semantic.greater_equal(index, 0), semantic.less(index, shape[d]))
+            inside = _in_range(semantic.add(index, offsets[d]), shape[d])
             mask = inside if mask is None else semantic.and_(mask, inside)
-        step = index if isinstance(strides[d], int) and strides[d] == 1 else semantic.mul(index, strides[d])
-        offset = semantic.add(offset, step)
-    pointers = semantic.broadcast_to(semantic.addptr(base, offset), list(static.block_shape))
+        unit = isinstance(strides[d], int) and strides[d] == 1
+        within = semantic.add(within, index if unit else semantic.mul(index, strides[d]))
+        start = semantic.add(start, offsets[d] if unit else semantic.mul(offsets[d], strides[d]))
+    # Element offsets as a scalar (the offsets times the strides) plus a tile
+    # that is the same at every offset (hoisted out of a loop), rather than
+    # (offset + i) * stride per element: a block that moves costs one add per
+    # register. Wrapping integer arithmetic gives the same offsets either way.
+    pointers = semantic.broadcast_to(semantic.addptr(base, semantic.add(within, start)), list(static.block_shape))
     return pointers, mask
+
+
+def _in_range(index, extent):
+    """0 <= index < extent, as one unsigned compare: a negative index reads
+    as one above every extent (a negative extent holds nothing)."""
+    unsigned = uint64 if index.dtype.primitive_bitwidth == 64 else uint32
+    extent = semantic.maximum(semantic.cast(extent, index.dtype), 0)
+    return semantic.less(semantic.cast(index, unsigned), semantic.cast(extent, unsigned))
 
 
 def _copyable(base, shape, strides, offsets, static):
