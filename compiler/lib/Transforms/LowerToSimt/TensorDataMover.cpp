@@ -72,8 +72,10 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
   // the tensor from that element, so its extents shrink by the offsets (to
   // 0 past the end: out of bounds).
   auto copy = [&](Value row, Value col, int64_t tileRows, Value tileCols, Value ldsOffset, Value inside) {
+    // Row and column are >= 0: they widen with zeros, no sign to compute.
+    auto unsignedWide = [&](Value x) { return arith::ExtUIOp::create(b, loc(), i64, x).getResult(); };
     Value element = add(arith::IndexCastOp::create(b, loc(), i64, base.value),
-                        add(mul(wide(row), wide(stride)), wide(col)));
+                        add(mul(unsignedWide(row), wide(stride)), unsignedWide(col)));
     Value global = add(addressOf(base.base), mul(element, arith::ConstantIntOp::create(b, loc(), eltBytes, 64)));
     Value dim0 = maxZero(sub(lookup(shape[1]), col)), dim1 = maxZero(sub(lookup(shape[0]), row));
     if (inside)
@@ -118,8 +120,10 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
   // A copy drops the elements outside the tensor (zero fill is not a
   // documented guarantee): a block that crosses an edge starts from zeros.
   if (!toGlobal) {
+    // offset + block > size as offset > size - block: the right side stays
+    // the same across a loop (hoisted), and no offset near 2^31 wraps.
     auto crosses = [&](Value offset, Value size, int64_t block) {
-      return compare(arith::CmpIPredicate::sgt, add(offset, i32(block)), size);
+      return compare(arith::CmpIPredicate::sgt, offset, sub(size, i32(block)));
     };
     Value edge =
         bitOr(negative, bitOr(crosses(row0, lookup(shape[0]), rows), crosses(col0, lookup(shape[1]), cols)));
