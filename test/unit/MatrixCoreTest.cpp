@@ -76,7 +76,7 @@ TEST(MatrixCore, ScaledFormsMatchIsaTables) {
   const MatrixCoreInstr *instr = chooseMatrixInstr(*lookupTarget("gfx1250"), MatrixElem::FP8, MatrixElem::F32,
                                                    16, 16, 128, 0, 32);
   ASSERT_TRUE(instr && instr->scaled);
-  MatrixCoreInstr e2m1 = instr->withE2M1(true, true), per32 = instr->ofScales(32), per16 = instr->ofScales(16);
+  MatrixCoreInstr e2m1 = instr->withE2M1(true, true);
   unsigned checked = 0;
   // B's scale bases are (block, column), its table (column, block).
   auto expect = [&](const char *table, const LinearLayout &layout, bool swap = false) {
@@ -92,12 +92,18 @@ TEST(MatrixCore, ScaledFormsMatchIsaTables) {
       ++checked;
     }
   };
+  // An instruction's scales per 32 and per 16 k: A's of its m rows, B's of
+  // its 16 columns.
+  auto expectScales = [&](const MatrixCoreInstr &m) {
+    MatrixCoreInstr per32 = m.ofScales(32), per16 = m.ofScales(16);
+    expect("A_scale", instrLayout(per32.a, m.m, 4));
+    expect("A_scale16", instrLayout(per16.a, m.m, 8));
+    expect("B_scale", instrLayout(per32.b, 4, 16), true);
+    expect("B_scale16", instrLayout(per16.b, 8, 16), true);
+  };
   expect("A_e2m1", instrLayout(e2m1.a, 16, 128));
   expect("B_e2m1", instrLayout(e2m1.b, 128, 16));
-  expect("A_scale", instrLayout(per32.a, 16, 4));
-  expect("A_scale16", instrLayout(per16.a, 16, 8));
-  expect("B_scale", instrLayout(per32.b, 4, 16), true);
-  expect("B_scale16", instrLayout(per16.b, 8, 16), true);
+  expectScales(*instr);
   EXPECT_EQ(checked, 2 * 2048u + 2 * 64 + 2 * 128);
   // The 32x16x128 f4 instruction's scales (its operands are in the table
   // every instruction is checked against), chosen for E2M1 on both sides.
@@ -107,11 +113,8 @@ TEST(MatrixCore, ScaledFormsMatchIsaTables) {
                                                 32, 16, 128, 0, 32);
   ASSERT_TRUE(f4 && f4->scaled);
   EXPECT_EQ(f4->name, "wmma_f32_32x16x128_f4");
-  per32 = f4->ofScales(32), per16 = f4->ofScales(16), checked = 0;
-  expect("A_scale", instrLayout(per32.a, 32, 4));
-  expect("A_scale16", instrLayout(per16.a, 32, 8));
-  expect("B_scale", instrLayout(per32.b, 4, 16), true);
-  expect("B_scale16", instrLayout(per16.b, 8, 16), true);
+  checked = 0;
+  expectScales(*f4);
   EXPECT_EQ(checked, 2 * 64u + 2 * 128 + 64 + 128);
   // gfx950 takes no E4M3 scales per 16.
   EXPECT_EQ(chooseMatrixInstr(*lookupTarget("gfx950"), MatrixElem::FP8, MatrixElem::F32, 32, 32, 128, 0, 16),

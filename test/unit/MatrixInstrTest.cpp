@@ -74,26 +74,25 @@ TEST(MatrixInstr, ScaledWmmaMatchesIsaTables) {
   ASSERT_NE(entry, nullptr);
   const MatrixInstr *m = lookupMatrixInstr("gfx1250", "wmma_f32_16x16x128_f8");
   ASSERT_TRUE(m && m->aE2M1 && m->bE2M1);
+  // An instruction's scale placements against the entry's four scale tables.
+  auto scales = [&](const llvm::json::Object &table, const MatrixInstr &instr) {
+    unsigned n = 0;
+    for (auto [name, ofA, bytes] : {std::tuple{"A_scale", true, 4u}, {"B_scale", false, 4u},
+                                    {"A_scale16", true, 8u}, {"B_scale16", false, 8u}})
+      n += expectTable(table, name, [&, ofA = ofA, bytes = bytes](unsigned row, unsigned block) {
+        return instr.scalePlacement(ofA, row, block * (instr.K / bytes), bytes, 0);
+      });
+    return n;
+  };
   unsigned checked = expectTable(*entry, "A_e2m1", m->aE2M1) + expectTable(*entry, "B_e2m1", m->bE2M1);
-  for (auto [table, ofA, bytes] : {std::tuple{"A_scale", true, 4u}, {"B_scale", false, 4u},
-                                   {"A_scale16", true, 8u}, {"B_scale16", false, 8u}})
-    checked += expectTable(*entry, table, [&, ofA = ofA, bytes = bytes](unsigned row, unsigned block) {
-      return m->scalePlacement(ofA, row, block * (m->K / bytes), bytes, 0);
-    });
-  EXPECT_EQ(checked, 2 * 2048u + 2 * 64 + 2 * 128);
+  EXPECT_EQ(checked + scales(*entry, *m), 2 * 2048u + 2 * 64 + 2 * 128);
   // The 32x16x128 f4 instruction's scales: lane i holds row i's for all 32
   // rows of A.
   entry = tables.entry("gfx1250", "wmma_f32_32x16x128_f4");
   ASSERT_NE(entry, nullptr);
   m = lookupMatrixInstr("gfx1250", "wmma_f32_32x16x128_f4");
   ASSERT_NE(m, nullptr);
-  checked = 0;
-  for (auto [table, ofA, bytes] : {std::tuple{"A_scale", true, 4u}, {"B_scale", false, 4u},
-                                   {"A_scale16", true, 8u}, {"B_scale16", false, 8u}})
-    checked += expectTable(*entry, table, [&, ofA = ofA, bytes = bytes](unsigned row, unsigned block) {
-      return m->scalePlacement(ofA, row, block * (m->K / bytes), bytes, 0);
-    });
-  EXPECT_EQ(checked, 128u + 64 + 256 + 128);
+  EXPECT_EQ(scales(*entry, *m), 128u + 64 + 256 + 128);
 }
 
 TEST(MatrixInstr, ComputesProductPlusAccumulator) {
