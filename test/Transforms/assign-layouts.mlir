@@ -466,3 +466,55 @@ func.func @convert_before_broadcast(%p: !tile.ptr<f32>, %s: !tile.ptr<f32>) {
   tile.store %q, %flat : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// A tile loaded before two loops that each multiply by it (the pipeliner's
+// main loop and its tail, attention's Q): its conversion to the dot operand
+// layout moves out of the loops, and the second loop takes the first's, so
+// that only the converted tile stays live across the first loop.
+// GFX950-LABEL: func.func @operand_of_two_loops
+// GFX950: %[[A:.*]] = tile.convert_layout
+// GFX950-NEXT: scf.for
+// GFX950: tile.dot %[[A]],
+// GFX950-NOT: tile.convert_layout %[[A]]
+// GFX950: scf.for
+// GFX950: tile.dot %[[A]],
+// GFX1250-LABEL: func.func @operand_of_two_loops
+// GFX1250: %[[A:.*]] = tile.convert_layout
+// GFX1250-NEXT: scf.for
+// GFX1250: tile.dot %[[A]],
+// GFX1250: scf.for
+// GFX1250: tile.dot %[[A]],
+func.func @operand_of_two_loops(%pa: !tile.ptr<bf16>, %pb: !tile.ptr<bf16>, %pc: !tile.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %re = tile.expand_dims %r {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %ce = tile.expand_dims %r {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %c32 = arith.constant dense<32> : tensor<32x1xi32>
+  %rows = arith.muli %re, %c32 : tensor<32x1xi32>
+  %rb = tile.broadcast %rows : tensor<32x1xi32> -> tensor<32x32xi32>
+  %cb = tile.broadcast %ce : tensor<1x32xi32> -> tensor<32x32xi32>
+  %off = arith.addi %rb, %cb : tensor<32x32xi32>
+  %sa = tile.splat %pa : !tile.ptr<bf16> -> tensor<32x32x!tile.ptr<bf16>>
+  %pA = tile.addptr %sa, %off : tensor<32x32x!tile.ptr<bf16>>, tensor<32x32xi32>
+  %a = tile.load %pA : tensor<32x32x!tile.ptr<bf16>> -> tensor<32x32xbf16>
+  %sb = tile.splat %pb : !tile.ptr<bf16> -> tensor<32x32x!tile.ptr<bf16>>
+  %pB = tile.addptr %sb, %off : tensor<32x32x!tile.ptr<bf16>>, tensor<32x32xi32>
+  %z = arith.constant dense<0.0> : tensor<32x32xf32>
+  %first = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<32x32xf32>) : i32 {
+    %b = tile.load %pB : tensor<32x32x!tile.ptr<bf16>> -> tensor<32x32xbf16>
+    %d = tile.dot %a, %b, %acc : tensor<32x32xbf16>, tensor<32x32xbf16> -> tensor<32x32xf32>
+    scf.yield %d : tensor<32x32xf32>
+  }
+  %second = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %first) -> (tensor<32x32xf32>) : i32 {
+    %b = tile.load %pB : tensor<32x32x!tile.ptr<bf16>> -> tensor<32x32xbf16>
+    %d = tile.dot %a, %b, %acc : tensor<32x32xbf16>, tensor<32x32xbf16> -> tensor<32x32xf32>
+    scf.yield %d : tensor<32x32xf32>
+  }
+  %sc = tile.splat %pc : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>>
+  %pC = tile.addptr %sc, %off : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xi32>
+  tile.store %pC, %second : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>
+  return
+}

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
 #include <map>
@@ -317,15 +318,38 @@ public:
   }
 
   /// A conversion of a value from outside a loop (attention's Q, converted
-  /// where the dot inside the loop uses it) happens once, before the loop.
+  /// where the dot inside the loop uses it) happens once, before the loop;
+  /// and once for all such loops (the pipeliner's main loop and its tail):
+  /// a later loop takes an earlier conversion, so that the value need not
+  /// stay in its own layout across the earlier loop for a conversion of its
+  /// own.
   void hoistInvariantConversions() {
-    func.walk([](ConvertLayoutOp convert) {
+    SmallVector<ConvertLayoutOp> hoisted;
+    func.walk([&](ConvertLayoutOp convert) {
+      bool moved = false;
       while (auto loop = dyn_cast<LoopLikeOpInterface>(convert->getParentOp())) {
         if (!loop.isDefinedOutsideOfLoop(convert.getSrc()))
-          return;
+          break;
         loop.moveOutOfLoop(convert);
+        moved = true;
       }
+      if (moved)
+        hoisted.push_back(convert);
     });
+    DominanceInfo dominance(func);
+    SmallVector<ConvertLayoutOp> kept;
+    for (ConvertLayoutOp convert : hoisted) {
+      auto earlier = llvm::find_if(kept, [&](ConvertLayoutOp k) {
+        return k.getSrc() == convert.getSrc() && k.getType() == convert.getType() &&
+               dominance.properlyDominates(k.getOperation(), convert.getOperation());
+      });
+      if (earlier == kept.end()) {
+        kept.push_back(convert);
+        continue;
+      }
+      convert.replaceAllUsesWith(earlier->getResult());
+      convert.erase();
+    }
   }
 
 private:
