@@ -54,6 +54,7 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
   auto shr = [&](Value x, int64_t n) { return arith::ShRUIOp::create(b, loc(), x, i32(n)).getResult(); };
   auto bitOr = [&](Value x, Value y) { return arith::OrIOp::create(b, loc(), x, y).getResult(); };
   auto wide = [&](Value x) { return arith::ExtSIOp::create(b, loc(), i64, x).getResult(); };
+  auto unsignedWide = [&](Value x) { return arith::ExtUIOp::create(b, loc(), i64, x).getResult(); };
   auto low32 = [&](Value x) { return arith::TruncIOp::create(b, loc(), i32Type, x).getResult(); };
   auto addressOf = [&](Value memref) {
     Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc(), memref);
@@ -73,7 +74,6 @@ void KernelLowering::copyBlock(Value baseTile, ValueRange offsets, ValueRange sh
   // 0 past the end: out of bounds).
   auto copy = [&](Value row, Value col, int64_t tileRows, Value tileCols, Value ldsOffset, Value inside) {
     // Row and column are >= 0: they widen with zeros, no sign to compute.
-    auto unsignedWide = [&](Value x) { return arith::ExtUIOp::create(b, loc(), i64, x).getResult(); };
     Value element = add(arith::IndexCastOp::create(b, loc(), i64, base.value),
                         add(mul(unsignedWide(row), wide(stride)), unsignedWide(col)));
     Value global = add(addressOf(base.base), mul(element, arith::ConstantIntOp::create(b, loc(), eltBytes, 64)));
