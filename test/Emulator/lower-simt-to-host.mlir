@@ -440,3 +440,26 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A scheduling fence for the backend has nothing to emulate: the lanes run
+// the ops in order, in one loop.
+// CHECK-LABEL: func.func @fenced_workgroup(
+// CHECK-NOT: rocdl.sched.barrier
+// CHECK: scf.for
+// CHECK-NOT: scf.for
+// CHECK: return
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @fenced(%out: memref<?xi32, #gpu.address_space<global>>)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %t = gpu.thread_id x
+      %v = arith.index_cast %t : index to i32
+      rocdl.sched.barrier 0
+      %w = arith.addi %v, %v : i32
+      memref.store %w, %out[%t] : memref<?xi32, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}

@@ -507,6 +507,7 @@ func.func @debug(%n: i32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps =
 // CHECK: %[[A:.*]] = vector.load {{.*}} {alignment = 16 : i64} : {{.*}} vector<8xbf16>
 // CHECK: gpu.barrier
 // CHECK: %[[B:.*]] = vector.load {{.*}} {alignment = 16 : i64} : {{.*}} vector<8xbf16>
+// CHECK-NOT: rocdl.sched.barrier
 // CHECK: amdgpu.mfma 16x16x32 %[[A]] * %[[B]] + %{{.*}} blgp =  none : vector<8xbf16>, vector<8xbf16>, vector<4xf32>
 // CHECK-NOT: amdgpu.mfma
 // CHECK: gpu.return
@@ -542,6 +543,34 @@ module {
   }
 }
 
+
+// -----
+
+// The operands of a dot read from pipelined LDS slots: one wait for all
+// the reads, then a fence that keeps the backend's scheduler from moving
+// the matrix instructions back among them (an exchange's operands, in @dot,
+// get neither).
+// CHECK-LABEL: gpu.func @dot_of_slots
+// CHECK: %[[A:.*]] = vector.load %{{.*}} : memref<2560xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: amdgpu.transpose_load
+// CHECK: %[[B:.*]] = vector.shuffle
+// CHECK-NEXT: amdgpu.memory_counter_wait ds(0)
+// CHECK-NEXT: rocdl.sched.barrier 0
+// CHECK-NEXT: amdgpu.mfma 16x16x32 %[[A]] * %[[B]]
+#opA = #tile.linear<register = [[0, 1], [0, 2], [0, 4]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [0, 16]], warp = [[16, 0], [0, 0]]>
+#opB = #tile.linear<register = [[1, 0], [2, 0], [4, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [8, 0], [16, 0]], warp = [[0, 0], [0, 16]]>
+#acc = #tile.linear<register = [[1, 0], [2, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [4, 0], [8, 0]], warp = [[16, 0], [0, 16]]>
+func.func @dot_of_slots(%c: !tile.ptr<f32>, %slot: i32) attributes {tile.lds_bytes = 8192 : i64, tile.num_warps = 4 : i32} {
+  %a = tile.local_alloc {tile.lds_offset = 0 : i64} : memref<2x32x32xbf16, #gpu.address_space<workgroup>>
+  %b = tile.local_alloc {tile.lds_offset = 4096 : i64} : memref<2x32x32xbf16, #gpu.address_space<workgroup>>
+  %x = tile.local_load %a[%slot] : memref<2x32x32xbf16, #gpu.address_space<workgroup>> -> tensor<32x32xbf16, #opA>
+  %y = tile.local_load %b[%slot] : memref<2x32x32xbf16, #gpu.address_space<workgroup>> -> tensor<32x32xbf16, #opB>
+  %zero = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+  %d = tile.dot %x, %y, %zero {instr = "mfma_f32_16x16x32_bf16"} : tensor<32x32xbf16, #opA>, tensor<32x32xbf16, #opB> -> tensor<32x32xf32, #acc>
+  %p = tile.splat %c : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>, #acc>
+  tile.store %p, %d : tensor<32x32x!tile.ptr<f32>, #acc>, tensor<32x32xf32, #acc>
+  return
+}
 
 // -----
 

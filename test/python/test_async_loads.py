@@ -86,6 +86,20 @@ def test_k_loop_copies_ahead_and_waits_for_one_iteration(target, kernel, copy, w
     assert compiled.n_spills == 0
 
 
+@pytest.mark.parametrize("target, lds_wait", [("gfx950", r"s_waitcnt[^\n]*lgkmcnt"), ("gfx1250", r"s_wait_dscnt")])
+def test_matrix_instructions_wait_once_for_their_operand_reads(target, lds_wait):
+    # The iteration's reads of its slots are all issued ahead of the matrix
+    # instructions and waited for once, before the first: no LDS wait among
+    # the matrix instructions (the backend's own schedule waited before each
+    # first use of a later read, 6 waits on gfx950).
+    body = k_loop(unmasked(target, num_stages=3).asm["amdgcn"])
+    matrix = [m.start() for m in re.finditer(r"v_(mfma|wmma)", body)]
+    reads = [m.start() for m in re.finditer(r"ds_(read|load)", body)]
+    assert reads and max(reads) < matrix[0], body
+    assert len(re.findall(lds_wait, body[reads[-1]:matrix[0]])) == 1, body
+    assert not re.search(lds_wait, body[matrix[0]:matrix[-1]]), body
+
+
 def test_two_stages_keep_the_tiles_in_registers():
     # One tile in flight costs no register copies: num_stages=2 keeps the
     # register pipeline (fewer instructions than async loads' LDS addressing).

@@ -440,6 +440,8 @@ LogicalResult WorkgroupLowering::run() {
   numThreadsValue = idx(numThreads);
 
   hoistWorkgroupIds(kernel);
+  // Scheduling fences for LLVM's backend: the emulator runs ops in order.
+  kernel.walk([](ROCDL::SchedBarrier fence) { fence.erase(); });
   if (failed(splitTransposeReads(kernel)) || failed(splitAsyncLoads(kernel)) || failed(splitLaneSwaps(kernel)))
     return failure();
   if (failed(processBlock(kernel.getBody().front())))

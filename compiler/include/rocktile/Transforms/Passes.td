@@ -152,7 +152,10 @@ def LowerToSimt : Pass<"tile-lower-to-simt", "mlir::ModuleOp"> {
     `rocdl.global.load.async.to.lds.b128` (gfx1250); `tile.async_wait` becomes
     waits for the wave's LDS accesses and all but its copies' newest
     instructions (`s_wait_tensorcnt`, vmcnt, `s_wait_asynccnt`), then a
-    `gpu.barrier` marked `rocktile.barrier_after_waits`.
+    `gpu.barrier` marked `rocktile.barrier_after_waits`. A `tile.dot` of
+    operands read from slots (`tile.local_load`) waits for the wave's LDS
+    reads once, then `rocdl.sched.barrier 0` keeps the backend from moving
+    its matrix instructions back among the reads.
     `scf.for` carries the element indices of pointers into buffers under
     2 GiB as i32 scalars. Pure ops ahead of an LDS exchange whose results
     are only used after it are lowered after it. The kernel's `rocdl.*`
