@@ -20,7 +20,7 @@ from .errors import CompilationError, CompilationWarning, EmulatorError
 from .jit import JITFunction, jit
 from .launcher import get_target, set_target
 from .version import __version__
-from .language.core import cdiv, constexpr
+from .language.core import cdiv, constexpr, constexpr_function
 
 
 def next_power_of_2(n: int) -> int:
@@ -31,4 +31,4 @@ def next_power_of_2(n: int) -> int:
 
 __all__ = ["jit", "compile", "cdiv", "autotune", "Config", "heuristics", "next_power_of_2", "CompilationError", "CompilationWarning", "EmulatorError",
            "CompiledKernel", "DeviceBuffer", "TensorWrapper", "reinterpret", "set_target", "get_target",
-           "JITFunction", "language", "constexpr"]
+           "JITFunction", "language", "constexpr", "constexpr_function"]

@@ -301,6 +301,11 @@ PYBIND11_MODULE(_C, m) {
     return names;
   });
 
+  m.def("wave_size", [](const std::string &chip) {
+    const rocktile::Target *t = rocktile::lookupTarget(chip);
+    return t ? t->waveSize : 0u;
+  });
+
   m.def("has_tensor_data_mover", [](const std::string &chip) {
     const rocktile::Target *t = rocktile::lookupTarget(chip);
     return t && t->hasTensorDataMover;

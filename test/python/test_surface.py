@@ -880,3 +880,55 @@ def test_histogram_too_large_is_a_clear_error():
     with pytest.raises(rocktile.CompilationError, match="at most 1048576") as info:
         rocktile.compile(too_large_histogram, {"x_ptr": "*i32", "out_ptr": "*i32"})
     assert info.value.lineno == next(i for i, t in enumerate(open(__file__), 1) if "# ERR-histogram" in t)
+
+
+# Triton's tl.target_info and constexpr_function: a kernel that picks its
+# code by target (as portable kernels guard inline assembly or tile sizes),
+# decided while compiling.
+@rocktile.constexpr_function
+def lanes_times(target, factor):
+    return target.warp_size * factor
+
+
+@rocktile.jit
+def by_target(out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    if tl.target_info.is_hip_cdna4():
+        v = offs + 950
+    elif tl.target_info.is_hip_gfx1250():
+        v = offs + 1250
+    else:
+        v = offs
+    if tl.target_info.is_cuda() or tl.target_info.cuda_capability_geq(9, 0) or tl.target_info.is_hip_cdna3():
+        v = -v
+    SCALE: tl.constexpr = lanes_times(tl.target_info.current_target(), 1000)
+    tl.store(out_ptr + offs, v + SCALE * tl.target_info.is_hip())
+
+
+@pytest.mark.parametrize("target, base, lanes", [("gfx950", 950, 64), ("gfx1250", 1250, 32)])
+def test_target_info_decides_while_compiling(target, base, lanes):
+    out = np.zeros(16, np.int32)
+    by_target[(1,)](out, BLOCK=16, target=target)
+    np.testing.assert_array_equal(out, np.arange(16) + base + lanes * 1000)
+    # Outside a compile there is no target, as Triton's without a driver.
+    assert tl.target_info.current_target() is None and not tl.target_info.is_hip()
+
+
+@rocktile.constexpr_function
+def doubled(n):
+    return 2 * n
+
+
+@rocktile.jit
+def doubled_of_tensor(out_ptr):
+    n = tl.load(out_ptr)
+    tl.store(out_ptr, doubled(n))  # ERR-constexpr-function
+
+
+def test_constexpr_function_rejects_a_tensor_at_its_line():
+    with pytest.raises(rocktile.CompilationError) as info:
+        rocktile.compile(doubled_of_tensor, signature={"out_ptr": "*i32"}, target="gfx950")
+    line = next(i for i, text in enumerate(open(__file__), 1) if "# ERR-constexpr-function" in text)
+    assert f"{__file__}:{line}:" in str(info.value)
+    assert "doubled is a constexpr_function" in str(info.value) and "tensor of int32" in str(info.value)
+    assert doubled(rocktile.constexpr(3)) == 6  # and from host code

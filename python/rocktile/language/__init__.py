@@ -2,7 +2,7 @@
 
     import rocktile.language as tl
 """
-from . import extra, math
+from . import extra, math, target_info
 from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint, randint4x, randn,
                      randn4x, uint_to_uniform_float)
 from .microscaling import dot_scaled
@@ -30,7 +30,7 @@ __all__ = [
     "pair_uniform_to_normal", "permute", "philox", "philox_impl", "pointer_type", "program_id",
     "PropagateNan", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x", "range", "ravel", "reduce",
     "reduce_or", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn",
-    "squeeze", "static_assert", "static_print", "static_range", "store", "store_tensor_descriptor", "sub", "sum", "swizzle2d", "tensor", "tensor_descriptor",
+    "squeeze", "static_assert", "static_print", "static_range", "store", "store_tensor_descriptor", "sub", "sum", "swizzle2d", "target_info", "tensor", "tensor_descriptor",
     "to_tensor", "topk", "trans", "TRITON_MAX_TENSOR_NUMEL", "uint16", "uint32", "uint64", "uint8",
     "uint_to_uniform_float", "umulhi", "unsqueeze", "view", "where", "xor_sum", "zeros", "zeros_like",
 ]

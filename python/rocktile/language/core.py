@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+import functools
 
 from . import descriptors, semantic
 from .descriptors import block_pointer, tensor_descriptor
@@ -614,6 +615,24 @@ def cdiv(x, div):
     """Ceiling division, on Python ints / constexprs or on tensors."""
     x, div = _unwrap(x), _unwrap(div)
     return (x + div - 1) // div
+
+
+def constexpr_function(fn):
+    """`@rocktile.constexpr_function`, as Triton's: a Python function that a
+    kernel calls while it is compiled, on values known then (constexprs,
+    Python values; never tensors), its result a compile-time value."""
+    name = getattr(fn, "__qualname__", repr(fn))
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        args = [_unwrap(a) for a in args]
+        kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
+        for value in (*args, *kwargs.values()):
+            if isinstance(value, tensor):
+                raise SemanticError(f"{name} is a constexpr_function: its arguments must be known while "
+                                    f"compiling, got a tensor of {value.type}")
+        return fn(*args, **kwargs)
+    return call
 
 
 def static_range(arg1, arg2=None, step=None):
