@@ -201,28 +201,12 @@ class JITFunction(semantic.KernelFunction):
         return h.hexdigest()
 
     def _hash_sources(self, h, seen):
-        """Hashes this function's source, those of the @jit functions it
-        names (directly, or as attributes of a module it names), and the
-        values of the other globals it reads."""
+        """Hashes this function's source and what it depends on
+        (_hash_function), once."""
         if self in seen:
             return
         seen.add(self)
-        h.update(f"{self.fn.__module__}.{self.fn.__qualname__}\n{inspect.getsource(self.fn)}".encode())
-        names, codes = set(), [self.fn.__code__]
-        while codes:
-            code = codes.pop()
-            names.update(code.co_names)
-            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
-        for name in sorted(names):
-            value = self.fn.__globals__.get(name)
-            if isinstance(value, JITFunction):
-                value._hash_sources(h, seen)
-            elif isinstance(value, types.ModuleType):
-                for attr in sorted(names):
-                    if isinstance(member := getattr(value, attr, None), JITFunction):
-                        member._hash_sources(h, seen)
-            elif isinstance(value, (bool, int, float, str)) or type(value).__module__.startswith(core.__package__):
-                h.update(f"{name}={_stable_repr(value)}\n".encode())
+        _hash_function(h, self.fn, seen)
 
     def _compile(self, spec: Specialization, allow_emulator_only) -> CompiledKernel:
         module, ir = self.trace(spec)
@@ -297,6 +281,38 @@ class JITFunction(semantic.KernelFunction):
                                    *definition_position(self.fn))
         b.create("func.return", [], [], {}, loc, 0)
         return module, ir
+
+
+def _hash_function(h, fn, seen):
+    """Hashes `fn`'s source, and what it names: @jit functions and plain
+    Python functions (helpers and constexpr_functions, which run while
+    compiling), directly or as attributes of a module, through theirs; the
+    values of its other globals. rocktile's own are in the compiler's key."""
+    h.update(f"{fn.__module__}.{fn.__qualname__}\n{inspect.getsource(fn)}".encode())
+    names, codes = set(), [fn.__code__]
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+
+    def follow(value):
+        if isinstance(value, JITFunction):
+            value._hash_sources(h, seen)
+        elif isinstance(value, types.FunctionType):
+            value = inspect.unwrap(value)
+            if value not in seen and (value.__module__ or "").split(".")[0] != __package__:
+                seen.add(value)
+                _hash_function(h, value, seen)
+
+    for name in sorted(names):
+        value = fn.__globals__.get(name)
+        if isinstance(value, types.ModuleType):
+            for attr in sorted(names):
+                follow(getattr(value, attr, None))
+        elif isinstance(value, (bool, int, float, str)) or type(value).__module__.startswith(core.__package__):
+            h.update(f"{name}={_stable_repr(value)}\n".encode())
+        else:
+            follow(value)
 
 
 def _is_user_error(e: BaseException) -> bool:

@@ -102,6 +102,39 @@ def test_key_follows_called_jit_function_sources(cache_dir):
         scale_by.fn = original
 
 
+def block_of(n):
+    return n // 2
+
+
+@rocktile.constexpr_function
+def halved(n):
+    return block_of(n)
+
+
+@rocktile.jit
+def store_half(y_ptr, N: tl.constexpr):
+    tl.store(y_ptr + tl.arange(0, halved(N)), 1.0)
+
+
+def test_key_follows_python_functions_run_while_compiling():
+    """A constexpr_function, and the plain function it calls, run while
+    compiling: changing either changes the key (else another process
+    would read a kernel compiled for the old one)."""
+    spec = compiler.make_specialization(store_half, {"y_ptr": "*fp32"}, {"N": 64}, "gfx950", 4)
+    key = store_half.cache_key(spec)
+    module = sys.modules[__name__]
+    original = block_of
+
+    def block_of_changed(n):
+        return n // 4
+    try:
+        module.block_of = block_of_changed
+        assert store_half.cache_key(spec) != key
+    finally:
+        module.block_of = original
+    assert store_half.cache_key(spec) == key
+
+
 def test_disabled(cache_dir, compiles, monkeypatch):
     monkeypatch.setenv("ROCKTILE_CACHE", "0")
     compile_triple()
