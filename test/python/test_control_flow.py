@@ -813,3 +813,32 @@ def test_program_ids_under_runtime_ifs(target):
     np.testing.assert_array_equal(y, np.where(grid[0] < 5, grid[0] * 10 + grid[1], 0))
     ids_under_if[(6, 4)](y, 5, target=target)
     np.testing.assert_array_equal(y, np.where(grid[0] < 5, grid[1] + 400, 0))
+
+
+# Triton's while-loop condition wrapper: `while tl.condition(c, disable_licm)`.
+@rocktile.jit
+def halvings(out_ptr, n):
+    count = 0
+    while tl.condition(n > 1, disable_licm=True):
+        n = n // 2
+        count += 1
+    tl.store(out_ptr, tl.expect_zero(count * 0, count > 0) + count)
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+@pytest.mark.parametrize("n", [0, 1, 2, 1000])
+def test_while_condition_wrapper(target, n):
+    out = np.zeros(1, np.int32)
+    halvings[(1,)](out, n, target=target)
+    assert out[0] == max(n.bit_length() - 1, 0)
+
+
+@rocktile.jit
+def condition_in_if(out_ptr, n):
+    if tl.condition(n > 1):  # ERR-condition-if
+        tl.store(out_ptr, 1)
+
+
+def test_condition_outside_a_while_is_an_error():
+    with pytest.raises(rocktile.CompilationError, match="tl.condition wraps the condition of a while loop"):
+        rocktile.compile(condition_in_if, signature={"out_ptr": "*i32", "n": "i32"}, target="gfx950")

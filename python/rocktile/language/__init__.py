@@ -6,11 +6,11 @@ from . import extra, math, target_info
 from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint, randint4x, randn,
                      randn4x, uint_to_uniform_float)
 from .microscaling import dot_scaled
-from .debug import assume, device_assert, device_print, max_constancy, max_contiguous, multiple_of
+from .debug import assume, device_assert, device_print, expect_zero, max_constancy, max_contiguous, multiple_of
 from .core import (
     abs, add, advance, arange, argmax, argmin, associative_scan, atomic_add, atomic_and, atomic_cas, atomic_load, atomic_max, atomic_min, atomic_or,
     atomic_poll, atomic_store, atomic_xchg, atomic_xor, bfloat16, bitonic_merge, block_type, broadcast, broadcast_to, cast, cat, cdiv, ceil, clamp,
-    constexpr, cos, cumprod, cumsum, debug_barrier, div_rn, dot, dtype, erf, exp, exp2, expand_dims, fdiv, flip, float16,
+    condition, constexpr, cos, cumprod, cumsum, debug_barrier, div_rn, dot, dtype, erf, exp, exp2, expand_dims, fdiv, flip, float16,
     float32, float64, float8e4nv, float8e5, floor, fma, full, full_like, gather, histogram, inline_asm_elementwise, int1, int16, int32, int64, int8,
     interleave, join, load, load_tensor_descriptor, log, log2, map_elementwise, max, maximum, min, minimum, mul, num_programs, permute, pointer_type,
     make_block_ptr, make_tensor_descriptor, program_id, PropagateNan, range, ravel, reduce, reduce_or, reshape, rsqrt, sigmoid, sin, softmax, sort,
@@ -22,8 +22,8 @@ from .core import (
 __all__ = [
     "abs", "add", "advance", "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_load", "atomic_max",
     "atomic_min", "atomic_or", "atomic_poll", "atomic_store", "atomic_xchg", "atomic_xor", "bfloat16", "bitonic_merge", "block_type", "broadcast",
-    "broadcast_to", "cast", "cat", "cdiv", "ceil", "clamp", "constexpr", "cos", "cumprod", "cumsum", "debug_barrier",
-    "device_assert", "device_print", "div_rn", "dot", "dot_scaled", "dtype", "erf", "exp", "exp2", "expand_dims", "extra", "fdiv",
+    "broadcast_to", "cast", "cat", "cdiv", "ceil", "clamp", "condition", "constexpr", "cos", "cumprod", "cumsum", "debug_barrier",
+    "device_assert", "device_print", "div_rn", "dot", "dot_scaled", "dtype", "erf", "exp", "exp2", "expand_dims", "expect_zero", "extra", "fdiv",
     "flip", "float16", "float32", "float64", "float8e4nv", "float8e5", "floor", "fma", "full", "full_like", "gather", "histogram",
     "inline_asm_elementwise", "int1", "int16", "int32", "int64", "int8", "interleave", "join", "load", "load_tensor_descriptor", "log", "log2", "map_elementwise", "math", "max",
     "max_constancy", "max_contiguous", "make_block_ptr", "make_tensor_descriptor", "maximum", "min", "minimum", "mul", "multiple_of", "num_programs",

@@ -178,6 +178,8 @@ def _as_condition(value, what):
     """A runtime condition as an i1 scalar: numbers are compared with 0 (as
     Python's truth); a one-element tile is reduced to its element."""
     value = semantic._value(value)
+    if isinstance(value, core.condition):
+        value = semantic._value(value.condition)
     if not isinstance(value, core.tensor):
         return semantic.constant(builtins.bool(value), core.int1)
     if value.dtype.is_ptr():

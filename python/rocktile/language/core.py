@@ -471,6 +471,17 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     return semantic.atomic_cas(_unwrap(pointer), _unwrap(cmp), _unwrap(val), sem, scope)
 
 
+class condition:
+    """`while tl.condition(c, disable_licm=False):` — the loop's condition,
+    as Triton writes it. `disable_licm` is accepted and has no effect."""
+
+    def __init__(self, arg1, disable_licm=False):
+        self.condition, self.disable_licm = arg1, disable_licm
+
+    def __bool__(self):
+        raise SemanticError("tl.condition wraps the condition of a while loop; use the condition itself here")
+
+
 def debug_barrier():
     """Wait until every thread of the program arrives; memory written before
     it is visible to the program's threads after it."""

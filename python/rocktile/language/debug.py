@@ -41,6 +41,14 @@ def device_assert(cond, msg=""):
                               {"message": _string_attr(semantic._unwrap(msg))})
 
 
+def expect_zero(x, mask):
+    """`x`, whose elements are expected to have underflowed to zero where
+    `mask` is true. Triton checks that only in debug builds, which rocktile
+    has not (a check would keep the kernel from compiling for hardware)."""
+    semantic.to_tensor(mask)
+    return semantic.to_tensor(x)
+
+
 def _hint(x, values, field, fname):
     x = semantic.to_tensor(x)
     if not (x.dtype.is_int() or x.dtype.is_ptr()):
