@@ -755,7 +755,7 @@ def test_amd_launch_options(target):
         np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5)
     # waves_per_eu is LLVM's occupancy hint; the others Triton users pass are accepted.
     kernel = small_dot[(1,)](a, b, c, M=64, N=64, K=32, waves_per_eu=2, kpack=2, num_ctas=1, launch_pdl=False,
-                             maxnreg=128, enable_fp_fusion=True, target=target)
+                             maxnreg=128, enable_fp_fusion=True, allow_flush_denorm=True, target=target)
     assert '"amdgpu-waves-per-eu"="2"' in kernel.asm["llir"]
     with pytest.raises(ValueError, match="num_ctas must be 1"):
         small_dot[(1,)](a, b, c, M=64, N=64, K=32, num_ctas=2, target=target)

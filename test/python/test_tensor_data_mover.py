@@ -181,6 +181,39 @@ def test_block_pointers_take_the_same_copies():
     assert tile_ir.count("tile.async_copy") == 4 and "tile.descriptor_load" not in tile_ir
 
 
+@rocktile.jit
+def transposed_block(k_ptr, out_ptr, back_ptr, N, stride_kk, stride_kn, D: tl.constexpr, BN: tl.constexpr):
+    # K^T as Triton's fused-attention tutorial reads it: a (D, N) block
+    # pointer of order (0, 1) over a row-major (N, D) K (stride_kk = 1),
+    # stored back the same way.
+    start = tl.program_id(0) * BN
+    kt = tl.make_block_ptr(k_ptr, (D, N), (stride_kk, stride_kn), (0, start), (D, BN), (0, 1))
+    x = tl.load(kt, boundary_check=(0, 1))
+    d, n = tl.arange(0, D), start + tl.arange(0, BN)
+    tl.store(out_ptr + d[:, None] * N + n[None, :], x, mask=n[None, :] < N)
+    tl.store(tl.make_block_ptr(back_ptr, (D, N), (stride_kk, stride_kn), (0, start), (D, BN), (0, 1)), x,
+             boundary_check=(0, 1))
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+@pytest.mark.parametrize("step", [1, 2])
+def test_blocks_whose_rows_are_not_contiguous(target, step):
+    # Columns contiguous (step 1): on gfx1250 the block of the swapped
+    # dimensions, whose rows are, is copied and transposed. Every other
+    # element (step 2): masked loads. A copy of the block as it is would read
+    # each row's elements at a stride of 1 (as it did before this test).
+    # Stores are masked stores in both cases.
+    N, D = 70, 32
+    k = bf16((N, D * step), 7)
+    out, back = np.zeros((D, N), ml_dtypes.bfloat16), np.zeros_like(k)
+    launched = transposed_block[(3,)](k, out, back, N, step, D * step, D=D, BN=32, num_warps=2, target=target)
+    np.testing.assert_array_equal(out, k[:, ::step].T)
+    np.testing.assert_array_equal(back[:, ::step], k[:, ::step])
+    if step == 2:
+        assert not back[:, 1::2].any()  # nothing written between the elements
+    assert ("tensor_load_to_lds" in launched.asm["amdgcn"]) == (target == "gfx1250" and step == 1)
+
+
 # Planted bugs: the compiler's SIMT program for a 2-trip K loop on 2 waves,
 # edited as a compiler bug would leave it, then run in the emulator.
 def planted(edit=None, num_stages=1):

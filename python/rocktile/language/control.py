@@ -43,15 +43,21 @@ def is_static(value) -> bool:
 _LEAF = object()  # a tensor or number in a structure
 
 
-def _flatten(value, path, leaves):
-    """The structure of `value` with its tensors and numbers appended to
-    `leaves` as (path, value); other objects are kept in the structure."""
+def _flatten(value, path, leaves, numbers=True):
+    """The structure of `value` with its tensors and numbers (unless not
+    `numbers`) appended to `leaves` as (path, value); other objects are kept
+    in the structure. The numbers of a namedtuple's `_fixed_fields` (a block
+    pointer's shape and strides, which `tl.advance` keeps) stay compile-time
+    values: a stride of 1 stays known to be 1."""
     value = semantic._value(value)
-    if isinstance(value, core.tensor) or semantic._is_number(value):
+    if isinstance(value, core.tensor) or numbers and semantic._is_number(value):
         leaves.append((path, value))
         return _LEAF
     if isinstance(value, (tuple, list)):
-        return (type(value), tuple(_flatten(v, f"{path}[{i}]", leaves) for i, v in enumerate(value)))
+        fixed = getattr(value, "_fixed_fields", ())
+        fields = getattr(value, "_fields", [None] * len(value))
+        return (type(value), tuple(_flatten(v, f"{path}[{i}]", leaves, numbers and f not in fixed)
+                                   for i, (f, v) in enumerate(zip(fields, value))))
     return ("static", value)
 
 

@@ -115,7 +115,8 @@ def _in_range(index, extent):
 def _copyable(base, shape, strides, offsets, static):
     """Whether the target copies this block whole (tile.descriptor_load): it
     has a Tensor Data Mover, and the block fits its 2-D descriptor with at
-    least one row per warp (each warp copies its rows)."""
+    least one row per warp (each warp copies its rows) and rows contiguous
+    (a last stride of the compile-time 1: a block pointer's may be any)."""
     def i32(x):
         return -2**31 <= x < 2**31 if isinstance(x, int) else x.dtype == int32
 
@@ -123,6 +124,7 @@ def _copyable(base, shape, strides, offsets, static):
     rows, cols = static.block_shape
     return (static.padding == "zero" and rows and rows % ir.num_warps == 0 and max(rows, cols) <= 0xFFFF
             and not base.dtype.element_ty.is_bool() and ir.C.has_tensor_data_mover(ir.target)
+            and isinstance(strides[-1], int) and strides[-1] == 1
             and all(i32(x) for x in (*offsets, *shape, *strides)))
 
 
@@ -152,16 +154,27 @@ def _copied_view(base, shape, strides, offsets, static):
     return base, (rows, shape[-1]), strides[-2:], offsets[-2:], view
 
 
+def _copy(view):
+    """The 2-D block `view` (base, shape, strides, offsets, static) copies
+    whole (tile.descriptor_load)."""
+    vbase, vshape, vstrides, voffsets, vstatic = view
+    ty = block_type(vbase.dtype.element_ty, list(vstatic.block_shape))
+    return semantic._emit("tile.descriptor_load", _block_operands(vbase, voffsets, vshape, vstrides), ty,
+                          {"operandSegmentSizes": "array<i32: 1, 2, 2, 2>"})
+
+
 def _load(base, shape, strides, offsets, static, checked, fname):
     """The block at `offsets`: copied whole where the target can, else by
-    masked loads."""
+    masked loads. A 2-D block whose first dimension is the contiguous one (a
+    block pointer of order (0, 1), attention's K^T over a row-major K) is
+    the transpose of the block copied with the dimensions swapped."""
     view = _copied_view(base, shape, strides, offsets, static)
     if view:
-        vbase, vshape, vstrides, voffsets, vstatic = view
-        ty = block_type(base.dtype.element_ty, list(vstatic.block_shape))
-        block = semantic._emit("tile.descriptor_load", _block_operands(vbase, voffsets, vshape, vstrides), ty,
-                               {"operandSegmentSizes": "array<i32: 1, 2, 2, 2>"})
-        return semantic.reshape(block, list(static.block_shape))
+        return semantic.reshape(_copy(view), list(static.block_shape))
+    if len(static.block_shape) == 2 and isinstance(strides[0], int) and strides[0] == 1:
+        swapped = replace(static, block_shape=static.block_shape[::-1])
+        if _copyable(base, shape[::-1], strides[::-1], offsets[::-1], swapped):
+            return semantic.trans(_copy((base, shape[::-1], strides[::-1], offsets[::-1], swapped)), ())
     pointers, mask = _block(base, shape, strides, offsets, static, checked, fname)
     other = None if mask is None else _padding_value(base.dtype.element_ty, static.padding, fname)
     return semantic.load(pointers, mask, other)
@@ -205,6 +218,7 @@ class tensor_descriptor(NamedTuple):
     shape: tuple
     strides: tuple
     static: _Static
+    _fixed_fields = ("shape", "strides")  # a loop carries their numbers as the constants they are
 
     @property
     def block_shape(self):
@@ -279,6 +293,7 @@ class block_pointer(NamedTuple):
     strides: tuple
     offsets: tuple
     static: _Static
+    _fixed_fields = ("shape", "strides")  # a loop carries their numbers as the constants they are
 
     @property
     def dtype(self):
