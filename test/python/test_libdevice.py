@@ -182,6 +182,10 @@ def test_namespaces():
     import rocktile.language.extra.cuda as cuda
     import rocktile.language.extra.hip as hip
     assert cuda.libdevice is hip.libdevice is tl.extra.libdevice is libdevice
+    # Imported as modules of their own, as kernels written for either backend do.
+    import rocktile.language.extra.hip.libdevice as hip_libdevice
+    from rocktile.language.extra.cuda.libdevice import tanh
+    assert hip_libdevice is libdevice and tanh is libdevice.tanh
     assert {"tanh", "pow", "atan2", "erf", "fast_expf", "isnan", "signbit", "fmod", "rint"} <= set(libdevice.__all__)
 
 

@@ -1,4 +1,9 @@
-"""tl.extra.hip.libdevice: the same functions as tl.extra.libdevice."""
+"""tl.extra.hip.libdevice: the same functions as tl.extra.libdevice, also
+imported as the module `rocktile.language.extra.hip.libdevice`."""
+import sys
+
 from .. import libdevice
+
+sys.modules[__name__ + ".libdevice"] = libdevice
 
 __all__ = ["libdevice"]
