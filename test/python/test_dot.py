@@ -6,6 +6,8 @@ Tolerance: bf16/fp16 products are exact in fp32, so the only error is fp32
 accumulation in another order than numpy's float64: rtol 1e-5 and atol
 1e-5 * K * max|a| * max|b|. Results stored as bf16/fp16 add one rounding
 (rtol 2^-8 / 2^-11 of the largest value)."""
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -289,6 +291,28 @@ def test_batched_matmul(target, batch, M, N, K, blocks, num_warps):
 # Every unsupported combination is a CompilationError at the line of the dot.
 
 @rocktile.jit
+def tf32_allowed(a_ptr, b_ptr, c_ptr, N: tl.constexpr, ALLOW: tl.constexpr):
+    r = tl.arange(0, N)
+    a = tl.load(a_ptr + r[:, None] * N + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * N + r[None, :])
+    tl.store(c_ptr + r[:, None] * N + r[None, :], tl.dot(a, b, allow_tf32=ALLOW))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("allow", [True, False])
+def test_allow_tf32_keeps_fp32_products(target, allow):
+    # Older kernels pass allow_tf32=True: a permission, and neither chip has
+    # TF32 instructions, so the products are fp32 ones as without it
+    # (Triton's AMD backend does the same).
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal((32, 32)).astype(np.float32) for _ in range(2))
+    c = np.zeros((32, 32), np.float32)
+    kernel = tf32_allowed[(1,)](a, b, c, N=32, ALLOW=allow, target=target)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-5 * 32)
+    assert re.search(r"v_(mfma|wmma)_f32_\w+_f32", kernel.asm["amdgcn"])
+
+
+@rocktile.jit
 def bad_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, CASE: tl.constexpr):
     rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
     a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
@@ -305,6 +329,8 @@ def bad_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constex
         d = tl.dot(a, b, input_precision="fast")  # BAD PRECISION
     elif CASE == "tf32":
         d = tl.dot(a, b, input_precision="tf32")  # BAD TF32
+    elif CASE == "both":
+        d = tl.dot(a, b, input_precision="ieee", allow_tf32=False)  # BAD BOTH
     elif CASE == "int acc":
         d = tl.dot(a, b, acc=tl.zeros((M, N), tl.float32))  # BAD INT ACC
     else:
@@ -328,6 +354,7 @@ def dot_error(case, a="*bf16", b="*bf16", M=32, N=32, K=32, target="gfx950"):
     ("tf32", "# BAD TF32", "input_precision='tf32' needs TF32 matrix instructions, which gfx950 and gfx1250 "
      "do not have"),
     ("int acc", "# BAD INT ACC", "acc must be a 32x32 tile of int32, got 32x32 of fp32"),
+    ("both", "# BAD BOTH", "give input_precision or allow_tf32 (deprecated), not both"),
 ])
 def test_dot_errors_name_the_line(case, marker, text):
     types = {"tf32": "*fp32", "int acc": "*i8"}.get(case, "*bf16")

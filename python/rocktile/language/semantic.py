@@ -1287,8 +1287,10 @@ def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype
         raise SemanticError(f"tl.dot: the batch dimensions differ: {list(a.shape)} x {list(b.shape)}")
     if min(M, N, K) < 16:
         raise SemanticError(f"tl.dot needs M, N and K of at least 16 (as Triton), got M={M}, N={N}, K={K}")
-    if input_precision is None and allow_tf32:
-        input_precision = "tf32"
+    # allow_tf32 (deprecated) permits TF32, which neither chip has: its
+    # products stay fp32, as in Triton's AMD backend.
+    if input_precision is not None and allow_tf32 is not None:
+        raise SemanticError("tl.dot: give input_precision or allow_tf32 (deprecated), not both")
     if input_precision is not None and input_precision not in _DOT_PRECISIONS:
         raise SemanticError(f"tl.dot: input_precision must be one of {', '.join(_DOT_PRECISIONS)}, "
                             f"got {input_precision!r}")
