@@ -10,6 +10,19 @@ from .errors import CompilationError
 from .launcher import CompiledLauncher
 
 
+class KernelMetadata(dict):
+    """A compiled kernel's metadata: a dict, also read by attribute, as
+    Triton's (`kernel.metadata.shared`, its LDS bytes, in ported host code)."""
+    _ALIASES = {"shared": "lds_bytes"}
+
+    def __getattr__(self, name):
+        try:
+            return self[self._ALIASES.get(name, name)]
+        except KeyError:
+            raise AttributeError(f"the kernel's metadata has no {name!r}; it has {', '.join(self)}, "
+                                 f"and {', '.join(self._ALIASES)}") from None
+
+
 class CompiledKernel:
     """A compiled kernel: `.asm` ('tile', 'simt', 'llir', 'amdgcn' texts),
     `.hsaco` (the code object) and `.metadata` (register and memory use)."""
@@ -24,7 +37,7 @@ class CompiledKernel:
         self.specialization = spec
         self.asm = asm
         self.hsaco = hsaco
-        self.metadata = metadata
+        self.metadata = KernelMetadata(metadata)
         self._simt_with_locations = simt_with_locations
         # Uses what only the emulator runs: no LLVM IR, assembly or code object.
         self.emulator_only = emulator_only

@@ -58,6 +58,10 @@ def test_vector_add_code_object(target):
         assert isinstance(kernel.asm[stage], str) and kernel.asm[stage]
     assert "add_kernel" in kernel.asm["amdgcn"]
     assert kernel.signature == ALIGNED and kernel.constexprs == {"BLOCK": 1024}
+    # Read by attribute too, as ported Triton host code does (shared: LDS bytes).
+    assert kernel.metadata.num_warps == 4 and kernel.metadata.shared == kernel.metadata["lds_bytes"]
+    with pytest.raises(AttributeError, match="has no 'registers'"):
+        kernel.metadata.registers
 
 
 # VGPRs per SIMD lane (shared/isa) and the most waves a SIMD holds (8 on
