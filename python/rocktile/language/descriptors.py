@@ -80,6 +80,11 @@ def _base(base, fname):
     return base
 
 
+def _unit(stride):
+    """Whether `stride` is the compile-time 1 (a runtime stride may be anything)."""
+    return isinstance(stride, int) and stride == 1
+
+
 def _block(base, shape, strides, offsets, static, checked, fname):
     """(pointers, mask or None): the block at `offsets`; `checked` are the
     dimensions whose bounds are checked."""
@@ -93,7 +98,7 @@ def _block(base, shape, strides, offsets, static, checked, fname):
         if d in checked:
             inside = _in_range(semantic.add(index, offsets[d]), shape[d])
             mask = inside if mask is None else semantic.and_(mask, inside)
-        unit = isinstance(strides[d], int) and strides[d] == 1
+        unit = _unit(strides[d])
         within = semantic.add(within, index if unit else semantic.mul(index, strides[d]))
         start = semantic.add(start, offsets[d] if unit else semantic.mul(offsets[d], strides[d]))
     # Element offsets as a scalar (the offsets times the strides) plus a tile
@@ -124,7 +129,7 @@ def _copyable(base, shape, strides, offsets, static):
     rows, cols = static.block_shape
     return (static.padding == "zero" and rows and rows % ir.num_warps == 0 and max(rows, cols) <= 0xFFFF
             and not base.dtype.element_ty.is_bool() and ir.C.has_tensor_data_mover(ir.target)
-            and isinstance(strides[-1], int) and strides[-1] == 1
+            and _unit(strides[-1])
             and all(i32(x) for x in (*offsets, *shape, *strides)))
 
 
@@ -171,10 +176,11 @@ def _load(base, shape, strides, offsets, static, checked, fname):
     view = _copied_view(base, shape, strides, offsets, static)
     if view:
         return semantic.reshape(_copy(view), list(static.block_shape))
-    if len(static.block_shape) == 2 and isinstance(strides[0], int) and strides[0] == 1:
-        swapped = replace(static, block_shape=static.block_shape[::-1])
-        if _copyable(base, shape[::-1], strides[::-1], offsets[::-1], swapped):
-            return semantic.trans(_copy((base, shape[::-1], strides[::-1], offsets[::-1], swapped)), ())
+    if len(static.block_shape) == 2 and _unit(strides[0]):
+        swapped = (base, shape[::-1], strides[::-1], offsets[::-1],
+                   replace(static, block_shape=static.block_shape[::-1]))
+        if _copyable(*swapped):
+            return semantic.trans(_copy(swapped), ())
     pointers, mask = _block(base, shape, strides, offsets, static, checked, fname)
     other = None if mask is None else _padding_value(base.dtype.element_ty, static.padding, fname)
     return semantic.load(pointers, mask, other)
@@ -276,7 +282,7 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
         raise SemanticError(f"{fname}: the last dimension of a block must hold at least 16 bytes, got "
                             f"{static.block_shape[-1]} x {elt_bytes}")
     last = strides[-1]
-    if not (isinstance(last, int) and last == 1):
+    if not _unit(last):
         raise SemanticError(f"{fname}: the last dimension must be contiguous: its stride must be the "
                             f"compile-time 1, got {last.type if isinstance(last, semantic.tensor) else last!r}")
     for s in strides[:-1]:
