@@ -9,18 +9,23 @@ LIT ?= /usr/lib/llvm-22/bin/lit
 deps:
 	@PYTHON=$(PYTHON) ./scripts/install-deps.sh
 
-# Configures once, rebuilds incrementally, makes `import rocktile` work from
-# any directory by pointing a .pth file at python/, and installs the
-# rocktile-compile command beside the Python interpreter.
+# Configures once, rebuilds incrementally, then (scripts/install-tools.py)
+# makes `import rocktile` load this checkout from any directory and installs
+# the README's commands beside the Python interpreter, saying where.
+# gcc and g++ by those names, as `pip install .` compiles (Python's sysconfig
+# names them so), because ccache's keys include the compiler's name: so the
+# two builds share ccache's entries.
 build: deps
-	@test -f $(BUILD)/build.ninja || cmake -G Ninja -S . -B $(BUILD) -DPython3_EXECUTABLE=$$(command -v $(PYTHON))
+	@test -f $(BUILD)/build.ninja || cmake -G Ninja -S . -B $(BUILD) -DPython3_EXECUTABLE=$$(command -v $(PYTHON)) \
+	  -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++
 	@cmake --build $(BUILD)
-	@$(PYTHON) -c "import site, os; open(os.path.join(site.getsitepackages()[0], 'rocktile.pth'), 'w').write(os.path.abspath('python') + '\n')"
-	@$(PYTHON) scripts/install-tools.py
+	@$(PYTHON) scripts/install-tools.py $(BUILD)
 
+# pytest runs on every core (pytest-xdist; PYTEST_JOBS=0 runs it in one process).
+PYTEST_JOBS ?= auto
 test: build
 	$(LIT) -sv $(BUILD)/test
-	$(PYTHON) -m pytest -q test/python
+	$(PYTHON) -m pytest -q -n $(PYTEST_JOBS) test/python
 	cd $(BUILD) && ctest --output-on-failure
 
 # torch tensors as arguments (test/python/test_torch.py) with the real torch

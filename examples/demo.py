@@ -1,63 +1,244 @@
-"""Compile the example kernels for both targets, print their resource use,
-then run them in the CPU emulator and compare with numpy."""
+"""rocktile in two minutes (`make demo`): the headline kernels of examples/
+compiled for gfx950 (MI355X) and gfx1250 (MI455X), with the matrix
+instructions and copies each compiles to and its resources; each run in the
+CPU emulator on ragged shapes against numpy; the emulator catching a broken
+kernel (examples/broken_mask.py); pictures of an LDS bank map and of a
+software pipeline; and, if Triton 3.9 is installed in bench's virtualenv
+(`python bench/gemm.py --install-triton`), the GEMMs beside Triton's.
+
+    python examples/demo.py [--out DIR]   # the pictures go to DIR (default: demo-out/)
+"""
+import argparse
+import json
 import os
+import re
+import subprocess
 import sys
 import time
 
+import ml_dtypes
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 
 import rocktile  # noqa: E402
-from softmax import compile_softmax, softmax_kernel  # noqa: E402
-from vector_add import add_kernel, compile_add  # noqa: E402
+from rocktile import _C, pictures, quantization  # noqa: E402
 
 TARGETS = ("gfx950", "gfx1250")
-KERNELS = {  # title -> how to compile it for a target
-    "vector_add (BLOCK=1024, *fp32:16, n: i32:16)": lambda t: compile_add(t, block=1024),
-    "softmax (BLOCK=1024)": lambda t: compile_softmax(t, n_cols=1024),
-}
-COLUMNS = [("VGPRs", "vgpr_count"), ("SGPRs", "sgpr_count"), ("AGPRs", "agpr_count"),
-           ("LDS bytes", "lds_bytes"), ("scratch", "scratch_bytes"), ("VGPR spills", "vgpr_spill_count"),
-           ("SGPR spills", "sgpr_spill_count"), ("waves/SIMD", "occupancy"), ("code size", "code_size")]
+rng = np.random.default_rng(0)
+
+
+def matrix_instructions(asm):
+    return ",".join(sorted(set(re.findall(r"^\s*(v_(?:mfma|wmma)\w*)", asm, re.M)))) or "-"
+
+
+def copies_to_lds(asm):
+    """How the kernel's tiles reach LDS, from its instructions."""
+    ways = [("TDM tensor_load_to_lds", r"tensor_load_to_lds"), ("async global_load_async_to_lds", r"load_async_to_lds"),
+            ("direct-to-LDS buffer_load ... lds", r"(buffer|global)_load\w*\s[^\n]*\blds\b|global_load_lds"),
+            ("registers -> ds_write", r"ds_(write|store)")]
+    return next((name for name, pattern in ways if re.search(pattern, asm)), "-")
+
+
+# Each case: (title, targets, run(target) -> (the @jit function launched, shape, max |error|, tolerance)).
+def gemm(dtype):
+    def run(target):
+        from matmul import matmul_kernel, reference
+        M, N, K = 300, 208, 240  # ragged: no dimension a multiple of its block (rows 16-element aligned)
+        a = rng.standard_normal((M, K)).astype(dtype)
+        b = rng.standard_normal((K, N)).astype(dtype)
+        c = np.empty((M, N), np.float32)
+        matmul_kernel[(rocktile.cdiv(M, 128) * rocktile.cdiv(N, 128),)](
+            a, b, c, c, M, N, K, K, 1, N, 1, N, 1, BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64,
+            GROUP_SIZE_M=8, HAS_BIAS=False, ACTIVATION="", num_warps=4, num_stages=3, target=target)
+        return matmul_kernel, f"{M}x{N}x{K}", np.abs(c - reference(a, b)).max(), 1e-3
+    return run
+
+
+def descriptor_gemm(target):
+    from descriptor_matmul import matmul, matmul_descriptor_kernel
+    M, N, K = 300, 208, 240
+    a = rng.standard_normal((M, K)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((K, N)).astype(ml_dtypes.bfloat16)
+    c = matmul(a, b, target=target, blocks=(128, 128, 64), num_stages=3)
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    return matmul_descriptor_kernel, f"{M}x{N}x{K}", np.abs(c - want).max(), 1e-3
+
+
+def attention(target):
+    from flash_attention import attention, attention_kernel, attention_reference
+    q, k, v = (rng.standard_normal((2, n, 64)).astype(ml_dtypes.bfloat16) for n in (200, 150, 150))
+    o = attention(q, k, v, causal=True, target=target, blocks=(128, 64), num_stages=2)
+    return attention_kernel, "2 heads, 200 x 150, d64, causal", \
+        np.abs(o.astype(np.float64) - attention_reference(q, k, v, causal=True)).max(), 2e-2
+
+
+def mx_gemm(scales):
+    def run(target):
+        from mxfp4_matmul import mx_matmul, mx_matmul_kernel, nvfp4_matmul
+        x, w = rng.standard_normal((200, 256)), rng.standard_normal((256, 150))
+        if scales == "nvfp4":
+            c, (xa, xs, xg), (wb, ws, wg) = nvfp4_matmul(x, w, target=target, blocks=(128, 128, 128))
+            want = (quantization.dequantize_nvfp4(xa, xs, xg, axis=1).astype(np.float64) @
+                    quantization.dequantize_nvfp4(wb, ws, wg, axis=0).astype(np.float64))
+        else:
+            (xa, xs), (wb, ws) = quantization.quantize_mx(x, "e2m1", axis=1), quantization.quantize_mx(w, "e2m1", axis=0)
+            c = mx_matmul(xa, xs, "e2m1", wb, ws, "e2m1", target=target, blocks=(128, 128, 128))
+            want = (quantization.dequantize_mx(xa, xs, "e2m1", axis=1).astype(np.float64) @
+                    quantization.dequantize_mx(wb, ws, "e2m1", axis=0).astype(np.float64))
+        return mx_matmul_kernel, "200x150x256", np.abs(c - want).max(), 1e-3
+    return run
+
+
+CASES = [("GEMM bf16 (tutorial, 128x128x64, 3 stages)", TARGETS, gemm(ml_dtypes.bfloat16)),
+         ("GEMM fp8 e4m3 (tutorial, 128x128x64, 3 stages)", TARGETS, gemm(ml_dtypes.float8_e4m3fn)),
+         ("GEMM bf16 (tensor descriptors, 3 stages)", TARGETS, descriptor_gemm),
+         ("flash attention bf16 (128x64, 2 stages)", TARGETS, attention),
+         ("MXFP4 x MXFP4 GEMM (tl.dot_scaled)", TARGETS, mx_gemm("mxfp4")),
+         ("NVFP4 x NVFP4 GEMM (E4M3 scales per 16)", ("gfx1250",), mx_gemm("nvfp4"))]
+
+
+def run_case(case, target):
+    """(compile row, emulator row, tile IR) of one case on one target."""
+    title, _, run = case
+    start = time.perf_counter()
+    fn, shape, err, tol = run(target)
+    first = time.perf_counter() - start
+    kernel = next(k for spec, k in fn.cache.items() if target in repr(spec))
+    start = time.perf_counter()
+    run(target)  # compiled now: this launch's time is the emulator's alone
+    emulated = time.perf_counter() - start
+    md, asm = kernel.metadata, kernel.asm["amdgcn"]
+    compiled = [title, target, matrix_instructions(asm), copies_to_lds(asm), md["vgpr_count"], md["agpr_count"],
+                md["vgpr_spill_count"] + md["sgpr_spill_count"], md["lds_bytes"], md["occupancy"],
+                f"{first - emulated:.1f}"]
+    emulator = [title, target, shape, f"{err:.1e}", "ok" if err <= tol else f"FAILS (> {tol:g})",
+                f"{emulated:.2f} s"]
+    fn.cache.clear()  # the next case's lookup finds its own kernel
+    return compiled, emulator, kernel.asm["tile"]
+
+
+def run_target(target):
+    return [run_case(case, target) for case in CASES if target in case[1]]
+
+
+def sanitizer():
+    from broken_mask import scale
+    lines = []
+    for target in TARGETS:
+        try:
+            scale(np.ones(1000, np.float32), 2.0, target=target)
+            lines.append(f"{target}: NOT CAUGHT")
+        except rocktile.EmulatorError as e:
+            lines += [f"{target}: rocktile.EmulatorError: {line.strip()}" if not i else f"  {line.strip()}"
+                      for i, line in enumerate(str(e).strip().splitlines())]
+    return lines
+
+
+def draw(out, tile_irs):
+    """Writes the pictures; returns their paths."""
+    from matmul import matmul_kernel
+    os.makedirs(out, exist_ok=True)
+    # The tutorial GEMM at one stage exchanges its operands through LDS; B
+    # (64x128 bf16, K down the rows) to the MFMA's B layout.
+    signature = {**{p: "*bf16:16:range32" for p in ("a_ptr", "b_ptr")}, "c_ptr": "*fp32:16:range32",
+                 "bias_ptr": "*fp32:16:range32", **{n: "i32:16" for n in ("M", "N", "K", "stride_am", "stride_bk",
+                                                                           "stride_cm")}}
+    constexprs = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, HAS_BIAS=False,
+                      ACTIVATION="", stride_ak=1, stride_bn=1, stride_cn=1)
+    kernel = rocktile.compile(matmul_kernel, signature, constexprs, target="gfx950", num_warps=4, num_stages=1)
+    b_from, b_to = pictures.lds_exchanges(kernel.asm["tile"])[1]
+    banks = os.path.join(out, "gfx950-gemm-B-lds-banks.svg")
+    with open(banks, "w") as f:
+        f.write(pictures.lds_bank_svg(b_from, b_to, "gfx950", "tutorial GEMM, operand B (64x128 bf16) "
+                                      "through LDS to v_mfma_f32_16x16x32_bf16"))
+    pipeline = os.path.join(out, "gfx1250-descriptor-gemm-pipeline.svg")
+    with open(pipeline, "w") as f:
+        f.write(pictures.pipeline_svg(pictures.copy_schedule(tile_irs["gfx1250"]), 6,
+                                      "gfx1250 descriptor GEMM, num_stages=3: Tensor Data Mover copies"))
+    return [banks, pipeline]
+
+
+def beside_triton():
+    """Rows of the tutorial GEMM's K loop, rocktile's and Triton 3.9's, if
+    bench's virtualenv has Triton; else None."""
+    sys.path.insert(0, os.path.join(HERE, "..", "bench"))
+    import gemm as bench
+    from matmul import matmul_kernel
+    jobs, mine = [], []
+    for target, wave in bench.TARGETS.items():
+        for dtype in ("bf16", "fp8"):
+            kw = dict(signature=bench.signature(dtype), constexprs=bench.constexprs(128, 128, 64))
+            jobs.append(dict(target=target, wave=wave, warps=4, stages=3, kernel="matmul_kernel", **kw))
+            mine.append(rocktile.compile(matmul_kernel, **kw, target=target, num_warps=4, num_stages=3))
+    theirs = bench.triton_rows(jobs, timeout=300)
+    if theirs is None:
+        return None
+    rows = []
+    for job, kernel, row in zip(jobs, mine, theirs):
+        ours = bench.count(kernel.asm["amdgcn"], 128 * 128 * 64 / 4)["per16k"]
+        other = bench.count(row["asm"], 128 * 128 * 64 / 4)["per16k"] if "asm" in row else row["error"]
+        dtype = "bf16" if "bf16" in job["signature"]["a_ptr"] else "fp8"
+        rows.append([job["target"], f"GEMM {dtype} 128x128x64 s3", ours, other,
+                     f"{ours / other:.2f}" if "asm" in row else "-"])
+    return rows
 
 
 def table(title, header, rows):
     cells = [[str(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in [header] + cells) for i in range(len(header))]
-    line = lambda r: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
     return "\n".join([title, line(header), line(["-" * w for w in widths])] + [line(r) for r in cells])
 
 
-def run_vector_add(target):
-    n = 1 << 20
-    x, y = np.random.rand(n).astype(np.float32), np.random.rand(n).astype(np.float32)
-    out = np.zeros_like(x)
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default="demo-out", help="directory for the pictures")
+    parser.add_argument("--target", help=argparse.SUPPRESS)  # a worker: one target's cases, as JSON
+    args = parser.parse_args()
+    os.environ.setdefault("ROCKTILE_CACHE", "0")  # show compiles, not cache reads
+    if args.target:
+        json.dump(run_target(args.target), sys.stdout)
+        return
     start = time.perf_counter()
-    add_kernel[(rocktile.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024, target=target)
-    return f"{n}", np.abs(out - (x + y)).max(), time.perf_counter() - start
-
-
-def run_softmax(target):
-    rows, cols = 1823, 781
-    x = np.random.randn(rows, cols).astype(np.float32)
-    out = np.zeros_like(x)
-    start = time.perf_counter()
-    softmax_kernel[(rows,)](out, x, cols, cols, cols, BLOCK=rocktile.next_power_of_2(cols), target=target)
-    elapsed = time.perf_counter() - start
-    e = np.exp(x - x.max(axis=1, keepdims=True))
-    return f"{rows} x {cols}", np.abs(out - e / e.sum(axis=1, keepdims=True)).max(), elapsed
+    print(f"rocktile {rocktile.__version__} ({rocktile.__file__}), LLVM {_C.llvm_version}; "
+          f"no GPU: kernels run in rocktile's CPU emulator\n", flush=True)
+    # A process per target, so that both cores work.
+    workers = {t: subprocess.Popen([sys.executable, __file__, "--target", t], stdout=subprocess.PIPE, text=True)
+               for t in TARGETS}
+    results = {}
+    for target, worker in workers.items():
+        out, _ = worker.communicate()
+        if worker.returncode:
+            sys.exit(f"demo: the {target} cases failed (exit {worker.returncode})")
+        results[target] = json.loads(out)
+    compiled = [r[0] for t in TARGETS for r in results[t]]
+    emulated = [r[1] for t in TARGETS for r in results[t]]
+    compiled.sort(key=lambda r: [c[0] for c in CASES].index(r[0]))
+    emulated.sort(key=lambda r: [c[0] for c in CASES].index(r[0]))
+    print(table("Compiled (the kernels as launched below)",
+                ["kernel", "target", "matrix instructions", "copies to LDS", "VGPRs", "AGPRs", "spills",
+                 "LDS bytes", "waves/SIMD", "compile s"], compiled), end="\n\n")
+    print(table("Run in the CPU emulator against numpy (ragged shapes)",
+                ["kernel", "target", "shape", "max |error|", "", "emulated"], emulated), end="\n\n")
+    print("The emulator as a sanitizer: examples/broken_mask.py's mask lets the last program touch one element "
+          "past the end")
+    for line in sanitizer():
+        print("  " + line)
+    tile_irs = {t: r[2] for t in TARGETS for r in results[t] if r[0][0].startswith("GEMM bf16 (tensor")}
+    print("\nPictures (SVG):")
+    for path in draw(args.out, tile_irs):
+        print("  " + path)
+    triton = beside_triton()
+    if triton is None:
+        print("\nTriton 3.9 is not installed in bench/.venv-triton (python bench/gemm.py --install-triton): "
+              "no side-by-side lines")
+    else:
+        print("\n" + table("Beside Triton 3.9: non-matrix instructions per 16k MACs in the K loop (lower is better)",
+                           ["target", "kernel", "rocktile", "Triton", "ratio"], triton))
+    print(f"\ndemo took {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":
-    header = ["target"] + [name for name, _ in COLUMNS]
-    for title, build in KERNELS.items():
-        rows = [[t] + [build(t).metadata.get(key, "-") for _, key in COLUMNS] for t in TARGETS]
-        print(table(title, header, rows), end="\n\n")
-    rows = []
-    for name, run in (("vector_add", run_vector_add), ("softmax", run_softmax)):
-        for t in TARGETS:
-            run(t)  # the first launch also JIT-compiles the emulated kernel
-            shape, err, seconds = run(t)
-            rows.append([name, t, shape, f"{err:.2e}", f"{seconds * 1e3:.1f} ms"])
-    print(table("In the CPU emulator, against numpy", ["kernel", "target", "shape", "max error", "emulated time"], rows))
+    main()

@@ -27,7 +27,7 @@ def matmul_descriptor_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk,
     c_desc.store([off_m, off_n], acc.to(c_desc.dtype))
 
 
-def matmul(a, b, out_dtype=np.float32, target="gfx950", blocks=(64, 64, 32), num_warps=4):
+def matmul(a, b, out_dtype=np.float32, target="gfx950", blocks=(64, 64, 32), num_warps=4, num_stages=None):
     """a (M x K) @ b (K x N), numpy arrays whose rows are 16-byte multiples
     (descriptors need 16-byte strides)."""
     (M, K), N = a.shape, b.shape[1]
@@ -36,7 +36,7 @@ def matmul(a, b, out_dtype=np.float32, target="gfx950", blocks=(64, 64, 32), num
     grid = (rocktile.cdiv(M, bm), rocktile.cdiv(N, bn))
     matmul_descriptor_kernel[grid](a, b, c, M, N, K, a.strides[0] // a.itemsize, b.strides[0] // b.itemsize,
                                    c.strides[0] // c.itemsize, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
-                                   num_warps=num_warps, target=target)
+                                   num_warps=num_warps, num_stages=num_stages, target=target)
     return c
 
 

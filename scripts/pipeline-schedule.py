@@ -19,24 +19,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 
 import rocktile  # noqa: E402
+from rocktile.pictures import copy_cells, copy_schedule  # noqa: E402
 from descriptor_matmul import matmul_descriptor_kernel  # noqa: E402
 from matmul import matmul_kernel  # noqa: E402
 
 SIGNATURE = {"a_ptr": "*bf16:16", "b_ptr": "*bf16:16", "c_ptr": "*fp32:16", "M": "i32", "N": "i32", "K": "i32",
              "stride_am": "i32:16", "stride_bk": "i32:16", "stride_cm": "i32:16"}
-
-
-def schedule(tile_ir):
-    """(slots, prologue copies per operand, copy distance, waits) of the
-    pipelined K loop in `tile_ir`."""
-    slots = int(re.search(r"tile.local_alloc[^\n]*memref<(\d+)x", tile_ir).group(1))
-    prologue, loop = tile_ir.split("scf.for", 1)
-    operands = tile_ir.count("tile.local_alloc")
-    copy = "tile.async_copy" if "tile.async_copy" in tile_ir else "tile.async_load"
-    ahead = re.findall(r"(%\w+) = arith.addi %arg\w+, %c(\d+)_i32", loop.split(copy)[0])
-    distance = max(int(k) for _, k in ahead)
-    waits = sorted({int(w) for w in re.findall(r"tile.async_wait \{outstanding = (\d+)", loop)}, reverse=True)
-    return slots, prologue.count(copy) // operands, distance, waits
 
 
 def pointer_schedule(tile_ir):
@@ -55,26 +43,10 @@ def first(count):
 
 
 def print_copy_picture(schedule_, trips):
-    slots, prologue, distance, _ = schedule_
     width = 11
     print(f"{'':12}" + "".join(f"{f'tile {t}':>{width}}" for t in range(trips)))
-
-    def row(name, cells):
+    for name, cells in copy_cells(schedule_, trips):
         print(f"{name:12}" + "".join(f"{c:>{width}}" for c in cells))
-
-    row("prologue", [f"copy->s{t % slots}" if t < prologue else "" for t in range(trips)])
-    for i in range(trips):
-        cells = []
-        for t in range(trips):
-            cell = ""
-            if t == i:
-                cell = f"wait,read s{t % slots}"
-            elif t == i + distance:
-                cell = f"copy->s{t % slots}"
-            elif i < t < i + distance:
-                cell = "in flight"
-            cells.append(cell)
-        row(f"iteration {i}", cells)
 
 
 def copy_summary(schedule_):
@@ -95,7 +67,7 @@ def print_pointer_schedule(stages, trips):
                                   num_stages=stages)
         tile_ir = kernel.asm["tile"]
         if "tile.async_load" in tile_ir:
-            copies = schedule(tile_ir)
+            copies = copy_schedule(tile_ir)
             print(f"{target}, num_stages={stages}, through pointers: async loads into LDS, {copy_summary(copies)} "
                   "(per warp: A and B each one copy per iteration)")
             pictures.append(lambda copies=copies: print_copy_picture(copies, trips))
@@ -128,7 +100,7 @@ def main():
         return print_pointer_schedule(stages, trips)
     kernel = rocktile.compile(matmul_descriptor_kernel, SIGNATURE, {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
                               target="gfx1250", num_warps=4, num_stages=stages)
-    copies = schedule(kernel.asm["tile"])
+    copies = copy_schedule(kernel.asm["tile"])
     print(f"num_stages={stages}: {copy_summary(copies)} (per warp: A and B each one copy per iteration)\n")
     print_copy_picture(copies, trips)
 

@@ -2,6 +2,7 @@
 // compiler entry point. Ops are created by name with parsed types and
 // attributes, so the front end owns the language's semantics and this file
 // stays independent of the op list.
+#include "rocktile/Analysis/LdsScratch.h"
 #include "rocktile/Emulator/Emulator.h"
 #include "rocktile/Emulator/HostJit.h"
 #include "rocktile/Pipeline/Pipeline.h"
@@ -13,6 +14,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/raw_ostream.h"
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -294,6 +296,8 @@ PYBIND11_MODULE(_C, m) {
     return names;
   });
 
+  m.attr("llvm_version") = LLVM_VERSION_STRING;
+
   m.def("targets", [] {
     std::vector<std::string> names;
     for (const rocktile::Target *t : rocktile::allTargets())
@@ -310,6 +314,40 @@ PYBIND11_MODULE(_C, m) {
     const rocktile::Target *t = rocktile::lookupTarget(chip);
     return t && t->hasTensorDataMover;
   });
+
+  // The arrangement and banks of an exchange through LDS (rocktile-lds-map's
+  // numbers), for pictures: {"lds": str, "write"/"read": {access_bytes,
+  // conflict_cycles, lanes_per_phase, lanes: [phase][bank] -> [lane]}}.
+  m.def("lds_exchange_map", [](const PyType &from, const PyType &to, const std::string &chip, bool rowMajor) {
+    const rocktile::Target *target = rocktile::lookupTarget(chip);
+    if (!target)
+      throw py::value_error("unknown target '" + chip + "'");
+    auto fromType = dyn_cast<RankedTensorType>(from.value), toType = dyn_cast<RankedTensorType>(to.value);
+    std::optional<rocktile::LinearLayout> fromLayout, toLayout;
+    if (fromType && toType) {
+      fromLayout = rocktile::tile::getLinearLayout(fromType);
+      toLayout = rocktile::tile::getLinearLayout(toType);
+    }
+    if (!fromLayout || !toLayout || fromType.getShape() != toType.getShape() ||
+        fromType.getElementType() != toType.getElementType())
+      throw py::value_error("expected two tensor types of one shape and element type, each with a #tile layout");
+    rocktile::LdsExchangeMap map =
+        rocktile::ldsExchangeMap(*fromLayout, *toLayout, rocktile::exchangeBytes(fromType), *target, rowMajor);
+    auto side = [](const rocktile::LdsBankMap &m) {
+      py::dict d;
+      d["access_bytes"] = m.accessBytes;
+      d["conflict_cycles"] = m.cost.conflictCycles;
+      d["lanes_per_phase"] = m.lanesPerPhase;
+      d["lanes"] = m.lanes;
+      return d;
+    };
+    py::dict d;
+    d["lds"] = map.lds.str();
+    d["transposed_read"] = map.lds.transposedRead;
+    d["write"] = side(map.write);
+    d["read"] = side(map.read);
+    return d;
+  }, py::arg("from_type"), py::arg("to_type"), py::arg("target"), py::arg("row_major") = false);
 
   m.def("compile", [](const PyOperation &module, const std::string &target, unsigned numWarps,
                       bool allowEmulatorOnly) {

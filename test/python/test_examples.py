@@ -1,11 +1,14 @@
 """The example kernels compile for both targets, and demo.py prints its tables."""
 import os
 import runpy
+import subprocess
+import sys
 
 import ml_dtypes
 import numpy as np
 import pytest
 
+import rocktile
 import flash_attention
 import fp8_quantize
 import int8_matmul
@@ -26,16 +29,57 @@ def test_examples_compile(target):
     assert soft.metadata["vgpr_spill_count"] == 0 and soft.metadata["sgpr_spill_count"] == 0
 
 
-def test_demo_prints_resources_and_emulator_results(capsys):
-    runpy.run_path(os.path.join(EXAMPLES, "demo.py"), run_name="__main__")
-    out = capsys.readouterr().out
-    resources, emulated = out.split("In the CPU emulator")
-    assert resources.count("VGPRs") == 2 and "vector_add" in resources and "softmax" in resources
-    assert resources.count("gfx950") == 2 and resources.count("gfx1250") == 2
-    rows = [line.split() for line in emulated.splitlines() if line.startswith(("vector_add", "softmax"))]
-    assert [(r[0], r[1]) for r in rows] == [(k, t) for k in ("vector_add", "softmax") for t in ("gfx950", "gfx1250")]
-    for row in rows:  # max error is the column before the time ("12.3 ms")
-        assert float(row[-3]) < 1e-6
+def test_demo(tmp_path):
+    """`make demo`: for both chips, each headline kernel's instructions and
+    resources, its emulator run within tolerance, the broken example's
+    located error, and the two pictures."""
+    done = subprocess.run([sys.executable, os.path.join(EXAMPLES, "demo.py"), "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    assert out.startswith(f"rocktile {rocktile.__version__} ({rocktile.__file__}), LLVM 22."), out[:200]
+    compiled, emulated = out.split("Run in the CPU emulator")
+    emulated, sanitizer = emulated.split("The emulator as a sanitizer")
+    rows = {}
+    kernels = ("GEMM", "flash", "MXFP4", "NVFP4")
+    for line in compiled.splitlines():
+        if line.startswith(kernels):
+            title, rest = line.split("  ", 1)
+            rows[title.strip(), rest.split()[0]] = rest
+    expected = {("GEMM bf16 (tutorial", "gfx950"): ["v_mfma_f32_16x16x32_bf16", "direct-to-LDS"],
+                ("GEMM bf16 (tutorial", "gfx1250"): ["v_wmma_f32_16x16x32_bf16"],
+                ("GEMM fp8", "gfx950"): ["v_mfma_f32_32x32x64_f8f6f4", "direct-to-LDS"],
+                ("GEMM fp8", "gfx1250"): ["v_wmma_f32_16x16x64_fp8_fp8"],
+                ("GEMM bf16 (tensor descriptors", "gfx950"): ["v_mfma", "direct-to-LDS"],
+                ("GEMM bf16 (tensor descriptors", "gfx1250"): ["v_wmma", "TDM tensor_load_to_lds"],
+                ("flash attention", "gfx950"): ["v_mfma"], ("flash attention", "gfx1250"): ["v_wmma"],
+                ("MXFP4", "gfx950"): ["v_mfma_scale_f32"], ("MXFP4", "gfx1250"): ["v_wmma_scale_f32"],
+                ("NVFP4", "gfx1250"): ["v_wmma_scale16_f32"]}
+    for (title, target), words in expected.items():
+        [rest] = [r for (t, chip), r in rows.items() if t.startswith(title) and chip == target]
+        assert all(w in rest for w in words), (title, target, rest)
+        assert f"{target}  " in emulated
+    assert len(rows) == len(expected)
+    results = [line for line in emulated.splitlines() if line.startswith(kernels)]
+    assert len(results) == len(expected) and all(" ok " in line for line in results), emulated
+    for target in ("gfx950", "gfx1250"):
+        assert f"{target}: rocktile.EmulatorError: kernel scale_kernel" in sanitizer
+    assert sanitizer.count("broken_mask.py:18:") == 2
+    import xml.etree.ElementTree as ET
+    pictures = sorted(p.name for p in tmp_path.iterdir())
+    assert pictures == ["gfx1250-descriptor-gemm-pipeline.svg", "gfx950-gemm-B-lds-banks.svg"]
+    for name in pictures:
+        assert ET.parse(tmp_path / name).getroot().tag == "{http://www.w3.org/2000/svg}svg"
+        assert str(tmp_path / name) in out
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+def test_broken_example_is_caught_at_its_line(target):
+    """examples/broken_mask.py (its mask one element too far) is an
+    EmulatorError naming the array and the line, not a silent overrun."""
+    import broken_mask
+    with pytest.raises(rocktile.EmulatorError, match=r"outside 'x_ptr'(.|\n)*broken_mask.py:18:"):
+        broken_mask.scale(np.ones(1000, np.float32), 2.0, target=target)
 
 
 @pytest.mark.parametrize("target", ["gfx950", "gfx1250"])

@@ -3,6 +3,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 using namespace rocktile;
@@ -383,3 +384,38 @@ std::optional<LinearLayout> rocktile::copyWriterLayout(const LdsLayout &lds, int
   }
   return LinearLayout(lds.shape, bases);
 }
+
+LdsBankMap rocktile::ldsBankMap(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes, unsigned banks,
+                      bool write, int64_t maxBytes) {
+  LdsBankMap map;
+  map.cost = ldsCost(layout, lds, eltBytes, banks, write, maxBytes);
+  map.accessBytes = ldsAccess(layout, lds, eltBytes, maxBytes).width() * eltBytes;
+  map.lanesPerPhase = std::max<int64_t>(banks / std::max<int64_t>(map.accessBytes / 4, 1), 1);
+  int64_t lanes = layout.getNumLanes();
+  map.lanes.assign((lanes + map.lanesPerPhase - 1) / map.lanesPerPhase,
+                   std::vector<std::vector<int64_t>>(banks));
+  // Lanes asking a bank for the same dword share one access (a broadcast).
+  std::set<std::tuple<int64_t, int64_t>> served; // (phase, dword)
+  for (int64_t lane = 0; lane < lanes; ++lane) {
+    int64_t phase = lane / map.lanesPerPhase, byte = lds.offsetOf(layout.apply(0, lane, 0)) * eltBytes;
+    for (int64_t d = byte / 4; d < (byte + map.accessBytes + 3) / 4; ++d)
+      if (served.insert({phase, d}).second)
+        map.lanes[phase][d % banks].push_back(lane);
+  }
+  return map;
+}
+
+LdsExchangeMap rocktile::ldsExchangeMap(const LinearLayout &from, const LinearLayout &to, int64_t eltBytes,
+                              const Target &target, bool rowMajor) {
+  LdsTransposeRead transposeRead = target.transposeRead(eltBytes);
+  LdsLayout lds = rowMajor ? LdsLayout::rowMajor(from.getShape())
+                           : chooseLdsLayout(from, to, eltBytes, target.ldsBanks, transposeRead);
+  LdsExchangeMap map{lds, ldsBankMap(from, lds, eltBytes, target.ldsBanks, /*write=*/true), {}};
+  if (lds.transposedRead) // the lanes' own addresses, before the exchange
+    map.read = ldsBankMap(*transposeReadLayout(to, transposeRead, eltBytes), lds, eltBytes, target.ldsBanks,
+                          /*write=*/false, transposeRead.elements * eltBytes);
+  else
+    map.read = ldsBankMap(to, lds, eltBytes, target.ldsBanks, /*write=*/false);
+  return map;
+}
+

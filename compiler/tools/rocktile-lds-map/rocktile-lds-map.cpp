@@ -17,8 +17,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
-#include <set>
-#include <map>
 
 using namespace mlir;
 using namespace rocktile;
@@ -30,36 +28,22 @@ static llvm::cl::opt<std::string> toText("to", llvm::cl::desc("the read tensor t
                                          llvm::cl::Required);
 static llvm::cl::opt<bool> rowMajor("row-major", llvm::cl::desc("show the unswizzled row-major arrangement"));
 
-static void printSide(const char *what, const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes,
-                      unsigned banks, bool write, int64_t maxBytes = 16) {
-  LdsAccess access = ldsAccess(layout, lds, eltBytes, maxBytes);
-  LdsCost cost = ldsCost(layout, lds, eltBytes, banks, write, maxBytes);
-  int64_t bytes = access.width() * eltBytes, dwords = std::max<int64_t>(bytes / 4, 1);
-  int64_t lanesPerPhase = std::max<int64_t>(banks / dwords, 1);
-  llvm::outs() << what << ": " << bytes << "-byte accesses, " << cost.instructions << " per workgroup, "
-               << cost.conflictCycles << " conflict cycles\n";
-  // For each phase, the lanes on each bank (a lane's later dwords too).
-  std::map<int64_t, std::map<int64_t, std::vector<int64_t>>> phases;
-  std::map<int64_t, std::map<int64_t, std::set<int64_t>>> dwordsOf;
-  for (int64_t lane = 0; lane < layout.getNumLanes(); ++lane) {
-    int64_t byte = lds.offsetOf(layout.apply(0, lane, 0)) * eltBytes;
-    for (int64_t d = byte / 4; d < (byte + bytes + 3) / 4; ++d)
-      if (dwordsOf[lane / lanesPerPhase][d % banks].insert(d).second)
-        phases[lane / lanesPerPhase][d % banks].push_back(lane);
-  }
-  for (auto &[phase, byBank] : phases) {
-    llvm::outs() << "  phase " << phase << " (lanes " << phase * lanesPerPhase << "-"
-                 << (phase + 1) * lanesPerPhase - 1 << "), lane on each bank:\n";
-    for (unsigned row = 0; row < banks; row += 16) {
+static void printSide(const char *what, const LdsBankMap &map) {
+  llvm::outs() << what << ": " << map.accessBytes << "-byte accesses, " << map.cost.instructions
+               << " per workgroup, " << map.cost.conflictCycles << " conflict cycles\n";
+  for (auto [phase, byBank] : llvm::enumerate(map.lanes)) {
+    llvm::outs() << "  phase " << phase << " (lanes " << phase * map.lanesPerPhase << "-"
+                 << (phase + 1) * map.lanesPerPhase - 1 << "), lane on each bank:\n";
+    for (unsigned row = 0; row < byBank.size(); row += 16) {
       llvm::outs() << "    bank " << llvm::format_decimal(row, 2) << "-" << llvm::format_decimal(row + 15, 2) << ":";
       for (unsigned bank = row; bank < row + 16; ++bank) {
-        auto it = byBank.find(bank);
-        if (it == byBank.end())
+        const std::vector<int64_t> &lanes = byBank[bank];
+        if (lanes.empty())
           llvm::outs() << "    .";
-        else if (it->second.size() == 1)
-          llvm::outs() << " " << llvm::format_decimal(it->second.front(), 4);
+        else if (lanes.size() == 1)
+          llvm::outs() << " " << llvm::format_decimal(lanes.front(), 4);
         else
-          llvm::outs() << " " << llvm::format_decimal(it->second.size(), 3) << "x";
+          llvm::outs() << " " << llvm::format_decimal(lanes.size(), 3) << "x";
       }
       llvm::outs() << "\n";
     }
@@ -93,17 +77,10 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: --from and --to must have one shape and element type\n";
     return 1;
   }
-  int64_t eltBytes = exchangeBytes(from->first);
-  LdsTransposeRead transposeRead = target->transposeRead(eltBytes);
-  LdsLayout lds = rowMajor ? LdsLayout::rowMajor(from->second.getShape())
-                           : chooseLdsLayout(from->second, to->second, eltBytes, target->ldsBanks, transposeRead);
-  llvm::outs() << "LDS on " << target->chip << " (" << target->ldsBanks << " banks of 4 bytes): " << lds.str()
+  LdsExchangeMap map = ldsExchangeMap(from->second, to->second, exchangeBytes(from->first), *target, rowMajor);
+  llvm::outs() << "LDS on " << target->chip << " (" << target->ldsBanks << " banks of 4 bytes): " << map.lds.str()
                << "\n";
-  printSide("write", from->second, lds, eltBytes, target->ldsBanks, /*write=*/true);
-  if (lds.transposedRead) // the lanes' own addresses, before the exchange
-    printSide("read (transpose reads)", *transposeReadLayout(to->second, transposeRead, eltBytes), lds, eltBytes,
-              target->ldsBanks, /*write=*/false, transposeRead.elements * eltBytes);
-  else
-    printSide("read", to->second, lds, eltBytes, target->ldsBanks, /*write=*/false);
+  printSide("write", map.write);
+  printSide(map.lds.transposedRead ? "read (transpose reads)" : "read", map.read);
   return 0;
 }

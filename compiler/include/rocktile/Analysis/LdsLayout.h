@@ -10,6 +10,7 @@
 #include "rocktile/Target/Target.h"
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rocktile {
 
@@ -85,6 +86,27 @@ struct LdsCost {
 /// with `banks` 4-byte banks.
 LdsCost ldsCost(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes, unsigned banks,
                 bool write, int64_t maxBytes = 16);
+
+/// Which lanes use which bank in each phase of the first access of `layout`
+/// to `lds` (a lane's later dwords too): a bank with two lanes in one phase
+/// is a conflict. For pictures and tools; the compiler prices by ldsCost.
+struct LdsBankMap {
+  int64_t accessBytes = 0, lanesPerPhase = 0;
+  LdsCost cost;
+  std::vector<std::vector<std::vector<int64_t>>> lanes; // [phase][bank] -> lanes
+};
+LdsBankMap ldsBankMap(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes, unsigned banks,
+                      bool write, int64_t maxBytes = 16);
+
+/// An exchange from `from` to `to` through LDS on `target`: the arrangement
+/// the compiler chooses (or the plain row-major one), and both sides' banks
+/// (the read at the addresses the lanes supply, for transpose reads).
+struct LdsExchangeMap {
+  LdsLayout lds;
+  LdsBankMap write, read;
+};
+LdsExchangeMap ldsExchangeMap(const LinearLayout &from, const LinearLayout &to, int64_t eltBytes,
+                              const Target &target, bool rowMajor = false);
 
 /// The arrangement for writing a tile in layout `from` and reading it back in
 /// layout `to` (with the target's transpose reads where they are cheaper)
