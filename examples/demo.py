@@ -161,28 +161,38 @@ def draw(out, tile_irs):
 
 
 def beside_triton():
-    """Rows of the tutorial GEMM's K loop, rocktile's and Triton 3.9's, if
-    bench's virtualenv has Triton; else None."""
+    """Rows of each GEMM's K loop, rocktile's and Triton 3.9's, compiled from
+    one source as bench/gemm.py compiles them, if bench's virtualenv has
+    Triton; else None. (Triton 3.9 has no NVFP4 dot_scaled.)"""
     sys.path.insert(0, os.path.join(HERE, "..", "bench"))
     import gemm as bench
+    from descriptor_matmul import matmul_descriptor_kernel
     from matmul import matmul_kernel
-    jobs, mine = [], []
-    for target, wave in bench.TARGETS.items():
-        for dtype in ("bf16", "fp8"):
-            kw = dict(signature=bench.signature(dtype), constexprs=bench.constexprs(128, 128, 64))
-            jobs.append(dict(target=target, wave=wave, warps=4, stages=3, kernel="matmul_kernel", **kw))
-            mine.append(rocktile.compile(matmul_kernel, **kw, target=target, num_warps=4, num_stages=3))
-    theirs = bench.triton_rows(jobs, timeout=300)
-    if theirs is None:
-        return None
+    from mxfp4_matmul import mx_matmul_kernel
+    groups = [(bench.EXAMPLE, matmul_kernel, [(f"GEMM {d} 128x128x64 s3", bench.signature(d),
+                                                bench.constexprs(128, 128, 64), 3) for d in ("bf16", "fp8")]),
+              (bench.DESCRIPTOR_EXAMPLE, matmul_descriptor_kernel,
+               [("descriptor GEMM bf16 128x128x64 s3", bench.DESCRIPTOR_SIGNATURE,
+                 {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, 3)]),
+              (bench.SCALED_EXAMPLE, mx_matmul_kernel, [("MXFP4 GEMM 128x128x128 s1", bench.scaled_signature("e2m1"),
+                                                         bench.scaled_constexprs("e2m1", "e2m1"), 1)])]
     rows = []
-    for job, kernel, row in zip(jobs, mine, theirs):
-        ours = bench.count(kernel.asm["amdgcn"], 128 * 128 * 64 / 4)["per16k"]
-        other = bench.count(row["asm"], 128 * 128 * 64 / 4)["per16k"] if "asm" in row else row["error"]
-        dtype = "bf16" if "bf16" in job["signature"]["a_ptr"] else "fp8"
-        rows.append([job["target"], f"GEMM {dtype} 128x128x64 s3", ours, other,
-                     f"{ours / other:.2f}" if "asm" in row else "-"])
-    return rows
+    for example, fn, cases in groups:
+        jobs = [dict(target=t, wave=wave, warps=4, stages=stages, kernel=fn.__name__, signature=sig, constexprs=cx)
+                for t, wave in bench.TARGETS.items() for _, sig, cx, stages in cases]
+        theirs = bench.triton_rows(jobs, example, timeout=300)
+        if theirs is None:
+            return None
+        labels = [label for _ in bench.TARGETS for label, *_ in cases]
+        for job, label, row in zip(jobs, labels, theirs):
+            kernel = rocktile.compile(fn, job["signature"], job["constexprs"], target=job["target"], num_warps=4,
+                                      num_stages=job["stages"])
+            blocks = [v for k, v in job["constexprs"].items() if re.fullmatch(r"BLOCK_(SIZE_)?[MNK]", k)]
+            macs = blocks[0] * blocks[1] * blocks[2] / 4
+            ours = bench.count(kernel.asm["amdgcn"], macs)["per16k"]
+            other = bench.count(row["asm"], macs)["per16k"] if "asm" in row else row["error"]
+            rows.append([job["target"], label, ours, other, f"{ours / other:.2f}" if "asm" in row else "-"])
+    return sorted(rows, key=lambda r: r[0] != "gfx950")
 
 
 def table(title, header, rows):

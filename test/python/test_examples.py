@@ -65,6 +65,9 @@ def test_demo(tmp_path):
     for target in ("gfx950", "gfx1250"):
         assert f"{target}: rocktile.EmulatorError: kernel scale_kernel" in sanitizer
     assert sanitizer.count("broken_mask.py:18:") == 2
+    if os.path.exists(os.path.join(EXAMPLES, "..", "bench", ".venv-triton", "bin", "python")):
+        beside = out.split("Beside Triton 3.9")[1].splitlines()
+        assert sum(line.startswith(("gfx950 ", "gfx1250 ")) and "error" not in line for line in beside) == 8, beside
     import xml.etree.ElementTree as ET
     pictures = sorted(p.name for p in tmp_path.iterdir())
     assert pictures == ["gfx1250-descriptor-gemm-pipeline.svg", "gfx950-gemm-B-lds-banks.svg"]
