@@ -174,6 +174,7 @@ CODEGEN_OPTIONS = {
 # These are accepted and change nothing, each for its reason:
 IGNORED_OPTIONS = {
     "kpack": "Triton itself uses kpack=1 on gfx950 (it deprecates 2 there) and has no kpack on gfx1250",
+    "extern_libs": "no bitcode library is linked: libdevice's functions are rocktile's own (tl.extra.libdevice)",
     "num_ctas": "AMD GPUs have no CTA clusters: only 1 is accepted",
     "launch_pdl": "programmatic dependent launch is NVIDIA's",
     "maxnreg": "a register cap is NVIDIA's (waves_per_eu is AMD's occupancy hint)",

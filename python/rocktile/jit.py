@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import textwrap
 import types
 import warnings
 
@@ -61,14 +62,20 @@ class JITFunction(semantic.KernelFunction):
         self.constexpr_names = frozenset(p.name for p in params if core._is_constexpr_annotation(p.annotation))
         self.defaults = {p.name: p.default for p in params if p.default is not p.empty}
         self.do_not_specialize = frozenset(
-            self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize)
+            self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize or ())
         self.cache: dict[Specialization, CompiledKernel] = {}
         self._traced_fn = None
         self._fast = None
+        self.repr = None
         _KERNEL_CODES.add(fn.__code__)
 
     def __repr__(self):
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
+
+    @property
+    def src(self) -> str:
+        """The function's source text, as Triton's JITFunction.src."""
+        return textwrap.dedent(inspect.getsource(self.fn))
 
     def __call__(self, *args, **kwargs):
         if semantic.is_tracing():
@@ -179,6 +186,7 @@ class JITFunction(semantic.KernelFunction):
                 kernel = self._compile(spec, allow_emulator_only=True)
                 if key:
                     cache.store(key, kernel)
+            kernel.launch_params = [n for n in self.arg_names if n not in self.constexpr_names]
             self.cache[spec] = kernel
         if kernel.emulator_only and not emulator_ok:
             self._compile(spec, allow_emulator_only=False)  # raises the located error
@@ -331,5 +339,7 @@ def jit(fn=None, *, do_not_specialize=(), **options):
     `@rocktile.jit` or `@rocktile.jit(do_not_specialize=["n"])`.  Other
     Triton options (debug, noinline, ...) are accepted and ignored."""
     def decorate(f):
-        return JITFunction(f, do_not_specialize)
+        kernel = JITFunction(f, do_not_specialize)
+        kernel.repr = options.get("repr")  # Triton's: a function naming the kernel for profilers
+        return kernel
     return decorate(fn) if fn is not None else decorate

@@ -42,6 +42,9 @@ class CompiledKernel:
         # Uses what only the emulator runs: no LLVM IR, assembly or code object.
         self.emulator_only = emulator_only
         self._emulators = {}
+        # The arguments a Triton-style launch passes: the parameters that are
+        # not declared constexprs (JITFunction fills it in; runtime ones here).
+        self.launch_params = [a.name for a in spec.args]
 
     def emulator(self):
         """The kernel JIT-compiled for the CPU emulator (built on first use),
@@ -87,6 +90,10 @@ class CompiledKernel:
             raise CompilationError(f"the code object of {self.name} declares more kernarg slots than its "
                                    "arguments fill (a rocktile bug)")
         return out
+
+    def _init_handles(self):
+        """Triton loads the code object onto the device here; rocktile loads it
+        at the first launch, so there is nothing to do ahead of it."""
 
     def __getitem__(self, grid):
         """`kernel[grid](*args)` launches with the runtime arguments, checked

@@ -185,6 +185,9 @@ class CompiledLauncher:
     def __call__(self, *args, stream=None, **kwargs):
         specs = self.kernel.specialization.args
         names = [s.name for s in specs]
+        params = self.kernel.launch_params
+        if len(names) < len(args) <= len(params):
+            args = self._runtime_args(params, args)
         if len(args) > len(names):
             raise TypeError(f"{self.kernel.name} takes {len(names)} runtime arguments ({', '.join(names)}), "
                             f"got {len(args)}")
@@ -200,3 +203,17 @@ class CompiledLauncher:
         ordered = [values[n] for n in names]
         check_args(self.kernel, ordered)
         launch(self.kernel, _grid(self.grid, {**self.kernel.constexprs, **values}), ordered, stream)
+
+    def _runtime_args(self, params, args):
+        """Triton's way: the positional arguments are every parameter that is
+        not a declared constexpr, those the compile made constants (a 1, a
+        None) included; each of those must still have its compiled value."""
+        constants = dict(self.kernel.specialization.constexprs)
+        runtime = []
+        for name, value in zip(params, args):
+            if name not in constants:
+                runtime.append(value)
+            elif not (value is constants[name] or (isinstance(value, (bool, int, float)) and value == constants[name])):
+                raise TypeError(f"{self.kernel.name}: {name}={value!r}, but this kernel was compiled for "
+                                f"{name}={constants[name]!r}; compile it (warmup) for the new value")
+        return tuple(runtime)

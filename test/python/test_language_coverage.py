@@ -39,3 +39,39 @@ def test_language_coverage():
     assert not [n for n in missing if n not in listed], "missing names without a reason in docs/language.md"
     assert not [n for n in listed & set(TRITON_3_9_NAMES) if hasattr(tl, n)], "names listed as missing exist"
     assert set(tl.__all__) >= set(TRITON_3_9_NAMES) - set(missing)  # what exists is exported
+
+
+# Triton 3.9.0's triton.language.standard (its public functions) and the
+# host-side names real projects call (triton, triton.runtime, triton.testing,
+# triton.compiler, triton.backends.compiler), which rocktile.compat gives.
+TRITON_3_9_STANDARD = """
+argmax argmin bitonic_merge cdiv cumprod cumsum flip interleave max min ravel reduce_or sigmoid softmax sort squeeze
+sum swizzle2d topk unsqueeze xor_sum zeros zeros_like
+""".split()
+TRITON_3_9_HOST = {
+    "triton": "Config JITFunction OutOfResources TensorWrapper CompilationError TritonError autotune cdiv compile "
+              "constexpr_function heuristics jit language must_use_result next_power_of_2 reinterpret "
+              "set_allocator testing runtime compiler backends __version__",
+    "triton.runtime": "Autotuner Config Heuristics JITFunction OutOfResources TensorWrapper autotune autotuner "
+                      "driver errors heuristics jit reinterpret",
+    "triton.runtime.driver": "active",
+    "triton.testing": "Benchmark assert_close do_bench do_bench_cudagraph perf_report",
+    "triton.compiler": "ASTSource CompilationError CompiledKernel compile",
+    "triton.backends.compiler": "GPUTarget",
+}
+
+
+def test_standard_and_host_coverage():
+    import importlib
+
+    import rocktile.compat
+    import rocktile.language.standard as standard
+    assert [n for n in TRITON_3_9_STANDARD if getattr(standard, n, None) is not getattr(tl, n)] == []
+    rocktile.compat.install()
+    try:
+        missing = [f"{module}.{name}" for module, names in TRITON_3_9_HOST.items() for name in names.split()
+                   if isinstance(getattr(importlib.import_module(module), name, None), (type(None),
+                                                                                      rocktile.compat.Missing))]
+    finally:
+        rocktile.compat.uninstall()
+    assert missing == []

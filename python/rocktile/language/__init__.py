@@ -34,3 +34,6 @@ __all__ = [
     "to_tensor", "topk", "trans", "TRITON_MAX_TENSOR_NUMEL", "uint16", "uint32", "uint64", "uint8",
     "uint_to_uniform_float", "umulhi", "unsqueeze", "view", "where", "xor_sum", "zeros", "zeros_like",
 ]
+
+# Triton's name for make_tensor_descriptor before 3.4, which older kernels use.
+_experimental_make_tensor_descriptor = make_tensor_descriptor

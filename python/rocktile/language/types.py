@@ -22,6 +22,12 @@ class dtype:
         "fp8e4nv": ("float", 8, "f8E4M3FN"), "fp8e5": ("float", 8, "f8E5M2"),
     }
     _MANTISSA = {"fp16": 10, "bf16": 7, "fp32": 23, "fp64": 52, "fp8e4nv": 3, "fp8e5": 2}
+    # The names of each class, as Triton's dtype lists them (of the types rocktile has).
+    SINT_TYPES = ["int8", "int16", "int32", "int64"]
+    UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
+    FP_TYPES = ["fp8e4nv", "fp8e5", "fp16", "bf16", "fp32", "fp64"]
+    STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
+    OTHER_TYPES = ["void"]
 
     def __init__(self, name: str):
         if name not in self._TABLE:
