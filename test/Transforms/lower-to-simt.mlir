@@ -102,6 +102,29 @@ func.func @pointer_casts(%x: !tile.ptr<f32>, %y: !tile.ptr<f16>) attributes {til
 
 // -----
 
+// A pointer chosen at run time between two arguments (Triton's `p = c if
+// choose else out`) cannot keep either argument as its base: both sides
+// become addresses in the flat memory, then the select picks one. Between
+// pointers into one argument the select stays on the offsets.
+// CHECK-LABEL: gpu.func @choose_pointer
+// CHECK: %[[FLAT:.*]] = builtin.unrealized_conversion_cast to memref<?xf32, #gpu.address_space<global>> {rocktile.flat_memory}
+// CHECK-COUNT-2: memref.extract_aligned_pointer_as_index
+// CHECK: %[[SEL:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK-NOT: extract_aligned_pointer_as_index
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK: memref.store %{{.*}}, %[[FLAT]][%[[SEL]]]
+func.func @choose_pointer(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %c: i1) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  %p = arith.select %c, %x, %y : !tile.ptr<f32>
+  %one = arith.constant 1 : i32
+  %x1 = tile.addptr %x, %one : !tile.ptr<f32>, i32
+  %q = arith.select %c, %x, %x1 : !tile.ptr<f32>
+  %v = tile.load %q : !tile.ptr<f32> -> f32
+  tile.store %p, %v : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
 #b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
 
 // A sum over the whole tile: 4 registers in a lane (a running pair absorbs

@@ -842,3 +842,37 @@ def condition_in_if(out_ptr, n):
 def test_condition_outside_a_while_is_an_error():
     with pytest.raises(rocktile.CompilationError, match="tl.condition wraps the condition of a while loop"):
         rocktile.compile(condition_in_if, signature={"out_ptr": "*i32", "n": "i32"}, target="gfx950")
+
+
+@rocktile.jit(do_not_specialize=["choose"])
+def choose_pointers(out, c_out, flag, choose, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    p = c_out if choose else out  # a select between two arguments
+    tl.store(p + offs, offs.to(tl.float32))
+    if choose > 1:  # pointers made in each branch: an scf.if giving a pointer
+        q = out + (choose - 2)
+        tl.store(flag, 2)
+    else:
+        q = c_out + choose // 3
+        tl.store(flag, 1)
+    tl.store(q + offs, tl.load(q + offs) + 10.0)
+    r = tl.where(offs % 2 == 0, out + offs, c_out + offs)  # a tile of pointers into either
+    tl.store(r, tl.load(r) + 100.0)
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+@pytest.mark.parametrize("choose", [0, 1, 2])
+def test_pointers_chosen_at_run_time_between_arguments(target, choose):
+    """A runtime choice between pointers into different arguments (Triton's
+    `p = c_out if choose else out`): the compile crashed the process."""
+    n = 64
+    out, c_out, flag = np.zeros(n, np.float32), np.zeros(n, np.float32), np.zeros(1, np.int32)
+    choose_pointers[(1,)](out, c_out, flag, choose, BLOCK=n, target=target)
+    want = {"out": np.zeros(n, np.float32), "c_out": np.zeros(n, np.float32)}
+    want["c_out" if choose else "out"] += np.arange(n)
+    want["out" if choose > 1 else "c_out"] += 10
+    want["out"][0::2] += 100
+    want["c_out"][1::2] += 100
+    np.testing.assert_array_equal(out, want["out"])
+    np.testing.assert_array_equal(c_out, want["c_out"])
+    assert flag[0] == (2 if choose > 1 else 1)

@@ -337,6 +337,14 @@ private:
   Value indexLike(Type type, Value v);
   LogicalResult lowerIntToPtr(tile::IntToPtrOp op);
   LogicalResult lowerPtrToInt(tile::PtrToIntOp op);
+  /// The byte address of each lane's element of `ptr` (as its value's type,
+  /// of index elements).
+  Value addressBytes(LaneValue ptr, int64_t eltBytes);
+  /// `ptr` (of type `pointerLike`) as an index into flatMemory: how pointers
+  /// into different kernel arguments meet (a select or a branch between them).
+  LaneValue flatPointer(LaneValue ptr, Type pointerLike);
+  /// arith.select between pointers (scalars or tiles).
+  LogicalResult lowerPointerSelect(arith::SelectOp op);
 };
 
 } // namespace rocktile::simt

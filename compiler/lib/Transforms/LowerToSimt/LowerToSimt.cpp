@@ -218,7 +218,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
 
 LogicalResult KernelLowering::lowerIf(scf::IfOp branch) {
   LogicalResult status = success();
-  SmallVector<Value> bases(branch.getNumResults());
+  SmallVector<Value> thenBases(branch.getNumResults()), elseBases(branch.getNumResults());
   auto buildBranch = [&](Region &region) {
     return [&](OpBuilder &nb, Location l) {
       OpBuilder::InsertionGuard guard(b);
@@ -228,10 +228,7 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp branch) {
       SmallVector<Value> yielded;
       for (auto [i, v] : llvm::enumerate(region.front().getTerminator()->getOperands())) {
         LaneValue lv = values.lookup(v);
-        if (&region == &branch.getThenRegion())
-          bases[i] = lv.base;
-        else if (lv.base != bases[i])
-          status = branch.emitError("both branches must give a pointer into the same kernel argument");
+        (&region == &branch.getThenRegion() ? thenBases : elseBases)[i] = lv.base;
         yielded.push_back(lv.value);
       }
       scf::YieldOp::create(b, l, yielded);
@@ -245,6 +242,21 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp branch) {
     lowered = scf::IfOp::create(b, loc(), lookup(branch.getCondition()),
                                 buildBranch(branch.getThenRegion()),
                                 buildBranch(branch.getElseRegion()));
+  // Pointers into different arguments leave each branch as addresses.
+  SmallVector<Value> bases = thenBases;
+  for (auto [i, result] : llvm::enumerate(branch.getResults())) {
+    if (thenBases[i] == elseBases[i])
+      continue;
+    OpBuilder::InsertionGuard guard(b);
+    for (auto [region, base] : {std::pair{&lowered.getThenRegion(), thenBases[i]},
+                                std::pair{&lowered.getElseRegion(), elseBases[i]}}) {
+      Operation *yield = region->front().getTerminator();
+      b.setInsertionPoint(yield);
+      LaneValue flat = flatPointer({base, yield->getOperand(i)}, result.getType());
+      yield->setOperand(i, flat.value);
+      bases[i] = flat.base;
+    }
+  }
   bind(branch.getResults(), lowered.getResults(), bases);
   return status;
 }
@@ -327,6 +339,11 @@ LogicalResult KernelLowering::lower(Operation *op) {
         off = arith::IndexCastOp::create(b, loc(), indexType, off);
         values[a] = {ptr.base, arith::AddIOp::create(b, loc(), ptr.value, off)};
         return success();
+      })
+      .Case([&](arith::SelectOp s) -> LogicalResult {
+        if (isa<tile::PointerType>(tile::getElementTypeOrSelf(s.getType())))
+          return lowerPointerSelect(s);
+        return lowerElementwise(s);
       })
       .Case([&](tile::IntToPtrOp c) { return lowerIntToPtr(c); })
       .Case([&](tile::PtrToIntOp c) { return lowerPtrToInt(c); })

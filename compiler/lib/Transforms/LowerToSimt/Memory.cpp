@@ -204,17 +204,39 @@ LogicalResult KernelLowering::lowerIntToPtr(tile::IntToPtrOp op) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerPtrToInt(tile::PtrToIntOp op) {
-  LaneValue ptr = values.lookup(op.getSrc());
-  int64_t eltBytes = pointee(op.getSrc().getType()).second;
+Value KernelLowering::addressBytes(LaneValue ptr, int64_t eltBytes) {
   // The address of the base memref's element 0, plus the index's bytes.
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc(), ptr.base);
   Value start = arith::AddIOp::create(b, loc(), memref::ExtractAlignedPointerAsIndexOp::create(b, loc(), ptr.base),
                                       arith::MulIOp::create(b, loc(), metadata.getOffset(), idx(eltBytes)));
   Type type = ptr.value.getType();
-  Value bytes = arith::AddIOp::create(
-      b, loc(), indexLike(type, start), arith::MulIOp::create(b, loc(), ptr.value, indexLike(type, idx(eltBytes))));
-  values[op] = {Value(), arith::IndexCastOp::create(b, loc(), withElementType(type, b.getI64Type()), bytes)};
+  return arith::AddIOp::create(b, loc(), indexLike(type, start),
+                               arith::MulIOp::create(b, loc(), ptr.value, indexLike(type, idx(eltBytes))));
+}
+
+LogicalResult KernelLowering::lowerPtrToInt(tile::PtrToIntOp op) {
+  LaneValue ptr = values.lookup(op.getSrc());
+  Value bytes = addressBytes(ptr, pointee(op.getSrc().getType()).second);
+  values[op] = {Value(), arith::IndexCastOp::create(b, loc(), withElementType(bytes.getType(), b.getI64Type()),
+                                                    bytes)};
+  return success();
+}
+
+LaneValue KernelLowering::flatPointer(LaneValue ptr, Type pointerLike) {
+  auto [elt, eltBytes] = pointee(pointerLike);
+  Value memory = flatMemory(elt);
+  if (ptr.base == memory)
+    return ptr;
+  Value bytes = addressBytes(ptr, eltBytes);
+  Type type = bytes.getType();
+  return {memory, arith::ShRUIOp::create(b, loc(), bytes, indexLike(type, idx(llvm::Log2_64(eltBytes))))};
+}
+
+LogicalResult KernelLowering::lowerPointerSelect(arith::SelectOp op) {
+  LaneValue x = values.lookup(op.getTrueValue()), y = values.lookup(op.getFalseValue());
+  if (x.base != y.base) // into different arguments: both as addresses
+    x = flatPointer(x, op.getType()), y = flatPointer(y, op.getType());
+  values[op] = {x.base, arith::SelectOp::create(b, loc(), lookup(op.getCondition()), x.value, y.value)};
   return success();
 }
 
