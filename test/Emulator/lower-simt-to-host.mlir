@@ -47,6 +47,66 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Lanes of a wave run each instruction together; a segment runs its threads
+// one after another. So a global store begins a new thread loop after the
+// loads before it (no lane may store before every lane has loaded), and the
+// load after it begins another (none may load before every lane has
+// stored); the loaded value crosses in a per-thread array.
+// CHECK-LABEL: func.func @read_modify_write_workgroup(
+// CHECK: scf.for %[[T0:.*]] =
+// CHECK: memref.load %{{.*}} : memref<?xi32, #gpu.address_space<global>>
+// CHECK: memref.store %{{.*}}, %[[LOADED:.*]][%[[T0]]] : memref<64xi32>
+// CHECK: scf.for %[[T1:.*]] =
+// CHECK: memref.load %[[LOADED]][%[[T1]]]
+// CHECK: memref.store %{{.*}} : memref<?xi32, #gpu.address_space<global>>
+// CHECK: scf.for %[[T2:.*]] =
+// CHECK: memref.load %{{.*}} : memref<?xi32, #gpu.address_space<global>>
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @read_modify_write(%x: memref<?xi32, #gpu.address_space<global>>)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : i32
+      %v = memref.load %x[%c0] : memref<?xi32, #gpu.address_space<global>>
+      %w = arith.addi %v, %c1 : i32
+      memref.store %w, %x[%c0] : memref<?xi32, #gpu.address_space<global>>
+      %u = memref.load %x[%c0] : memref<?xi32, #gpu.address_space<global>>
+      %t = gpu.thread_id x
+      memref.store %u, %x[%t] : memref<?xi32, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A loop around a barrier whose bound the threads compute each for itself
+// runs on the host with thread 0's bound; every thread's is checked against
+// it, a disagreement a fault at the loop (a "divergent-loop" site). (From the
+// tile language only a race can make such a bound differ: a wave's lanes
+// load a scalar together.)
+// CHECK: module attributes {rocktile.emulator_sites = [{{.*}}kind = "divergent-loop", {{.*}}location = "kernel.py:9:3"
+// CHECK-LABEL: func.func @per_thread_bound_workgroup(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK: call @rocktile_emu_lds_barrier
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @per_thread_bound(%x: memref<?xindex, #gpu.address_space<global>>)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %t = gpu.thread_id x
+      %n = memref.load %x[%t] : memref<?xindex, #gpu.address_space<global>>
+      scf.for %i = %c0 to %n step %c1 {
+        gpu.barrier
+      } loc("kernel.py":9:3)
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // A loop with uniform bounds around a cross-lane op runs on the host; its
 // carried value lives in a per-thread array across iterations.
 // CHECK-LABEL: func.func @loop_workgroup(

@@ -240,6 +240,38 @@ bool isSegmentBoundary(Operation *op) {
   return isCrossLane(op) || isa<gpu::BarrierOp>(op);
 }
 
+/// What `op` (with the ops it nests) does to global memory. An op whose
+/// effects are unknown and that takes a global buffer counts as a write.
+enum class GlobalAccess { None, Read, Write };
+GlobalAccess globalAccess(Operation *op) {
+  auto isGlobal = [](Value v) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    auto space = type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace()) : nullptr;
+    // Kernel arguments, the flat memory and their buffer-resource views.
+    return type && (!space || space.getValue() == gpu::AddressSpace::Global);
+  };
+  GlobalAccess access = GlobalAccess::None;
+  op->walk([&](Operation *inner) {
+    auto interface = dyn_cast<MemoryEffectOpInterface>(inner);
+    if (!interface) {
+      if (!inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() && llvm::any_of(inner->getOperands(), isGlobal))
+        access = GlobalAccess::Write;
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    interface.getEffects(effects);
+    for (MemoryEffects::EffectInstance &effect : effects) {
+      if (!effect.getValue() || !isGlobal(effect.getValue()))
+        continue;
+      if (isa<MemoryEffects::Write>(effect.getEffect()))
+        access = GlobalAccess::Write;
+      else if (isa<MemoryEffects::Read>(effect.getEffect()) && access == GlobalAccess::None)
+        access = GlobalAccess::Read;
+    }
+  });
+  return access;
+}
+
 class WorkgroupLowering {
 public:
   WorkgroupLowering(gpu::GPUFuncOp kernel, ModuleOp module, unsigned waveSize,
@@ -460,9 +492,11 @@ LogicalResult WorkgroupLowering::run() {
 /// control flow whose body is processed the same way.
 LogicalResult WorkgroupLowering::processBlock(Block &block) {
   SmallVector<Operation *> segment;
+  GlobalAccess segmentAccess = GlobalAccess::None; // the most the segment does to global memory
   auto flush = [&]() -> LogicalResult {
     LogicalResult r = segment.empty() ? success() : emitSegment(block, segment);
     segment.clear();
+    segmentAccess = GlobalAccess::None;
     return r;
   };
   for (Operation &op : block) {
@@ -483,7 +517,17 @@ LogicalResult WorkgroupLowering::processBlock(Block &block) {
       continue;
     }
     if (!containsSegmentBoundary(&op)) {
+      // A segment runs its threads one after another, where a wave runs
+      // each instruction for all its lanes at once: a global write shares
+      // no segment with another global access, so that no lane sees a
+      // write that comes later in program order, or misses an earlier one.
+      GlobalAccess access = globalAccess(&op);
+      if (((access == GlobalAccess::Write && segmentAccess != GlobalAccess::None) ||
+           (access != GlobalAccess::None && segmentAccess == GlobalAccess::Write)) &&
+          failed(flush()))
+        return failure();
       segment.push_back(&op);
+      segmentAccess = std::max(segmentAccess, access);
       continue;
     }
     if (failed(flush()))
@@ -668,6 +712,16 @@ Value WorkgroupLowering::laneValue(Value v, Value tid, IRMapping &segment) {
     return m;
   if (Value u = uniform.lookupOrNull(v))
     return u;
+  // A view (a buffer resource, a reinterpreted memref) made in another
+  // segment is made again here, from its operands: no array holds memrefs.
+  if (Operation *def = v.getDefiningOp(); def && isa<MemRefType>(v.getType()) && isMemoryEffectFree(def) &&
+                                          !def->getNumRegions()) {
+    for (Value operand : def->getOperands())
+      if (!segment.contains(operand))
+        segment.map(operand, laneValue(operand, tid, segment));
+    if (succeeded(cloneChecked(def, segment, tid)) && segment.contains(v))
+      return segment.lookup(v);
+  }
   Value loaded = memref::LoadOp::create(b, loc(), arrayFor(v), ValueRange{tid});
   segment.map(v, loaded);
   return loaded;
@@ -696,6 +750,8 @@ LogicalResult WorkgroupLowering::emitSegment(Block &block, ArrayRef<Operation *>
     if (failed(cloneChecked(op, map, tid)))
       return failure();
     for (Value r : op->getResults()) {
+      if (isa<MemRefType>(r.getType()))
+        continue; // made again where it is used (laneValue)
       bool usedLater = llvm::any_of(r.getUsers(), [&](Operation *user) {
         return !inSegment.contains(block.findAncestorOpInBlock(*user));
       });
