@@ -107,6 +107,30 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Float to int32 saturates on the chips (v_cvt_i32_f32: clamped, NaN 0) where
+// fptosi is poison out of range: the emulator clamps in f64 first.
+// CHECK-LABEL: func.func @to_int_workgroup(
+// CHECK: %[[WIDE:.*]] = arith.extf %{{.*}} : f32 to f64
+// CHECK: %[[LO:.*]] = arith.maxnumf %[[WIDE]], %{{.*}} : f64
+// CHECK: %[[CLAMPED:.*]] = arith.minnumf %[[LO]], %{{.*}} : f64
+// CHECK: %[[INT:.*]] = arith.fptosi %[[CLAMPED]] : f64 to i32
+// CHECK: %[[NAN:.*]] = arith.cmpf uno
+// CHECK: arith.select %[[NAN]], %{{.*}}, %[[INT]] : i32
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @to_int(%x: memref<?xf32, #gpu.address_space<global>>, %y: memref<?xi32, #gpu.address_space<global>>)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %t = gpu.thread_id x
+      %v = memref.load %x[%t] : memref<?xf32, #gpu.address_space<global>>
+      %i = arith.fptosi %v : f32 to i32
+      memref.store %i, %y[%t] : memref<?xi32, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // A loop with uniform bounds around a cross-lane op runs on the host; its
 // carried value lives in a per-thread array across iterations.
 // CHECK-LABEL: func.func @loop_workgroup(

@@ -494,6 +494,11 @@ def cast(x, dst, bitcast=False):
     if src.is_floating() and dst.is_int():
         if dst.is_bool():
             return not_equal(x, constant(0.0, src))
+        if dst_bits < 32:
+            # Through int32 and its low bits, as the chips' code converts them
+            # (v_cvt_i32_*), so that an out-of-range value (-3.0 to uint8: 253)
+            # is the same number on the GPU and in the emulator, not poison.
+            return cast(cast(x, int32), dst)
         return _emit("arith.fptosi" if dst.is_int_signed() else "arith.fptoui", [x], ty)
     raise SemanticError(f"cannot convert {src} to {dst}")
 

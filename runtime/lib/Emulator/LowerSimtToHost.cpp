@@ -240,6 +240,42 @@ bool isSegmentBoundary(Operation *op) {
   return isCrossLane(op) || isa<gpu::BarrierOp>(op);
 }
 
+/// The chips convert floats to 32-bit integers saturating (v_cvt_i32_f32,
+/// v_cvt_u32_f32, v_cvt_i32_f64: an out-of-range value clamps, NaN gives 0)
+/// where LLVM's fptosi/fptoui leave such values poison and the host's
+/// instructions give other numbers; the emulator clamps first (in f64, which
+/// holds every bound exactly), so it computes what the GPU does.
+void saturateFloatToInt(gpu::GPUFuncOp kernel) {
+  kernel.walk([](Operation *op) {
+    if (!isa<arith::FPToSIOp, arith::FPToUIOp>(op) || !getElementTypeOrSelf(op->getResult(0)).isInteger(32))
+      return;
+    bool isSigned = isa<arith::FPToSIOp>(op);
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value x = op->getOperand(0);
+    auto like = [&](Type elt) {
+      auto vector = dyn_cast<VectorType>(x.getType());
+      return vector ? Type(VectorType::get(vector.getShape(), elt)) : elt;
+    };
+    auto splat = [&](Type type, TypedAttr value) -> Value {
+      auto vector = dyn_cast<VectorType>(type);
+      return arith::ConstantOp::create(b, loc, vector ? TypedAttr(DenseElementsAttr::get(vector, value)) : value);
+    };
+    Type f64 = like(b.getF64Type());
+    Value wide = getElementTypeOrSelf(x).isF64() ? x : arith::ExtFOp::create(b, loc, f64, x).getResult();
+    Value lo = splat(f64, b.getF64FloatAttr(isSigned ? -2147483648.0 : 0.0));
+    Value hi = splat(f64, b.getF64FloatAttr(isSigned ? 2147483647.0 : 4294967295.0));
+    Value clamped = arith::MinNumFOp::create(b, loc, arith::MaxNumFOp::create(b, loc, wide, lo), hi);
+    Type i32 = op->getResult(0).getType();
+    Value converted = isSigned ? arith::FPToSIOp::create(b, loc, i32, clamped).getResult()
+                               : arith::FPToUIOp::create(b, loc, i32, clamped).getResult();
+    Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    op->getResult(0).replaceAllUsesWith(
+        arith::SelectOp::create(b, loc, isNan, splat(i32, b.getI32IntegerAttr(0)), converted).getResult());
+    op->erase();
+  });
+}
+
 /// What `op` (with the ops it nests) does to global memory. An op whose
 /// effects are unknown and that takes a global buffer counts as a write.
 enum class GlobalAccess { None, Read, Write };
@@ -474,6 +510,7 @@ LogicalResult WorkgroupLowering::run() {
   hoistWorkgroupIds(kernel);
   // Scheduling fences for LLVM's backend: the emulator runs ops in order.
   kernel.walk([](ROCDL::SchedBarrier fence) { fence.erase(); });
+  saturateFloatToInt(kernel);
   if (failed(splitTransposeReads(kernel)) || failed(splitAsyncLoads(kernel)) || failed(splitLaneSwaps(kernel)))
     return failure();
   if (failed(processBlock(kernel.getBody().front())))
