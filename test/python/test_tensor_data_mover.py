@@ -483,3 +483,27 @@ def test_stored_blocks_of_each_element_size(dtype):
     np.testing.assert_array_equal(y.astype(np.float32), x.astype(np.float32))
     kernel = copy_blocks_2d.warmup(x, y, M, N, BM=16, BN=bn, num_warps=4, target="gfx1250")
     assert "tensor_store_from_lds" in kernel.asm["amdgcn"]
+
+
+@rocktile.jit
+def load_through_a_loaded_pointer(addr_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    base = tl.load(addr_ptr).to(tl.pointer_type(tl.float16))
+    desc = tl.make_tensor_descriptor(base, [M, N], [N, 1], [BM, BN])
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    tl.store(out_ptr + offs, desc.load([BM, 0]))
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+def test_descriptor_on_a_pointer_loaded_from_memory(target):
+    """A descriptor whose base the kernel loads (tl.load(addr).to(pointer_type)):
+    its tensor is no kernel argument, so the copy may read any mapped host
+    memory, as loads through such pointers may (gfx1250's emulator reported
+    it as outside every buffer argument); unmapped memory is still an error."""
+    x = np.arange(64 * 64, dtype=np.float16).reshape(64, 64)
+    out = np.zeros((32, 64), np.float16)
+    kernel = load_through_a_loaded_pointer[(1,)](np.array([x.ctypes.data], np.int64), out, 64, 64, BM=32, BN=64,
+                                                 target=target)
+    np.testing.assert_array_equal(out, x[32:])
+    assert ("tensor_load_to_lds" in kernel.asm["amdgcn"]) == (target == "gfx1250")
+    with pytest.raises(rocktile.EmulatorError, match="not mapped host memory"):
+        load_through_a_loaded_pointer[(1,)](np.array([4096], np.int64), out, 64, 64, BM=32, BN=64, target=target)

@@ -412,15 +412,23 @@ struct LaunchState {
   /// on it); a store writes its in-bounds elements from LDS.
   void completeCopy(WorkerContext &w, int32_t wave, const WorkerContext::TensorCopy &c) {
     const TensorDescriptor &d = c.desc;
+    // A tile that starts in a buffer argument stays in it; one that starts
+    // outside them all (a descriptor on a pointer the kernel loaded) may
+    // reach any mapped host memory, as accesses through such pointers may.
+    bool ofArgument = bufferHolding(d.globalAddress, d.elementBytes).first >= 0;
     for (uint64_t r = 0; r < d.tileDim[1]; ++r) {
       uint64_t cols = r < d.tensorDim[1] ? std::min<uint64_t>(d.tileDim[0], d.tensorDim[0]) : 0;
       uint64_t global = d.globalAddress + r * d.stride[0] * d.elementBytes, bytes = cols * d.elementBytes;
-      if (bytes && !insideBuffer(global, bytes))
+      std::string outside;
+      if (bytes && ofArgument && !insideBuffer(global, bytes))
+        outside = "outside every buffer argument";
+      else if (bytes && !ofArgument)
+        outside = addressedAccessError(global, bytes, c.store);
+      if (!outside.empty())
         return fail(w, c.site, wave * kernel.waveSize,
-                    llvm::formatv("{0} {1} bytes at address {2:x} (row {3} of the tile), outside every buffer "
-                                  "argument",
+                    llvm::formatv("{0} {1} bytes at address {2:x} (row {3} of the tile), {4}",
                                   c.store ? "tensor_store_from_lds writes" : "tensor_load_to_lds reads", bytes,
-                                  global, r));
+                                  global, r, outside));
       for (uint64_t col = 0; col < cols; ++col) {
         uint8_t *lds = w.ldsBase + c.ldsOffset + d.ldsOffset(r * d.tileDim[0] + col);
         auto *memory = reinterpret_cast<uint8_t *>(global + col * d.elementBytes);
