@@ -374,3 +374,26 @@ def test_float_to_int_out_of_range_as_the_chips_convert(target, dtype):
              i32.astype(np.int32), u32.astype(np.uint32)]
     for got, want in zip(outs, wants):
         np.testing.assert_array_equal(got, want, err_msg=f"{got.dtype} from {dtype}: {list(zip(x[:n], got[:n]))}")
+
+
+@rocktile.jit
+def narrow_max_min(x_ptr, out_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    hi, lo = tl.max(x, 0), x.min(0)
+    tl.static_assert(hi.dtype == tl.float32 if x.dtype.is_floating() else hi.dtype == tl.int32)
+    tl.static_assert(lo.dtype == hi.dtype)
+    tl.store(out_ptr, hi.to(tl.float32))
+    tl.store(out_ptr + 1, lo.to(tl.float32))
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "int8", "uint8", "int16"])
+def test_max_and_min_of_narrow_types_are_32_bit(target, dtype):
+    """Triton's tl.max/tl.min reduce values narrower than 32 bits as fp32 or
+    int32 (unsigned too), so their results are of those dtypes."""
+    import ml_dtypes
+    np_type = ml_dtypes.bfloat16 if dtype == "bfloat16" else getattr(np, dtype)
+    x = (np.arange(64) * 3 % 61 + 2).astype(np_type)
+    out = np.zeros(2, np.float32)
+    narrow_max_min[(1,)](x, out, N=64, target=target)
+    assert list(out) == [float(x.astype(np.float32).max()), float(x.astype(np.float32).min())]

@@ -349,24 +349,36 @@ def sum(input, axis=None, keep_dims=False, dtype=None):
     return semantic.sum_(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), dtype)
 
 
+def _promoted_for_minmax(x):
+    """As Triton's max and min (without indices): values narrower than 32
+    bits are reduced as fp32 (floats) or int32 (integers, unsigned too)."""
+    if isinstance(x, tensor) and x.dtype.primitive_bitwidth < 32:
+        return semantic.cast(x, float32 if x.dtype.is_floating() else int32)
+    return x
+
+
 @_tensor_method
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    """Maximum along `axis` (all axes if None); with return_indices=True,
-    (maximum, its index)."""
+    """Maximum along `axis` (all axes if None), of fp32 or int32 for narrower
+    inputs as in Triton; with return_indices=True, (maximum, its index) in
+    the input's dtype."""
     if _unwrap(return_indices):
         return semantic.arg_reduce(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), "max",
                                    builtins.bool(_unwrap(return_indices_tie_break_left)))
-    return semantic.reduce_minmax(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), "max")
+    return semantic.reduce_minmax(_promoted_for_minmax(_unwrap(input)), _axis_arg(axis),
+                                  builtins.bool(_unwrap(keep_dims)), "max")
 
 
 @_tensor_method
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    """Minimum along `axis` (all axes if None); with return_indices=True,
-    (minimum, its index)."""
+    """Minimum along `axis` (all axes if None), of fp32 or int32 for narrower
+    inputs as in Triton; with return_indices=True, (minimum, its index) in
+    the input's dtype."""
     if _unwrap(return_indices):
         return semantic.arg_reduce(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), "min",
                                    builtins.bool(_unwrap(return_indices_tie_break_left)))
-    return semantic.reduce_minmax(_unwrap(input), _axis_arg(axis), builtins.bool(_unwrap(keep_dims)), "min")
+    return semantic.reduce_minmax(_promoted_for_minmax(_unwrap(input)), _axis_arg(axis),
+                                  builtins.bool(_unwrap(keep_dims)), "min")
 
 
 @_tensor_method
