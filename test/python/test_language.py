@@ -397,3 +397,23 @@ def test_max_and_min_of_narrow_types_are_32_bit(target, dtype):
     out = np.zeros(2, np.float32)
     narrow_max_min[(1,)](x, out, N=64, target=target)
     assert list(out) == [float(x.astype(np.float32).max()), float(x.astype(np.float32).min())]
+
+
+@rocktile.jit
+def shapes_as_triton_compares_them(x_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.static_assert(x.shape == [N])
+    tl.static_assert(x.shape != [N, 1])
+    tl.static_assert(x.shape == (N,))
+    tl.static_assert(x.type.get_block_shapes() == [N])
+    tl.static_assert(x.type.is_block() and x.type.scalar == tl.float32 and x.type.numel == N)
+    tl.static_assert(x.type.nbytes == 4 * N and x.type.with_element_ty(tl.int8).nbytes == N)
+    tl.store(x_ptr + tl.arange(0, N), x + 1)
+
+
+def test_shapes_compare_with_lists_and_block_type_methods():
+    """tl.static_assert(x.shape == [N]) holds (Triton's tuples equal lists),
+    and the block_type methods real kernels call exist."""
+    x = np.zeros(16, np.float32)
+    shapes_as_triton_compares_them[(1,)](x, N=16)
+    np.testing.assert_array_equal(x, 1)

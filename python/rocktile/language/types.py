@@ -106,12 +106,26 @@ class pointer_type(dtype):
     def __repr__(self): return f"pointer_type({self.element_ty!r})"
 
 
+class shape_tuple(tuple):
+    """A tile's shape: a tuple of ints that also equals a list of them, as
+    Triton's tuples do (`tl.static_assert(x.shape == [N])`)."""
+
+    def __eq__(self, other):
+        return tuple(self) == tuple(other) if isinstance(other, (list, tuple)) else NotImplemented
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = tuple.__hash__
+
+
 class block_type(dtype):
     """The type of a tile: a shape and a scalar (or pointer) element type."""
 
     def __init__(self, element_ty: dtype, shape):
         self.element_ty = element_ty
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = shape_tuple(int(d) for d in shape)
         self.numel = 1
         for d in self.shape:
             self.numel *= d
@@ -124,6 +138,13 @@ class block_type(dtype):
 
     @property
     def scalar(self): return self.element_ty
+
+    def get_block_shapes(self): return self.shape
+
+    def with_element_ty(self, scalar_ty): return block_type(scalar_ty, self.shape)
+
+    @property
+    def nbytes(self): return self.numel * (self.element_ty.primitive_bitwidth // 8)
 
     @property
     def mlir(self) -> str:
