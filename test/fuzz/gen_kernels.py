@@ -107,6 +107,12 @@ class Node:
         return f"<{self.dtype}{list(self.shape)} {self.src}>"
 
 
+def minmax_dtype(d):
+    """The dtype of tl.max / tl.min of `d`: narrower than 32 bits, fp32 or
+    int32 (Triton's promotion)."""
+    return d if DT[d][2] >= 32 else ("fp32" if is_float(d) else "int32")
+
+
 def cast_np(x, d):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -522,8 +528,9 @@ class Gen:
             if d == "int1":
                 raise Retry()
             f = np.max if fn == "max" else np.min
-            return Node(d, shape, f"tl.{fn}({a.src}, axis={axis}{kd})",
-                        lambda env: f(wide(a.ev(env), d), axis=axis, keepdims=keep), a.bound, a.exact)
+            t = minmax_dtype(d)
+            return Node(t, shape, f"tl.{fn}({a.src}, axis={axis}{kd})",
+                        lambda env: cast_np(f(wide(a.ev(env), d), axis=axis, keepdims=keep), t), a.bound, a.exact)
         if not a.exact or d == "int1" or DT[d][2] == 64:
             raise Retry()
         f = np.argmax if fn == "argmax" else np.argmin
@@ -607,7 +614,8 @@ class Gen:
         if a.dtype == "int1":
             raise Retry()
         if fn != "sum":
-            return Node(a.dtype, a.shape, reduce(a.src), a.ev, a.bound, a.exact)
+            t = minmax_dtype(a.dtype)
+            return Node(t, a.shape, reduce(a.src), lambda env: cast_np(a.ev(env), t), a.bound, a.exact)
         if a.dtype in HALF + FP8:
             a = self.cast(a, "fp32")
         t = a.dtype
@@ -964,13 +972,15 @@ class Program:
             d = v.dtype
             if fn == "sum" and (is_float(d) or DT[d][2] < 32):
                 d = "fp64" if is_float(d) else "int64"
+            red_dtype = d if fn == "sum" else minmax_dtype(d)
             src = f"{name}.to({DT[d][3]})" if d != v.dtype else name
             if len(v.shape) == 2:
                 src = f"tl.{fn}(tl.{fn}({src}, axis=1), axis=0)"
             else:
                 src = f"tl.{fn}({src}, axis=0)"
             f = {"max": np.max, "min": np.min, "sum": lambda x: np.add.reduce(x.ravel(), dtype=x.dtype)}[fn]
-            self.red = Node(d, (), src, lambda env, name=name, d=d, f=f: f(wide(env[name], d)),
+            self.red = Node(red_dtype, (), src,
+                            lambda env, name=name, d=d, f=f, t=red_dtype: cast_np(f(wide(env[name], d)), t),
                             exact=not (fn == "sum" and is_float(d)))
 
     def source(self, kernel_name):
