@@ -10,6 +10,7 @@ x86-64 CPU (no F16C, no AVX-512 BF16, no SSE4.1, no FMA), where the backend
 calls the most builtins, as well as for this machine's CPU. Conversions are
 checked bit for bit against numpy (ml_dtypes for bf16 and fp8) on both CPUs."""
 import platform
+import re
 
 import ml_dtypes
 import numpy as np
@@ -172,3 +173,33 @@ def test_math_links_only_rocktile_symbols(dtype, rtol, target, monkeypatch):
         imports = set(kernel.emulator().host_imports)
         assert imports <= provided, f"not rocktile's: {imports - provided}"
         np.testing.assert_allclose(out.astype(np.float64), want, rtol=rtol, atol=rtol * np.abs(want).max())
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("src", ["fp16", "bf16", "fp32", "fp64"])
+def test_float_to_int_out_of_range_as_the_chips_convert(target, src):
+    """Float to integer: in range, truncation toward zero; out of range, what
+    the generated code computes (LLVM leaves it poison): 8- and 16-bit
+    results are the low bits of the int32 conversion (-3.0 to uint8 is 253;
+    the emulator gave 0 for fp64), and the 32-bit conversions saturate, NaN
+    giving 0 (v_cvt_i32_f32 / v_cvt_u32_f32; the host's gave INT_MIN or a
+    wrapped value)."""
+    values = [-3.0, -1.5, -0.7, 0.0, 2.7, 255.9, 300.0, -200.0, 40000.0, -40000.0, 1e10, -1e10, np.inf, -np.inf,
+              np.nan, 65504.0, 3e9, -2.5e9]
+    with np.errstate(over="ignore"):
+        x = np.resize(np.array(values, np.float64), N).astype(DTYPES[src])
+    outs = {d: np.zeros(N, DTYPES[d]) for d in DTYPES}
+    kernel = convert_to_all[(1,)](x, *outs.values(), N=N, target=target)
+    # The code converts to 32 bits only, with the saturating instructions the emulator follows.
+    to_int = {w[0].split("_e32")[0].split("_sdwa")[0] for w in map(str.split, kernel.asm["amdgcn"].splitlines())
+              if w and re.match(r"v_cvt_[iu](8|16|32)_f", w[0])}
+    assert to_int <= {"v_cvt_i32_f32", "v_cvt_u32_f32", "v_cvt_i32_f64", "v_cvt_u32_f64"}, to_int
+    wide = np.nan_to_num(x.astype(np.float64))
+    nan = np.isnan(x.astype(np.float64))
+    i32 = np.where(nan, 0, np.trunc(np.clip(wide, -2.0 ** 31, 2.0 ** 31 - 1))).astype(np.int64)
+    u32 = np.where(nan, 0, np.trunc(np.clip(wide, 0, 2.0 ** 32 - 1))).astype(np.int64)
+    wants = {"int8": (i32 & 0xFF).astype(np.uint8).view(np.int8), "uint8": (i32 & 0xFF).astype(np.uint8),
+             "int16": (i32 & 0xFFFF).astype(np.uint16).view(np.int16), "uint16": (i32 & 0xFFFF).astype(np.uint16),
+             "int32": i32.astype(np.int32), "uint32": u32.astype(np.uint32)}
+    for dst, want in wants.items():
+        np.testing.assert_array_equal(outs[dst], want, err_msg=f"{src} -> {dst}")
