@@ -131,6 +131,8 @@ def signature_of_value(value, name, specialize=True) -> str:
     if isinstance(value, bool):
         return "i1"
     if isinstance(value, int):
+        if not -2**63 <= value < 2**64:
+            raise OverflowError(f"integer argument '{name}' = {value} does not fit in 64 bits (int64 or uint64)")
         ty = "i32" if -2**31 <= value < 2**31 else "i64" if -2**63 <= value < 2**63 else "u64"
         return ty + suffix(value % 16 == 0)
     reinterpreted = value.dtype if isinstance(value, buffers.TensorWrapper) else None

@@ -257,6 +257,24 @@ def test_bad_launch_arguments():
         add_kernel[(1, 1, 1, 1)](x, x, x, 64, BLOCK=64)
 
 
+@rocktile.jit
+def store_int(out, v):
+    tl.store(out, v)
+
+
+def test_integer_arguments_beyond_64_bits_overflow():
+    """Ints take i32, i64 or u64 by their value (2^63 and up are uint64, as
+    in Triton); one that fits in none is an OverflowError naming it (2^64
+    was passed as 0)."""
+    out = np.zeros(1, np.int64)
+    for value, stored in ((2**63 - 1, 2**63 - 1), (-2**63, -2**63), (2**64 - 1, -1)):
+        store_int[(1,)](out, value)
+        assert out[0] == stored
+    for value in (2**64, -2**63 - 1):
+        with pytest.raises(OverflowError, match=f"integer argument 'v' = {value} does not fit in 64 bits"):
+            store_int[(1,)](out, value)
+
+
 def test_grid_from_meta():
     n = 5000
     x = np.ones(n, np.float32)
