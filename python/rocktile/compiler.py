@@ -219,9 +219,15 @@ def check_options(options):
     return tuple(sorted((k, v) for k, v in options.items() if v != CODEGEN_OPTIONS[k][1]))
 
 
+class OptionError(ValueError, AssertionError):
+    """A bad launch or compile option: a ValueError, and the AssertionError
+    Triton raises for it (its option checks are asserts), so that code (and
+    Triton's own tests) catching either catches it."""
+
+
 def check_num_warps(num_warps):
     if not isinstance(num_warps, int) or isinstance(num_warps, bool) or num_warps < 1 or num_warps & (num_warps - 1):
-        raise ValueError(f"num_warps must be a power of two (1, 2, 4, ...), got {num_warps!r}")
+        raise OptionError(f"num_warps must be a power of 2 (1, 2, 4, ...), got {num_warps!r}")
 
 
 class _ExactFloat(float):

@@ -141,7 +141,7 @@ def write_kernel(tmp_path, body):
 @pytest.mark.parametrize("args,message", [
     (["nowhere.py:k", "--signature", "a=i32"], "no such file: nowhere.py"),
     ([ADD, "--signature", "x_ptr"], "--signature: expected name=type items"),
-    ([ADD, "--signature", SIGNATURE, "--num-warps", "3"], "--num-warps: num_warps must be a power of two"),
+    ([ADD, "--signature", SIGNATURE, "--num-warps", "3"], "--num-warps: num_warps must be a power of 2"),
     ([ADD, "--signature", SIGNATURE, "--target", "gfx90a"], "--target: unknown target 'gfx90a'"),
     ([ADD, "--signature", SIGNATURE], "no value for the constexpr parameter\\(s\\) 'BLOCK'"),
     ([ADD, "--signature", SIGNATURE, "--constexpr", "BLOCK=1024", "--name", "not-c"], "--name: 'not-c' is not a C"),

@@ -219,3 +219,16 @@ def test_compile_error_text_becomes_a_located_compilation_error():
 def test_compile_error_without_location_uses_the_fallback(text):
     error = error_from_compile_error(text, {}, (FILE, 3, 1, None))
     assert str(error).startswith(f"{FILE}:3:1: error: too many VGPRs")
+
+
+def test_bad_num_warps_is_the_error_triton_raises():
+    """num_warps=3: Triton asserts (AssertionError, "num_warps must be a power
+    of 2"); rocktile's error is that and a ValueError."""
+    import numpy as np
+
+    @rocktile.jit
+    def one(out):
+        tl.store(out, 1.0)
+    for error in (AssertionError, ValueError):
+        with pytest.raises(error, match="num_warps must be a power of 2"):
+            one[(1,)](np.zeros(1, np.float32), num_warps=3)
