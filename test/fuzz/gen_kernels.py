@@ -313,6 +313,9 @@ class Gen:
                         lambda env: _cmp(pred, a.ev(env), b.ev(env), t), 1, True)
         if op in ("/", "%", "//"):
             b = self.safe_divisor(b)  # (a boolean divisor becomes int32)
+            signed = [cat(x.dtype) == "int" for x in (a, b) if is_int(x.dtype) or x.dtype == "int1"]
+            if a.literal is None and b.literal is None and len(signed) == 2 and signed[0] != signed[1]:
+                raise Retry()  # between signed and unsigned tensors an error, as in Triton
             t = self.result_type(a, b, div=True)
             if op == "//" and not is_int(t):
                 raise Retry()
@@ -320,6 +323,8 @@ class Gen:
                 t = "fp32"
         if op in ("<<", ">>"):
             b = self.shift_amount(b)
+            if op == ">>" and is_int(a.dtype) and cat(a.dtype) != cat(t):
+                raise Retry()  # a signed left operand shifts the promoted unsigned bits arithmetically
         exact = a.exact and b.exact
         if op in ("+", "-"):
             bound = a.bound + b.bound

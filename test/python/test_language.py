@@ -372,3 +372,32 @@ def test_shapes_compare_with_lists_and_block_type_methods():
     x = np.zeros(16, np.float32)
     shapes_as_triton_compares_them[(1,)](x, N=16)
     np.testing.assert_array_equal(x, 1)
+
+
+@rocktile.jit
+def shift_and_divide(a_ptr, b_ptr, out_ptr, OP: tl.constexpr):
+    offs = tl.arange(0, 16)
+    a, b = tl.load(a_ptr + offs), tl.load(b_ptr + offs)
+    if OP == ">>":
+        r = a >> b
+    elif OP == "//":
+        r = a // b
+    else:
+        r = a % b
+    tl.store(out_ptr + offs, r)
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+def test_mixed_signedness_as_triton(target):
+    """int8 >> uint8: arithmetic, as the left operand is signed, on the
+    operands promoted to uint8 (Triton's rule); `//` and `%` between signed
+    and unsigned tensors are errors, as in Triton."""
+    a = np.array([-128, -64, -1, 5] * 4, np.int8)
+    b = np.array([1, 2, 3, 7] * 4, np.uint8)
+    out = np.zeros(16, np.uint8)
+    shift_and_divide[(1,)](a, b, out, OP=">>", target=target)
+    np.testing.assert_array_equal(out[:4], [192, 240, 255, 0])
+    for op in ("//", "%"):
+        with pytest.raises(rocktile.CompilationError, match=f"cannot use '{op}' with int8 and uint8: they have "
+                                                            "different signedness"):
+            shift_and_divide[(1,)](a, b, out, OP=op, target=target)

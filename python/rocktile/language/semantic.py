@@ -622,6 +622,9 @@ def computation_type(a, b, op, div_or_mod=False):
         if a.is_fp8() and b.is_fp8() and a != b:
             return float16
         return a if a.is_fp8() else b
+    if div_or_mod and a.is_int_signed() != b.is_int_signed():
+        raise SemanticError(f"cannot use '{op}' with {a} and {b}: they have different signedness, which is unlikely "
+                            "to give a useful answer (as in Triton); cast them to the same signedness")
     return _integer_promote(a, b)
 
 
@@ -837,9 +840,13 @@ def shl(a, b):
 
 
 def shr(a, b):
-    """'>>' is arithmetic for signed and logical for unsigned integers."""
-    x, y, ty = _int_operands(a, b, ">>")
-    return _emit("arith.shrsi" if ty.is_int_signed() else "arith.shrui", [x, y], x.type)
+    """'>>' is arithmetic when its left operand is signed, logical when it is
+    unsigned, whatever type the operands are then promoted to (as in Triton:
+    int8 >> uint8 shifts the uint8 bits arithmetically); a Python number on
+    the left takes the right operand's signedness."""
+    signed = (a if isinstance(a, tensor) else b).dtype.is_int_signed()
+    x, y, _ = _int_operands(a, b, ">>")
+    return _emit("arith.shrsi" if signed else "arith.shrui", [x, y], x.type)
 
 
 def _numeric(x, op):
