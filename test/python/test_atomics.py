@@ -247,7 +247,7 @@ def test_spin_lock(target):
 def bad_atomic(p_ptr, CASE: tl.constexpr):
     offs = tl.arange(0, 16)
     if CASE == 0:
-        tl.atomic_add(p_ptr + offs, 1.0)  # p_ptr: *fp16
+        tl.atomic_max(p_ptr + offs, 1.0)  # p_ptr: *fp16 (only adds take 16-bit floats)
     elif CASE == 1:
         tl.atomic_and(p_ptr + offs, 1)  # p_ptr: *fp32
     elif CASE == 2:
@@ -633,3 +633,26 @@ def test_copies_of_an_atomic_get_the_old_values(target):
     p = (np.arange(16) * 2).astype(np.int32)
     old_values_everywhere[(1,)](p, N=16, target=target, num_warps=4)
     np.testing.assert_array_equal(p, np.arange(16) * 2 + 1)  # each element updated once
+
+
+@rocktile.jit
+def add_halves(out, old, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    prev = tl.atomic_add(out + offs % 4, tl.full([N], 0.5, out.dtype.element_ty))
+    tl.store(old + tl.program_id(0) * N + offs, prev)
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_atomic_add_of_fp16_and_bf16(target, dtype):
+    """tl.atomic_add on fp16 and bf16 elements (Triton has them; rocktile
+    refused them): 3 programs x 64 lanes add 0.5 to 4 addresses, 48 times
+    each; every old value is a distinct multiple of 0.5 below the total."""
+    import ml_dtypes
+    np_type = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.float16
+    out, old = np.zeros(4, np_type), np.full(3 * 64, -1, np_type)
+    add_halves[(3,)](out, old, N=64, target=target)
+    np.testing.assert_array_equal(out.astype(np.float32), 24.0)
+    for address in range(4):
+        seen = old.astype(np.float32).reshape(3, 64)[:, address::4].ravel()
+        np.testing.assert_array_equal(np.sort(seen), np.arange(48) * 0.5)

@@ -1101,12 +1101,14 @@ def check_sem_scope(sem, scope, fname):
                             f"got {scope!r}")
 
 
-def _atomic_pointer(ptr, fname):
+def _atomic_pointer(ptr, fname, halves=False):
+    """(ptr, its element type) of 32 or 64 bits; with `halves`, fp16 and
+    bf16 too (atomic adds of them, as Triton has)."""
     ptr = _pointer(ptr, fname)
     elt = ptr.dtype.element_ty
-    if elt.is_bool() or elt.primitive_bitwidth not in (32, 64):
-        raise SemanticError(f"{fname} needs 32- or 64-bit elements (int32, int64, uint32, uint64, fp32, fp64), "
-                            f"got a pointer to {elt}")
+    if not (halves and elt.is_half()) and (elt.is_bool() or elt.primitive_bitwidth not in (32, 64)):
+        raise SemanticError(f"{fname} needs 32- or 64-bit elements (int32, int64, uint32, uint64, fp32, fp64"
+                            f"{', and fp16 or bf16 to add' if not halves else ''}), got a pointer to {elt}")
     return ptr, elt
 
 
@@ -1126,7 +1128,7 @@ def atomic_rmw(op, ptr, val, mask, sem, scope, fname=None):
     """tl.atomic_<op>: one tile.atomic_rmw; returns the old values."""
     fname = fname or f"tl.atomic_{op}"
     check_sem_scope(sem, scope, fname)
-    ptr, elt = _atomic_pointer(ptr, fname)
+    ptr, elt = _atomic_pointer(ptr, fname, halves=op == "add")
     if op in ("and", "or", "xor") and not elt.is_int():
         raise SemanticError(f"{fname} needs integer elements, got a pointer to {elt}")
     kind = op

@@ -187,8 +187,16 @@ func.func @atomic_xor_float(%p: !tile.ptr<f32>, %v: f32) {
 // -----
 
 func.func @atomic_narrow(%p: !tile.ptr<i16>, %v: i16) {
-  // expected-error @+1 {{atomics need 32- or 64-bit elements, got 'i16'}}
+  // expected-error @+1 {{atomics need 32- or 64-bit elements (or f16/bf16 for add), got 'i16'}}
   %o = tile.atomic_rmw <add> %p, %v : !tile.ptr<i16>, i16
+  return
+}
+
+// -----
+
+func.func @atomic_max_of_halves(%p: !tile.ptr<f16>, %v: f16) {
+  // expected-error @+1 {{atomics need 32- or 64-bit elements (or f16/bf16 for add), got 'f16'}}
+  %o = tile.atomic_rmw <max> %p, %v : !tile.ptr<f16>, f16
   return
 }
 

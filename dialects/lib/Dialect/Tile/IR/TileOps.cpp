@@ -378,8 +378,9 @@ LogicalResult AtomicRMWOp::verify() {
     break;
   }
   unsigned bits = elt.getIntOrFloatBitWidth();
-  if (bits != 32 && bits != 64)
-    return emitOpError() << "atomics need 32- or 64-bit elements, got " << elt;
+  bool halfAdd = getKind() == AtomicKind::add && (elt.isF16() || elt.isBF16());
+  if (bits != 32 && bits != 64 && !halfAdd)
+    return emitOpError() << "atomics need 32- or 64-bit elements (or f16/bf16 for add), got " << elt;
   return verifyAccess(*this, getPtr().getType(), getValue().getType(), getMask());
 }
 
