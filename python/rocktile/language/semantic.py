@@ -1300,7 +1300,7 @@ def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype
     if tuple(b.shape[:-2]) != batch:
         raise SemanticError(f"tl.dot: the batch dimensions differ: {list(a.shape)} x {list(b.shape)}")
     if min(M, N, K) < 16:
-        raise SemanticError(f"tl.dot needs M, N and K of at least 16 (as Triton), got M={M}, N={N}, K={K}")
+        return _padded_dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype)
     # allow_tf32 (deprecated) permits TF32, which neither chip has: its
     # products stay fp32, as in Triton's AMD backend.
     if input_precision is not None and allow_tf32 is not None:
@@ -1361,6 +1361,53 @@ def dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype
     # out_dtype=float16 for fp16 inputs): the matrix cores add in fp32, and
     # each dot rounds its result to fp16.
     return cast(product(a, b, d), out_dtype)
+
+
+def _interleave_zeros(x, axis):
+    """`x` with a zero after each row (axis -2) or column (axis -1)."""
+    pad = join(x, full(x.shape, 0, x.dtype))  # (..., R, C, 2)
+    rank = len(pad.shape)
+    if axis == -2:  # (..., R, 2, C)
+        pad = permute(pad, tuple(range(rank - 3)) + (rank - 3, rank - 1, rank - 2))
+    shape = list(x.shape)
+    shape[axis] *= 2
+    return reshape(pad, shape)
+
+
+def _even_part(x, axis):
+    """The even rows (axis -2) or columns (axis -1) of `x`."""
+    shape = list(x.shape)
+    if axis == -1:
+        return split(reshape(x, shape[:-1] + [shape[-1] // 2, 2]))[0]
+    pairs = reshape(x, shape[:-2] + [shape[-2] // 2, 2, shape[-1]])
+    rank = len(pairs.shape)
+    return split(permute(pairs, tuple(range(rank - 3)) + (rank - 3, rank - 1, rank - 2)))[0]
+
+
+def _padded_dot(a, b, acc, *options):
+    """tl.dot with M, N or K below 16, which Triton's AMD backend takes (on
+    FMA): each is doubled up to 16 with interleaved zero rows and columns,
+    which add exact zeros to the products, and the result keeps the rows and
+    columns of the real ones."""
+    (M, K), N = a.shape[-2:], b.shape[-1]
+    if acc is not None:
+        acc = to_tensor(acc)
+        if tuple(acc.shape) != tuple(a.shape[:-2]) + (M, N):
+            raise SemanticError(f"tl.dot: acc must be a {'x'.join(map(str, tuple(a.shape[:-2]) + (M, N)))} tile, "
+                                f"got {'x'.join(map(str, acc.shape)) or 'a scalar'}")
+    doubled_m = doubled_n = 0
+    while a.shape[-2] < 16:
+        a, acc, doubled_m = _interleave_zeros(a, -2), acc if acc is None else _interleave_zeros(acc, -2), doubled_m + 1
+    while b.shape[-1] < 16:
+        b, acc, doubled_n = _interleave_zeros(b, -1), acc if acc is None else _interleave_zeros(acc, -1), doubled_n + 1
+    while a.shape[-1] < 16:
+        a, b = _interleave_zeros(a, -1), _interleave_zeros(b, -2)
+    out = dot(a, b, acc, *options)
+    for _ in range(doubled_m):
+        out = _even_part(out, -2)
+    for _ in range(doubled_n):
+        out = _even_part(out, -1)
+    return out
 
 
 def trans(x, dims):
