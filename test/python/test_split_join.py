@@ -53,3 +53,19 @@ def test_join_scalars_and_errors():
 
     with pytest.raises(rocktile.CompilationError, match="last dimension of size 2"):
         rocktile.compile(bad, signature={"x_ptr": "*fp32"})
+
+
+@rocktile.jit
+def scalar_shapes(out):
+    s = tl.load(out)
+    tl.store(out + 1 + tl.arange(0, 2), tl.interleave(s, s + 1))  # two scalars: their join
+    tl.store(out + 3 + tl.arange(0, 1), s[None] * 2)  # a rank-0 tensor indexed with None
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_interleave_of_scalars_and_indexing_a_scalar(target):
+    """tl.interleave of two scalars is their join (shape [2]), as in Triton
+    (it failed with an IndexError); s[None] of a scalar has shape [1]."""
+    out = np.array([5, 0, 0, 0], np.float32)
+    scalar_shapes[(1,)](out, target=target)
+    np.testing.assert_array_equal(out, [5, 5, 6, 10])

@@ -617,8 +617,11 @@ def ravel(input, can_reorder=False):
 
 def interleave(a, b):
     """The elements of `a` and `b` alternating along the last dimension,
-    which doubles (join, then reshape)."""
+    which doubles (join, then reshape); of two scalars, their join (shape
+    [2]), as in Triton."""
     joined = semantic.join(_unwrap(a), _unwrap(b))
+    if len(joined.shape) == 1:
+        return joined
     return semantic.reshape(joined, list(joined.shape[:-2]) + [joined.shape[-2] * 2], "tl.interleave")
 
 
