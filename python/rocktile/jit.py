@@ -292,11 +292,14 @@ class JITFunction(semantic.KernelFunction):
 
 
 def _hash_function(h, fn, seen):
-    """Hashes `fn`'s source, and what it names: @jit functions and plain
-    Python functions (helpers and constexpr_functions, which run while
+    """Hashes `fn`'s source and where it is (file and first line: a hit must
+    not report another copy's lines), and what it names: @jit functions and
+    plain Python functions (helpers and constexpr_functions, which run while
     compiling), directly or as attributes of a module, through theirs; the
     values of its other globals. rocktile's own are in the compiler's key."""
-    h.update(f"{fn.__module__}.{fn.__qualname__}\n{inspect.getsource(fn)}".encode())
+    code = fn.__code__
+    h.update(f"{fn.__module__}.{fn.__qualname__}\n{code.co_filename}:{code.co_firstlineno}\n"
+             f"{inspect.getsource(fn)}".encode())
     names, codes = set(), [fn.__code__]
     while codes:
         code = codes.pop()

@@ -253,3 +253,35 @@ def test_eight_processes_racing_on_one_key(tmp_path):
                            "C.compile = None\n"
                            "rocktile.compile(test_cache.triple, test_cache.SIG, {'BLOCK': 256}, target='gfx1250')\n")
     assert check.returncode == 0, check.stderr[-2000:]
+
+
+OVERRUN = """
+import numpy as np
+import rocktile
+import rocktile.language as tl
+{padding}
+@rocktile.jit
+def overrun(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs <= n), mask=offs <= n)
+
+try:
+    overrun[(1,)](np.zeros(16, np.float32), 16, BLOCK=32)
+except rocktile.EmulatorError as e:
+    print(str(e).splitlines()[-1].strip())
+"""
+
+
+def test_a_hit_reports_its_own_file_and_line(tmp_path):
+    """The same kernel in another file, or moved down five lines, is another
+    cache entry: an emulator error on a hit named the first copy's a.py:9."""
+    env = {**os.environ, "ROCKTILE_CACHE_DIR": str(tmp_path / "cache")}
+    places = []
+    for name, padding in (("a.py", ""), ("a.py", "\n" * 5), ("b.py", "")):
+        (tmp_path / name).write_text(OVERRUN.format(padding=padding))
+        done = subprocess.run([sys.executable, str(tmp_path / name)], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        places.append(done.stdout.strip())
+    assert places == [f"at {tmp_path / name}:{line}:28" for name, line in (("a.py", 9), ("a.py", 14), ("b.py", 9))]
+    assert len(entries(tmp_path / "cache")) == 3
