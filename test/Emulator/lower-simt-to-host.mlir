@@ -131,6 +131,35 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Integer division by a runtime value: a zero divisor is a fault at the
+// division (a "check" site; the host then divides by 1 instead of trapping),
+// and INT_MIN / -1 divides by 1 (the GPU's wrapped INT_MIN). A constant
+// divisor other than 0 and -1 is left alone.
+// CHECK: {{.*}}kind = "check", {{.*}}location = "kernel.py:4:9", message = "integer division by zero"
+// CHECK-LABEL: func.func @divide_workgroup(
+// CHECK: %[[ZERO:.*]] = arith.cmpi eq, %[[D:arg[0-9]+]], %{{.*}} : i32
+// CHECK: %[[SAFE:.*]] = arith.select %[[ZERO]], %{{.*}}, %[[D]] : i32
+// CHECK: scf.for
+// CHECK: %[[SAFER:.*]] = arith.select %{{.*}}, %{{.*}}, %[[SAFE]] : i32
+// CHECK: %[[Q:.*]] = arith.divsi %{{.*}}, %[[SAFER]] : i32
+// CHECK: arith.divsi %[[Q]], %c7{{.*}} : i32
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @divide(%x: memref<?xi32, #gpu.address_space<global>>, %d: i32)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %t = gpu.thread_id x
+      %c7 = arith.constant 7 : i32
+      %v = memref.load %x[%t] : memref<?xi32, #gpu.address_space<global>>
+      %q = arith.divsi %v, %d : i32 loc("kernel.py":4:9)
+      %r = arith.divsi %q, %c7 : i32
+      memref.store %r, %x[%t] : memref<?xi32, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // A loop with uniform bounds around a cross-lane op runs on the host; its
 // carried value lives in a per-thread array across iterations.
 // CHECK-LABEL: func.func @loop_workgroup(

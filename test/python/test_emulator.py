@@ -421,3 +421,26 @@ def test_lanes_of_a_wave_access_memory_in_lockstep(target):
     counts = np.full(4, 7, np.int32)
     store_then_count[(1,)](counts, N=256, REPS=4, num_warps=1, target=target)  # one wave: ordered
     np.testing.assert_array_equal(counts, 256)  # 64 elements x 4 adds per address
+
+
+@rocktile.jit
+def divide_by(x_ptr, out_ptr, d, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, x // d)  # ERR-divide
+    tl.store(out_ptr + N + offs, x % d)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_integer_division_never_kills_the_process(target):
+    """x // d and x % d with a runtime d of 0 killed Python (SIGFPE): now an
+    EmulatorError at the division's line; INT32_MIN // -1 wraps to INT32_MIN
+    (remainder 0), as the GPU's divide sequence computes, instead of trapping."""
+    x = np.array([-2**31, 7, -7, 100] * 16, np.int32)
+    out = np.zeros(128, np.int32)
+    divide_by[(1,)](x, out, -1, N=64, target=target)
+    np.testing.assert_array_equal(out[:4], [-2**31, -7, 7, -100])
+    np.testing.assert_array_equal(out[64:], 0)
+    line = next(i for i, text in enumerate(open(__file__), 1) if "# ERR-divide" in text)
+    with pytest.raises(rocktile.EmulatorError, match=rf"lane \d+: integer division by zero\n  at {__file__}:{line}:"):
+        divide_by[(1,)](x, out, 0, N=64, target=target)

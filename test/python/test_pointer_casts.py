@@ -139,7 +139,7 @@ def test_addresses_past_a_buffer_argument_or_between_elements_fault_at_their_lin
                                             rf"{line_of('load through the')}"):
         load_at[(1,)](np.array([known.ctypes.data + 16], np.int64), known, out, BLOCK=16, target=target)
     # Between two float32 elements.
-    with pytest.raises(EmulatorError, match=r"device_assert failed: int64 -> pointer cast of an address that is not "
+    with pytest.raises(EmulatorError, match=r"lane \d+: int64 -> pointer cast of an address that is not "
                                             r"a multiple of 4 bytes"):
         load_at[(1,)](np.array([known.ctypes.data + 2], np.int64), known, out, BLOCK=16, target=target)
     # Nothing is mapped at page 0.

@@ -645,8 +645,9 @@ struct LaunchState {
       return;
     failed = true;
     std::string where = this->where(w, thread);
-    if (s.kind == "assert") {
-      fault = llvm::formatv("{0}: device_assert failed: {1}\n  at {2}", where, s.message, s.location);
+    if (s.kind == "assert" || s.kind == "check") {
+      fault = llvm::formatv("{0}: {1}{2}\n  at {3}", where, s.kind == "assert" ? "device_assert failed: " : "",
+                            s.message, s.location);
       return;
     }
     if (s.kind == "divergent" || s.kind == "divergent-loop") {

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace rocktile::emulator {
@@ -276,6 +277,48 @@ void saturateFloatToInt(gpu::GPUFuncOp kernel) {
   });
 }
 
+/// Integer division traps on the host (SIGFPE) where the GPU's divide
+/// sequence does not: a zero divisor is a fault at the division (reported,
+/// the host then divides by 1), and INT_MIN / -1 gives INT_MIN (remainder 0),
+/// the wrapped result the GPU computes.
+void guardIntegerDivision(gpu::GPUFuncOp kernel) {
+  kernel.walk([](Operation *op) {
+    if (!isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp, arith::CeilDivSIOp, arith::CeilDivUIOp,
+             arith::FloorDivSIOp>(op))
+      return;
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    APInt divisor;
+    if (matchPattern(rhs, m_ConstantInt(&divisor)) && !divisor.isZero() && !divisor.isAllOnes())
+      return; // a constant that neither traps nor overflows
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Type type = rhs.getType();
+    auto elt = cast<IntegerType>(getElementTypeOrSelf(type));
+    auto constant = [&](const APInt &v) -> Value {
+      auto vector = dyn_cast<VectorType>(type);
+      TypedAttr attr = b.getIntegerAttr(elt, v);
+      return arith::ConstantOp::create(b, loc, vector ? TypedAttr(DenseElementsAttr::get(vector, attr)) : attr);
+    };
+    unsigned bits = elt.getWidth();
+    Value one = constant(APInt(bits, 1));
+    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, constant(APInt(bits, 0)));
+    Value anyZero = isa<VectorType>(type) ? vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, isZero)
+                                                .getResult()
+                                          : isZero;
+    Value none = arith::XOrIOp::create(b, loc, anyZero, arith::ConstantIntOp::create(b, loc, 1, 1));
+    cf::AssertOp::create(b, loc, none, "integer division by zero")->setAttr(rocktile::kEmulatorCheck, b.getUnitAttr());
+    Value safe = arith::SelectOp::create(b, loc, isZero, one, rhs);
+    if (isa<arith::DivSIOp, arith::RemSIOp, arith::CeilDivSIOp, arith::FloorDivSIOp>(op)) {
+      Value isMin = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs,
+                                          constant(APInt::getSignedMinValue(bits)));
+      Value isMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, constant(APInt::getAllOnes(bits)));
+      Value overflow = arith::AndIOp::create(b, loc, isMin, isMinusOne);
+      safe = arith::SelectOp::create(b, loc, overflow, one, safe);
+    }
+    op->setOperand(1, safe);
+  });
+}
+
 /// What `op` (with the ops it nests) does to global memory. An op whose
 /// effects are unknown and that takes a global buffer counts as a write.
 enum class GlobalAccess { None, Read, Write };
@@ -511,6 +554,7 @@ LogicalResult WorkgroupLowering::run() {
   // Scheduling fences for LLVM's backend: the emulator runs ops in order.
   kernel.walk([](ROCDL::SchedBarrier fence) { fence.erase(); });
   saturateFloatToInt(kernel);
+  guardIntegerDivision(kernel);
   if (failed(splitTransposeReads(kernel)) || failed(splitAsyncLoads(kernel)) || failed(splitLaneSwaps(kernel)))
     return failure();
   if (failed(processBlock(kernel.getBody().front())))
@@ -825,7 +869,8 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
     return success();
   }
   if (auto check = dyn_cast<cf::AssertOp>(op)) {
-    int64_t site = addSite(op, "assert", Value(), 0, check.getMsg());
+    // device_assert's, or a check of the emulator's own (reported as itself).
+    int64_t site = addSite(op, op->hasAttr(rocktile::kEmulatorCheck) ? "check" : "assert", Value(), 0, check.getMsg());
     Value failed = arith::XOrIOp::create(b, loc(), map.lookupOrDefault(check.getArg()),
                                          arith::ConstantIntOp::create(b, loc(), 1, 1));
     func::FuncOp fault = runtimeFunction("rocktile_emu_fault", 6);
