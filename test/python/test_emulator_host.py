@@ -203,3 +203,26 @@ def test_float_to_int_out_of_range_as_the_chips_convert(target, src):
              "int32": i32.astype(np.int32), "uint32": u32.astype(np.uint32)}
     for dst, want in wants.items():
         np.testing.assert_array_equal(outs[dst], want, err_msg=f"{src} -> {dst}")
+
+
+@rocktile.jit
+def exp2_of_ints(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.exp2(tl.load(x_ptr + offs).to(tl.float32)))
+
+
+def test_libm_functions_llvm_forms_are_provided():
+    """What LLVM's simplifications may make of the host program's math: ldexp
+    (exp2 of an int converted to float became ldexpf, which the runtime
+    lacked: the fuzzer's one failure), frexp, exp10, compiler-rt's powi."""
+    provided = set(load_C().emulator_host_symbols())
+    assert {"ldexpf", "ldexp", "frexpf", "frexp", "exp10f", "exp10", "__powisf2", "__powidf2"} <= provided
+    x = np.arange(-8, 8, dtype=np.int32)
+    for target in TARGETS:
+        for cpu in HOST_CPUS:
+            out = np.zeros(16, np.float32)
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setenv("ROCKTILE_EMULATOR_HOST_CPU", cpu)
+                kernel = exp2_of_ints[(1,)](x, out, N=16, target=target)
+            assert set(kernel.emulator().host_imports) <= provided
+            np.testing.assert_array_equal(out, np.exp2(x.astype(np.float32)))

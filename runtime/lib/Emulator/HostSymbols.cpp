@@ -5,7 +5,7 @@
 // calls (printf for device_print; malloc and free for the arrays that carry
 // values between a workgroup's segments, and calloc, which LLVM makes of an
 // array filled with zeros; memcpy and memset, which LLVM emits for copies;
-// libm for math the host has no instruction for).
+// libm for math the host has no instruction for, and compiler-rt's powi).
 #include "rocktile/Emulator/Emulator.h"
 #include "rocktile/Emulator/FloatFormats.h"
 #include "rocktile/Emulator/Fp8.h"
@@ -35,6 +35,17 @@ float extendhfsf2(_Float16 h) { return float(widen(uncarry(h), NarrowFloat::F16)
 double extendhfdf2(_Float16 h) { return widen(uncarry(h), NarrowFloat::F16); }
 float extendbfsf2(_Float16 h) { return float(widen(uncarry(h), NarrowFloat::BF16)); }
 
+// compiler-rt's llvm.powi (x to an integer power), which LLVM may form from
+// pow(x, n); the C library has no such function.
+template <typename T> T powi(T x, int n) {
+  T result = 1;
+  for (unsigned m = n < 0 ? 0u - unsigned(n) : unsigned(n); m; m >>= 1, x *= x)
+    if (m & 1)
+      result *= x;
+  return n < 0 ? 1 / result : result;
+}
+float powisf2(float x, int n) { return powi(x, n); }
+double powidf2(double x, int n) { return powi(x, n); }
 template <typename T> void *address(T *fn) { return reinterpret_cast<void *>(fn); }
 using F1 = float (*)(float);
 using D1 = double (*)(double);
@@ -111,6 +122,14 @@ llvm::ArrayRef<HostSymbol> hostSymbols() {
       {"fmaf", address(F3(::fmaf))},   {"fma", address(D3(::fma))},
       {"fminf", address(F2(::fminf))}, {"fmin", address(D2(::fmin))},
       {"fmaxf", address(F2(::fmaxf))}, {"fmax", address(D2(::fmax))},
+      // What LLVM's simplifications may form from those: ldexp from
+      // exp2(int to float), frexp, exp10 from pow(10, x), powi from pow(x, n).
+      {"ldexpf", address(static_cast<float (*)(float, int)>(::ldexpf))},
+      {"ldexp", address(static_cast<double (*)(double, int)>(::ldexp))},
+      {"frexpf", address(static_cast<float (*)(float, int *)>(::frexpf))},
+      {"frexp", address(static_cast<double (*)(double, int *)>(::frexp))},
+      {"exp10f", address(F1(::exp10f))}, {"exp10", address(D1(::exp10))},
+      {"__powisf2", address(&powisf2)}, {"__powidf2", address(&powidf2)},
   };
   return symbols;
 }
