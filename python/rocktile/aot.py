@@ -288,7 +288,10 @@ def run(argv=None):
                 raise UsageError(f"--signature/--constexpr: {e}") from None
     except UsageError as e:
         parser.error(str(e))
-    os.makedirs(args.output, exist_ok=True)
+    try:
+        os.makedirs(args.output, exist_ok=True)
+    except OSError as e:
+        parser.error(f"-o/--output: cannot create the directory {args.output!r}: {e.strerror}")
     kernels = {t: fn.compile_specialization(spec) for t, spec in specs.items()}
     if args.emit:
         for t, k in kernels.items():
@@ -318,6 +321,9 @@ def main(argv=None):
         run(argv)
     except CompilationError as e:
         print(str(e), file=sys.stderr)
+        sys.exit(1)
+    except OSError as e:  # writing the outputs: a full disk, a file removed meanwhile
+        print(f"rocktile-compile: cannot write {e.filename or 'the output'}: {e.strerror}", file=sys.stderr)
         sys.exit(1)
 
 

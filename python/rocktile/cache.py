@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 import warnings
 
@@ -72,10 +73,18 @@ def load(key, spec):
     """The CompiledKernel of `spec` cached under `key`, or None."""
     path = _path(key)
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        # Without blocking: a FIFO or device in the entry's place would wait forever.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            _warn_once("corrupt", f"rocktile: ignoring the cache entry {path} (not a regular file); recompiling")
+            return None
+        try:
+            data = f.read()
+        except OSError:
+            return None
     try:
         return _decode(data, key, spec)
     except ValueError as e:

@@ -155,6 +155,15 @@ def test_bad_options_name_the_option(tmp_path, args, message):
     assert re.search(message, done.stderr), done.stderr
 
 
+def test_an_output_directory_that_cannot_be_made_is_a_usage_error(tmp_path):
+    """-o under a regular file printed a traceback: now the option's error, exit 2."""
+    (tmp_path / "file").write_text("")
+    done = subprocess.run([sys.executable, "-m", "rocktile.aot", ADD, "--signature", SIGNATURE, "--constexpr",
+                           "BLOCK=1024", "-o", str(tmp_path / "file" / "out")], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "-o/--output: cannot create the directory" in done.stderr and "Not a directory" in done.stderr
+
+
 def test_kernel_errors_are_located(tmp_path):
     path = write_kernel(tmp_path, """
         import rocktile

@@ -285,3 +285,17 @@ def test_a_hit_reports_its_own_file_and_line(tmp_path):
         places.append(done.stdout.strip())
     assert places == [f"at {tmp_path / name}:{line}:28" for name, line in (("a.py", 9), ("a.py", 14), ("b.py", 9))]
     assert len(entries(tmp_path / "cache")) == 3
+
+
+def test_an_entry_that_is_no_regular_file_is_recompiled(cache_dir, compiles):
+    """A FIFO in an entry's place blocked open() forever: it is skipped with
+    a warning, recompiled, and replaced by a regular file."""
+    compile_triple()
+    [path] = entries(cache_dir)
+    os.unlink(path)
+    os.mkfifo(path)
+    with pytest.warns(RuntimeWarning, match="ignoring the cache entry .* \\(not a regular file\\)"):
+        compile_triple()
+    assert compiles[0] == 2 and os.path.isfile(path)
+    compile_triple()
+    assert compiles[0] == 2  # the rewritten entry is read
