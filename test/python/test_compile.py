@@ -2,6 +2,7 @@
 the in-process cache."""
 import os
 import re
+import subprocess
 import sys
 
 import numpy as np
@@ -265,3 +266,39 @@ def test_matrix_kernels_keep_latency_scheduling(target):
     kernel = rocktile.compile(matmul_kernel, sig, constexprs, target=target, num_warps=8)
     assert "amdgpu-sched-strategy" not in kernel.asm["llir"]
     assert kernel.n_spills == 0
+
+
+TEMP_DIRECTORY_PROGRAM = """
+import rocktile, rocktile.language as tl
+@rocktile.jit
+def fill(x_ptr, N: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, N), tl.zeros([N], tl.float32) + 1)
+try:
+    rocktile.compile(fill, {"x_ptr": "*fp32"}, {"N": 64}, target="gfx950")
+except rocktile.CompilationError as e:
+    print(str(e).splitlines()[0])
+"""
+
+
+def test_a_temporary_directory_that_cannot_be_written_is_an_error(tmp_path):
+    """The code object goes through a temporary file for lld: a missing or
+    full temporary directory is a CompilationError naming it (a full one
+    ended the process with 'LLVM ERROR: ... No space left on device')."""
+    def compile_with(tmpdir):
+        env = {**os.environ, "TMPDIR": str(tmpdir), "ROCKTILE_CACHE": "0"}
+        done = subprocess.run([sys.executable, "-c", TEMP_DIRECTORY_PROGRAM], env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout
+    out = compile_with(tmp_path / "missing")
+    assert f"cannot write the code object's temporary object in {tmp_path / 'missing'}: No such file" in out
+    full = tmp_path / "full"
+    full.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8k", "tmpfs", str(full)],
+                                           capture_output=True).returncode:
+        return  # no tmpfs of our own to fill here: the missing directory above is the check
+    try:
+        (full / "filler").write_bytes(b"\0" * 8192)
+        assert "No space left on device" in compile_with(full)
+    finally:
+        subprocess.run(["umount", str(full)])

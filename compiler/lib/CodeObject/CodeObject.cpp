@@ -381,14 +381,30 @@ Error rocktile::emitCode(Module &module, StringRef chip, StringRef simt, std::st
 Expected<std::string> rocktile::linkCodeObject(StringRef object) {
   SmallString<128> input, output;
   int fd;
+  // lld links files: the object goes through the temporary directory, whose
+  // failures (full, unwritable) are errors, not LLVM's abort of the process.
+  auto tempError = [](std::error_code ec, StringRef what) {
+    SmallString<128> dir;
+    sys::path::system_temp_directory(/*erasedOnReboot=*/true, dir);
+    return createStringError(ec, "cannot write the code object's temporary " + what + " in " + dir + ": " +
+                                     ec.message() + " (TMPDIR names another directory)");
+  };
   if (auto ec = sys::fs::createTemporaryFile("rocktile", "o", fd, input))
-    return errorCodeToError(ec);
+    return tempError(ec, "object");
   {
     raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << object;
+    os.close();
+    if (std::error_code ec = os.error()) {
+      os.clear_error();
+      sys::fs::remove(input);
+      return tempError(ec, "object");
+    }
   }
-  if (auto ec = sys::fs::createTemporaryFile("rocktile", "hsaco", output))
-    return errorCodeToError(ec);
+  if (auto ec = sys::fs::createTemporaryFile("rocktile", "hsaco", output)) {
+    sys::fs::remove(input);
+    return tempError(ec, "code object");
+  }
   std::string diagnostics;
   raw_string_ostream errs(diagnostics);
   // lld keeps global state: one link at a time.
