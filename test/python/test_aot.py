@@ -313,3 +313,67 @@ def test_c_gemm(tmp_path, arch):
                        f"{k}, 1, {n}, 1, {n}, 1)", [a, b, np.zeros((m, n), np.float32), bias], arch)
     want = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * k)
+
+
+MEMCHECK_MAIN = r"""
+#include "add_kernel.h"
+#include <stdio.h>
+#include <stdlib.h>
+int hipMalloc(void **ptr, size_t bytes);
+int hipMemcpy(void *dst, const void *src, size_t bytes, int kind);
+int hipMemset(void *dst, int value, size_t bytes);
+int hipFree(void *ptr);
+int main(void) {
+  void *a, *b, *c;
+  float host[256] = {0};
+  hipMalloc(&a, 1024);
+  hipMalloc(&b, 1024);
+  hipMalloc(&c, 1024);
+  printf("memcpy %d\n", hipMemcpy(a, host, 1024, 1));
+  printf("memcpy past the block %d\n", hipMemcpy(a, host, 1028, 1));
+  printf("memcpy to NULL %d\n", hipMemcpy(NULL, host, 16, 1));
+  printf("memcpy of kind 77 %d\n", hipMemcpy(a, host, 16, 77));
+  printf("memcpy to host memory as the device %d\n", hipMemcpy(host, a, 16, 1));
+  printf("memset past the block %d\n", hipMemset(b, 0, 2048));
+  printf("memset %d\n", hipMemset(b, 0, 1024));
+  printf("launch %d\n", launch_add_kernel(0, 1, 1, 1, a, b, c, 256));
+  printf("launch on NULL %d\n", launch_add_kernel(0, 1, 1, 1, a, b, NULL, 256));
+  printf("launch on host memory %d\n", launch_add_kernel(0, 1, 1, 1, a, b, malloc(1024), 256));
+  hipFree(c);
+  printf("launch on freed memory %d\n", launch_add_kernel(0, 1, 1, 1, a, b, c, 256));
+  printf("free twice %d\n", hipFree(c));
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx950", "gfx1250"])
+def test_hip_emulator_memcheck(tmp_path, arch):
+    """librocktile_hip checks every pointer and size against its hipMalloc
+    blocks and returns HIP's error codes (hipErrorInvalidValue 1,
+    hipErrorInvalidMemcpyDirection 21, hipErrorLaunchFailure 719 with the
+    located access): before, a NULL or freed kernel argument crashed or hung
+    the process, memcpy past a block overwrote the host heap, memset past
+    one aborted in glibc, a host pointer argument was written unchecked."""
+    out = tmp_path / "aot"
+    aot.run([ADD, "--target", "gfx950,gfx1250", "--signature", "x_ptr=*fp32:16,y_ptr=*fp32:16,out_ptr=*fp32:16,"
+             "n_elements=i32", "--constexpr", "BLOCK=1024", "-o", str(out)])
+    (out / "main.c").write_text(MEMCHECK_MAIN)
+    exe = out / "main"
+    subprocess.run(["cc", "-std=c11", "-o", str(exe), str(out / "main.c"), str(out / "add_kernel.c"), aot.HIP_EMULATOR,
+                    f"-Wl,-rpath,{os.path.dirname(aot.HIP_EMULATOR)}"], check=True, capture_output=True, text=True)
+    done = subprocess.run([str(exe)], capture_output=True, text=True, env=dict(os.environ, ROCKTILE_HIP_ARCH=arch),
+                          timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    codes = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
+    assert codes == {"memcpy": "0", "memcpy past the block": "1", "memcpy to NULL": "1", "memcpy of kind 77": "21",
+                     "memcpy to host memory as the device": "1", "memset past the block": "1", "memset": "0",
+                     "launch": "0", "launch on NULL": "719", "launch on host memory": "719",
+                     "launch on freed memory": "719", "free twice": "1"}, done.stdout
+    for text in ("hipMemcpy of 1028 bytes: the destination reaches 4 bytes past the end of its hipMalloc block",
+                 "hipMemcpy: the destination is NULL", "hipMemcpy: 77 is no hipMemcpyKind",
+                 "the destination is not memory from hipMalloc", "hipMemset of 2048 bytes",
+                 "hipFree: the pointer is not the start of a live hipMalloc block"):
+        assert text in done.stderr, done.stderr
+    line = next(i for i, t in enumerate(open(os.path.join(EXAMPLES, "vector_add.py")), 1) if "tl.store(" in t)
+    assert done.stderr.count(f"vector_add.py:{line}:") == 3, done.stderr  # the three bad launches, located

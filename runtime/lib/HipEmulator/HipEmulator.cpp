@@ -29,6 +29,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 using namespace mlir;
 using namespace rocktile;
@@ -39,6 +40,7 @@ enum : int {
   hipSuccess = 0,
   hipErrorInvalidValue = 1,
   hipErrorOutOfMemory = 2,
+  hipErrorInvalidMemcpyDirection = 21,
   hipErrorInvalidImage = 200,
   hipErrorNoBinaryForGpu = 209,
   hipErrorNotFound = 500,
@@ -139,15 +141,36 @@ int loadModule(Module &module, const void *image) {
 
 /// The elements of `elementBytes` from `address` to the end of the hipMalloc
 /// block holding it; `declared` (the descriptor's size) for other memory.
-int64_t bufferElements(uint64_t address, unsigned elementBytes, int64_t declared) {
+/// The bytes from `address` to the end of the hipMalloc block holding it,
+/// or -1 when no live block holds it (host memory, freed memory, NULL).
+int64_t bytesInBlock(uint64_t address) {
   std::lock_guard<std::mutex> lock(mutex);
   auto it = allocations.upper_bound(address);
-  if (it == allocations.begin())
-    return declared;
+  if (it == allocations.begin() || address >= std::prev(it)->first + std::prev(it)->second)
+    return -1;
   --it;
-  if (address >= it->first + it->second)
-    return declared;
-  return int64_t((it->first + it->second - address) / elementBytes);
+  return int64_t(it->first + it->second - address);
+}
+
+/// A buffer argument's elements: what its hipMalloc block holds from its
+/// address on; none when no block holds it, so that any access through it
+/// (a host pointer, freed memory, NULL) is a located fault, not a write into
+/// the host's memory.
+int64_t bufferElements(uint64_t address, unsigned elementBytes) {
+  return std::max<int64_t>(bytesInBlock(address), 0) / elementBytes;
+}
+
+/// Why [ptr, ptr + bytes) is not device memory to `what` ("" when it is).
+std::string deviceRangeError(const void *ptr, size_t bytes, const char *what) {
+  if (!ptr)
+    return std::string(what) + " is NULL";
+  int64_t inBlock = bytesInBlock(uintptr_t(ptr));
+  if (inBlock < 0)
+    return std::string(what) + " is not memory from hipMalloc (host memory, or freed)";
+  if (uint64_t(inBlock) < bytes)
+    return std::string(what) + " reaches " + std::to_string(bytes - inBlock) +
+           " bytes past the end of its hipMalloc block";
+  return "";
 }
 
 /// The fields of HIP 6's hipDeviceProp_t (hipDeviceProp_tR0600) that this
@@ -192,7 +215,7 @@ int launch(const Module &module, std::array<int64_t, 3> grid, unsigned block, co
       // base, aligned base, offset, size, stride
       a.kind = emulator::KernelArg::Buffer;
       a.address = read(slots[next + 1]) + read(slots[next + 2]) * slot.elementBytes;
-      a.numElements = bufferElements(a.address, slot.elementBytes, int64_t(read(slots[next + 3])));
+      a.numElements = bufferElements(a.address, slot.elementBytes);
     } else if (slot.isFloat) {
       a.kind = emulator::KernelArg::Float;
       uint64_t bits = read(slots[next]);
@@ -260,6 +283,7 @@ const char *hipGetErrorString(int error) {
   case hipSuccess: return "hipSuccess";
   case hipErrorInvalidValue: return "hipErrorInvalidValue";
   case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
+  case hipErrorInvalidMemcpyDirection: return "hipErrorInvalidMemcpyDirection";
   case hipErrorInvalidImage: return "hipErrorInvalidImage";
   case hipErrorNoBinaryForGpu: return "hipErrorNoBinaryForGpu";
   case hipErrorNotFound: return "hipErrorNotFound";
@@ -281,17 +305,40 @@ int hipMalloc(void **ptr, size_t bytes) {
 int hipFree(void *ptr) {
   if (!ptr)
     return hipSuccess;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!allocations.erase(uintptr_t(ptr)))
-    return lastError = hipErrorInvalidValue;
-  std::free(ptr);
-  return hipSuccess;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (allocations.erase(uintptr_t(ptr))) {
+      std::free(ptr);
+      return hipSuccess;
+    }
+  }
+  return fail(hipErrorInvalidValue, "hipFree: the pointer is not the start of a live hipMalloc block "
+                                    "(freed twice, or not from hipMalloc)");
 }
-int hipMemcpy(void *dst, const void *src, size_t bytes, int /*kind*/) {
-  std::memmove(dst, src, bytes); // host and device memory are one here
+// Device memory is host memory here, so each side that HIP's kind says is
+// the device's is checked against the hipMalloc blocks: the bounds a GPU's
+// page tables would enforce.
+int hipMemcpy(void *dst, const void *src, size_t bytes, int kind) {
+  enum { HostToHost, HostToDevice, DeviceToHost, DeviceToDevice, Default };
+  if (kind < HostToHost || kind > Default)
+    return fail(hipErrorInvalidMemcpyDirection, "hipMemcpy: " + std::to_string(kind) + " is no hipMemcpyKind");
+  if (!bytes)
+    return hipSuccess;
+  if (!dst || !src)
+    return fail(hipErrorInvalidValue, std::string("hipMemcpy: the ") + (dst ? "source" : "destination") +
+                                          " is NULL");
+  bool dstDevice = kind == HostToDevice || kind == DeviceToDevice || (kind == Default && bytesInBlock(uintptr_t(dst)) >= 0);
+  bool srcDevice = kind == DeviceToHost || kind == DeviceToDevice || (kind == Default && bytesInBlock(uintptr_t(src)) >= 0);
+  for (auto [device, ptr, what] : {std::tuple{dstDevice, (const void *)dst, "the destination"},
+                                   std::tuple{srcDevice, src, "the source"}})
+    if (std::string why = device ? deviceRangeError(ptr, bytes, what) : ""; !why.empty())
+      return fail(hipErrorInvalidValue, "hipMemcpy of " + std::to_string(bytes) + " bytes: " + why);
+  std::memmove(dst, src, bytes);
   return hipSuccess;
 }
 int hipMemset(void *dst, int value, size_t bytes) {
+  if (std::string why = bytes ? deviceRangeError(dst, bytes, "the destination") : ""; !why.empty())
+    return fail(hipErrorInvalidValue, "hipMemset of " + std::to_string(bytes) + " bytes: " + why);
   std::memset(dst, value, bytes);
   return hipSuccess;
 }
