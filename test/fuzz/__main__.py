@@ -7,7 +7,9 @@
 Kinds: `kernel` (random well-typed kernels, emulator vs numpy on gfx950 and
 gfx1250), `frontend` (broken kernels into rocktile.compile), `mlir`
 (mutated lit inputs into rocktile-opt).  Every failure is printed with the
-command that replays it; the exit status is 1 if any case failed.
+command that replays it and kept, its kernel (or MLIR) with what failed and
+that command, in --keep's directory; invalid mutants count as skipped, not
+passed; the exit status is 1 if any case failed.
 """
 import argparse
 import os
@@ -28,11 +30,17 @@ def main(argv=None):
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds before a case counts as a hang")
     parser.add_argument("--replay", metavar="KIND:SEED", help="run one case in this process and show it")
     parser.add_argument("--record", metavar="FILE", help="also write the failures to FILE, one JSON object a line")
+    parser.add_argument("--keep", metavar="DIR", default="fuzz-failures",
+                        help="write each failing case (its kernel, what failed, the replay command) into DIR "
+                             "(default: fuzz-failures)")
     args = parser.parse_args(argv)
 
     if args.replay:
         kind, seed = args.replay.split(":")
         result = runner.replay(kind, int(seed))
+        if result is not None and result[0] == "skipped":
+            print("skipped: the case tests nothing (a mutant that is not valid Python)")
+            return 0
         print("ok" if result is None else f"{result[0]}: {result[1]}")
         return 0 if result is None else 1
 
@@ -48,10 +56,11 @@ def main(argv=None):
             print(f"\r{done}/{total} cases, {len(failures)} failure(s), {time.monotonic() - start:.0f} s",
                   end="", file=sys.stderr, flush=True)
 
-    failures = runner.run_cases(cases, timeout=args.timeout, progress=progress)
+    counts = {}
+    failures = runner.run_cases(cases, timeout=args.timeout, progress=progress, counts=counts)
     print(file=sys.stderr)
     for f in failures:
-        print(f, end="\n\n")
+        print(f"{f}\n  kept: {runner.keep(f, args.keep)}", end="\n\n")
     if args.record:
         import json
         with open(args.record, "w") as out:
@@ -60,7 +69,8 @@ def main(argv=None):
                                       "replay": f.replay_command()}) + "\n")
     elapsed = time.monotonic() - start
     print(f"{len(cases)} cases ({', '.join(kinds)}; seeds {args.seed}..{args.seed + args.cases - 1}) in "
-          f"{elapsed:.0f} s: {len(failures)} failure(s)")
+          f"{elapsed:.0f} s: {counts['passed']} passed, {counts['skipped']} skipped (invalid mutants), "
+          f"{len(failures)} failure(s)")
     return 1 if failures else 0
 
 

@@ -38,7 +38,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 ROCKTILE_OPT = os.environ.get("ROCKTILE_OPT", os.path.join(ROOT, "build", "compiler", "tools", "rocktile-opt",
                                                            "rocktile-opt"))
 MLIR_TIMEOUT = 20.0
-SKIPPED = None  # a case that tests nothing (not valid Python, ...): counted as passing
+SKIPPED = ("skipped", "")  # a case that tests nothing (not valid Python, ...): counted apart
 
 # --------------------------------------------------------------------------
 # Hand-written mistakes: statements injected into a valid kernel.  Each is

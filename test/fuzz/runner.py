@@ -85,8 +85,12 @@ class _Worker:
             self.process.join()
 
 
-def run_cases(cases, timeout=60.0, progress=None, workdir=None):
-    """Run `cases` [(kind, seed)] in worker processes; returns the list of Failure."""
+def run_cases(cases, timeout=60.0, progress=None, workdir=None, counts=None):
+    """Run `cases` [(kind, seed)] in worker processes; returns the list of
+    Failure. `counts`, a dict if given, gets the numbers of cases "passed"
+    and "skipped" (cases that test nothing: a mutant that is not Python)."""
+    counts = {} if counts is None else counts
+    counts.update(passed=0, skipped=0)
     # spawn, not fork: the caller may hold LLVM and emulator threads.
     ctx = mp.get_context("spawn")
     failures = []
@@ -120,7 +124,11 @@ def run_cases(cases, timeout=60.0, progress=None, workdir=None):
                 worker = None
             else:
                 worker.done += 1
-                if result is not None:
+                if result is None:
+                    counts["passed"] += 1
+                elif result[0] == "skipped":
+                    counts["skipped"] += 1
+                else:
                     failures.append(Failure(kind, seed, *result))
             if progress:
                 progress(i + 1, len(cases), failures, time.monotonic() - start)
@@ -130,6 +138,22 @@ def run_cases(cases, timeout=60.0, progress=None, workdir=None):
         if tmp is not None:
             tmp.cleanup()
     return failures
+
+
+def keep(failure, directory):
+    """Writes the failure's case (its kernel or MLIR, as describe_case gives
+    it) into `directory`, headed by what failed and the command that replays
+    it; returns the file's path."""
+    module = importlib.import_module(KINDS[failure.kind])
+    text = module.describe_case(failure.kind, failure.seed)
+    comment = "//" if failure.kind == "mlir" else "#"
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, f"{failure.kind}_{failure.seed}.{'mlir' if failure.kind == 'mlir' else 'py'}")
+    header = [f"{failure.what}: {line}" if i == 0 else line for i, line in enumerate(failure.detail.splitlines()[:20])]
+    with open(path, "w") as f:
+        f.write("".join(f"{comment} {line}\n" for line in header + [f"replay: {failure.replay_command()}"]))
+        f.write(text + "\n")
+    return path
 
 
 def replay(kind, seed, verbose=True):

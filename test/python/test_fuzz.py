@@ -85,3 +85,22 @@ def test_fp64_sin_is_a_clean_error():
     proc = _subprocess(FP64_SIN_REPRO, 60)
     assert proc.returncode == 0, proc.stderr
     assert "clean error" in proc.stdout and "on fp64 is not supported on AMD GPUs" in proc.stdout
+
+
+def test_invalid_mutants_are_skipped_not_passed():
+    """Broken-kernel mutants that are not valid Python test nothing: they are
+    counted apart from the cases that passed."""
+    counts = {}
+    failures = runner.run_cases([("frontend", s) for s in range(31, 61)], counts=counts)
+    assert not failures, "\n\n".join(map(str, failures))
+    assert counts["skipped"] > 0 and counts["passed"] > 0 and counts["passed"] + counts["skipped"] == 30
+
+
+def test_a_failure_is_kept_with_its_replay_command(tmp_path):
+    failure = runner.Failure("kernel", 7, "mismatch", "gfx950: out differs\n  at 3 elements")
+    path = runner.keep(failure, str(tmp_path / "kept"))
+    text = open(path).read()
+    assert path.endswith("kernel_7.py")
+    assert text.startswith("# mismatch: gfx950: out differs\n#   at 3 elements\n"
+                           "# replay: python test/fuzz --replay kernel:7\n")
+    assert "@rocktile.jit" in text  # the case's kernel follows
