@@ -428,3 +428,42 @@ def test_dot_pads_k_below_the_instructions(target, dtype, K, MN, num_warps):
         np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
     else:
         check(c, a, b)
+
+
+@rocktile.jit
+def accumulate_with_add(a_ptr, b_ptr, c_ptr, K, FORM: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+                        BK: tl.constexpr):
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    acc = tl.zeros([BM, BN], tl.int32 if a_ptr.dtype.element_ty == tl.int8 else tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * BN + rn[None, :])
+        if FORM == 0:
+            acc += tl.dot(a, b)
+        elif FORM == 1:
+            acc = acc + tl.dot(a, b)
+        else:
+            acc = tl.dot(a, b) + acc
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("form", [0, 1, 2])
+@pytest.mark.parametrize("dtype", ["bf16", "int8"])
+def test_acc_plus_dot_folds_into_the_accumulator(target, form, dtype):
+    """`acc += tl.dot(a, b)`, `acc = acc + tl.dot(a, b)` and `tl.dot(a, b) + acc`
+    are the dot with acc as its accumulator (no add left in the tile IR), as
+    Triton folds them; the results are the products' sums."""
+    rng = np.random.default_rng(form)
+    M, N, K = 64, 64, 96
+    if dtype == "int8":
+        a, b = rng.integers(-100, 100, (M, K)).astype(np.int8), rng.integers(-100, 100, (K, N)).astype(np.int8)
+        c = np.zeros((M, N), np.int32)
+        want = a.astype(np.int64) @ b.astype(np.int64)
+    else:
+        a, b = (rng.integers(-8, 8, s).astype(ml_dtypes.bfloat16) for s in ((M, K), (K, N)))
+        c = np.zeros((M, N), np.float32)
+        want = a.astype(np.float64) @ b.astype(np.float64)
+    kernel = accumulate_with_add[(1,)](a, b, c, K, FORM=form, BM=M, BN=N, BK=32, target=target)
+    np.testing.assert_array_equal(c, want)
+    assert not re.search(r"arith\.add[fi] %\w+, %\w+ : tensor<64x64x", kernel.asm["tile"])

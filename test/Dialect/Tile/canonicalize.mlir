@@ -22,3 +22,50 @@ func.func @reshape_twice(%x: tensor<32x64xbf16>) -> tensor<2048xbf16> {
   %s = tile.reshape %r : tensor<1x32x64xbf16> -> tensor<2048xbf16>
   return %s : tensor<2048xbf16>
 }
+
+// -----
+
+// acc + dot(a, b, 0) is dot(a, b, acc) (Triton's `acc += tl.dot(a, b)`), for
+// floats and integers, with the add's operands either way round.
+// CHECK-LABEL: func.func @fold_add_into_dot
+// CHECK-SAME: (%[[A:.*]]: tensor<16x16xbf16>, %[[B:.*]]: tensor<16x16xbf16>, %[[ACC:.*]]: tensor<16x16xf32>,
+// CHECK-SAME: %[[X:.*]]: tensor<16x16xi8>, %[[Y:.*]]: tensor<16x16xi8>, %[[IACC:.*]]: tensor<16x16xi32>)
+// CHECK-NOT: arith.add
+// CHECK: %[[D:.*]] = tile.dot %[[A]], %[[B]], %[[ACC]]
+// CHECK: %[[E:.*]] = tile.dot %[[X]], %[[Y]], %[[IACC]]
+// CHECK-NOT: arith.add
+// CHECK: return %[[D]], %[[E]]
+func.func @fold_add_into_dot(%a: tensor<16x16xbf16>, %b: tensor<16x16xbf16>, %acc: tensor<16x16xf32>,
+                             %x: tensor<16x16xi8>, %y: tensor<16x16xi8>, %iacc: tensor<16x16xi32>)
+    -> (tensor<16x16xf32>, tensor<16x16xi32>) {
+  %zero = arith.constant 0.0 : f32
+  %z = tile.splat %zero : f32 -> tensor<16x16xf32>
+  %d = tile.dot %a, %b, %z : tensor<16x16xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+  %s = arith.addf %acc, %d : tensor<16x16xf32>
+  %izero = arith.constant dense<0> : tensor<16x16xi32>
+  %e = tile.dot %x, %y, %izero : tensor<16x16xi8>, tensor<16x16xi8> -> tensor<16x16xi32>
+  %t = arith.addi %e, %iacc : tensor<16x16xi32>
+  return %s, %t : tensor<16x16xf32>, tensor<16x16xi32>
+}
+
+// -----
+
+// No fold: a dot with another accumulator, a dot used twice, and an add of
+// another type (the product widened to i64 first).
+// CHECK-LABEL: func.func @no_fold
+// CHECK-COUNT-3: arith.add
+func.func @no_fold(%a: tensor<16x16xbf16>, %b: tensor<16x16xbf16>, %acc: tensor<16x16xf32>,
+                   %x: tensor<16x16xi8>, %y: tensor<16x16xi8>, %wide: tensor<16x16xi64>)
+    -> (tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xi64>) {
+  %d = tile.dot %a, %b, %acc : tensor<16x16xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+  %s = arith.addf %acc, %d : tensor<16x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %z = tile.splat %zero : f32 -> tensor<16x16xf32>
+  %twice = tile.dot %a, %b, %z : tensor<16x16xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+  %u = arith.addf %twice, %twice : tensor<16x16xf32>
+  %izero = arith.constant dense<0> : tensor<16x16xi32>
+  %e = tile.dot %x, %y, %izero : tensor<16x16xi8>, tensor<16x16xi8> -> tensor<16x16xi32>
+  %w = arith.extsi %e : tensor<16x16xi32> to tensor<16x16xi64>
+  %v = arith.addi %wide, %w : tensor<16x16xi64>
+  return %s, %u, %v : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xi64>
+}

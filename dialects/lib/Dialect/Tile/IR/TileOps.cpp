@@ -1,6 +1,10 @@
 #include "rocktile/Dialect/Tile/IR/Tile.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -149,6 +153,43 @@ static LogicalResult verifyScaledDot(DotOp op) {
                               << ", K = " << K << "), got " << type;
   }
   return success();
+}
+
+namespace {
+/// Whether `v` is a tile of zeros (a splat of a zero constant).
+bool isZeroTile(Value v) {
+  if (auto splat = v.getDefiningOp<SplatOp>())
+    v = splat.getSrc();
+  return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
+}
+
+/// acc + dot(a, b, 0) -> dot(a, b, acc): see DotOp's description.
+template <typename AddOp> struct FoldAddIntoDot : OpRewritePattern<AddOp> {
+  using OpRewritePattern<AddOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp add, PatternRewriter &rewriter) const override {
+    for (auto [product, other] : {std::pair{add.getLhs(), add.getRhs()}, std::pair{add.getRhs(), add.getLhs()}}) {
+      auto dot = product.template getDefiningOp<DotOp>();
+      if (!dot || !dot->hasOneUse() || !isZeroTile(dot.getAcc()) || other.getType() != dot.getType())
+        continue;
+      // The dot now needs `other`: defined after it in its block, the dot
+      // moves down to it (the add is after both); elsewhere it must dominate.
+      Operation *def = other.getDefiningOp();
+      bool sameBlock = def && def->getBlock() == dot->getBlock();
+      if (!sameBlock && !DominanceInfo().properlyDominates(other, dot))
+        continue;
+      rewriter.modifyOpInPlace(dot, [&] { dot.getAccMutable().assign(other); });
+      if (sameBlock && dot->isBeforeInBlock(def))
+        rewriter.moveOpAfter(dot, def);
+      rewriter.replaceOp(add, dot.getResult());
+      return success();
+    }
+    return failure();
+  }
+};
+} // namespace
+
+void DotOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<FoldAddIntoDot<arith::AddFOp>, FoldAddIntoDot<arith::AddIOp>>(context);
 }
 
 LogicalResult DotOp::verify() {

@@ -664,6 +664,12 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>, AttrSiz
     Dᵀ = Bᵀ Aᵀ: the instruction's A operand is Bᵀ, so D's lanes run along M
     and its registers along N (layout assignment computes every dot so, as
     rows of a row-major D are then stored from registers as vectors).
+    Canonicalization folds an add into the accumulator: `acc + dot(a, b, 0)`
+    (arith.addf or addi of the same type, either order, the dot used only
+    there) becomes `dot(a, b, acc)`, as Triton folds `acc += tl.dot(a, b)`:
+    the matrix instructions then add the products to `acc` instead of to a
+    zero tile added afterwards (the same sum, in the instruction's order).
+
     `k_order` renames K: bit i of the instruction's k index stands for K
     index `k_order[i]`, for A and B alike, which leaves the product
     unchanged. A dot whose A is the previous dot's result uses both to take
@@ -721,6 +727,7 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>, AttrSiz
     }
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tile_ScaledUpcastOp : Tile_Op<"scaled_upcast", [Pure]> {
