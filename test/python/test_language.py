@@ -401,3 +401,18 @@ def test_mixed_signedness_as_triton(target):
         with pytest.raises(rocktile.CompilationError, match=f"cannot use '{op}' with int8 and uint8: they have "
                                                             "different signedness"):
             shift_and_divide[(1,)](a, b, out, OP=op, target=target)
+
+
+@rocktile.jit
+def bitcast_numbers(out):
+    tl.store(out, tl.cast(0x4A800000, tl.float32, bitcast=True))  # an int32's bits: 2^22
+    tl.store(out + 1, tl.cast(1.0, tl.int32, bitcast=True).to(tl.float32))  # fp32 1.0's bits
+
+
+def test_bitcast_of_a_python_number_reinterprets_its_bits():
+    """tl.cast(<int constexpr>, tl.float32, bitcast=True) reinterprets the
+    number's bits, typed as Triton types it (int32 here): it converted the
+    value (0x4A800000 gave 1.25e9, not 2^22)."""
+    out = np.zeros(2, np.float32)
+    bitcast_numbers[(1,)](out)
+    assert out[0] == 2.0 ** 22 and out[1] == float(0x3F800000)

@@ -462,7 +462,9 @@ def cast(x, dst, bitcast=False):
     """Convert `x` to dtype `dst` (values of the same shape)."""
     x = _value(x)
     if not isinstance(x, tensor):
-        return constant(x, dst)
+        if not bitcast:
+            return constant(x, dst)
+        x = to_tensor(x)  # a number's bits: of the type Triton gives it (0x4A800000 is int32)
     src = x.dtype
     if src == dst:
         return x
