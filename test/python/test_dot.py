@@ -338,10 +338,10 @@ def bad_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constex
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], d)
 
 
-def dot_error(case, a="*bf16", b="*bf16", M=32, N=32, K=32, target="gfx950"):
+def dot_error(case, a="*bf16", b="*bf16", M=32, N=32, K=32, target="gfx950", num_warps=4):
     with pytest.raises(rocktile.CompilationError) as info:
         rocktile.compile(bad_dot, signature={"a_ptr": a, "b_ptr": b, "c_ptr": "*fp32"},
-                         constexprs={"M": M, "N": N, "K": K, "CASE": case}, target=target)
+                         constexprs={"M": M, "N": N, "K": K, "CASE": case}, target=target, num_warps=num_warps)
     return info.value
 
 
@@ -467,3 +467,16 @@ def test_acc_plus_dot_folds_into_the_accumulator(target, form, dtype):
     kernel = accumulate_with_add[(1,)](a, b, c, K, FORM=form, BM=M, BN=N, BK=32, target=target)
     np.testing.assert_array_equal(c, want)
     assert not re.search(r"arith\.add[fi] %\w+, %\w+ : tensor<64x64x", kernel.asm["tile"])
+
+
+@pytest.mark.parametrize("target,warps,registers,budget", [("gfx950", 4, 1024, 512), ("gfx1250", 4, 2048, 1024)])
+def test_an_accumulator_larger_than_the_register_file_is_an_error(target, warps, registers, budget):
+    """tl.dot of 512x512 tiles over 4 warps: the fp32 accumulator alone needs
+    more registers than a lane has. An error at the dot, at once; the
+    compile went on for minutes in LLVM's register allocator."""
+    err = dot_error("plain", M=512, N=512, K=32, num_warps=warps, target=target)
+    assert err.lineno == line_of("# PLAIN DOT"), str(err)
+    assert (f"this dot's accumulator (262144 elements) needs {registers} registers in each of the "
+            f"{warps * (64 if target == 'gfx950' else 32)} lanes of {warps} warps; {target} gives each lane "
+            f"{budget}: use smaller blocks or more warps") in err.message, str(err)
+

@@ -1094,6 +1094,24 @@ struct AssignLayoutsPass
                        "use scf ops");
         return signalPassFailure();
       }
+      // A dot whose accumulator alone overflows the register file cannot
+      // compile to anything useful, and LLVM's register allocator takes
+      // minutes to find that out (a 512x512 fp32 accumulator over 4 warps):
+      // an error at the dot, naming what would fit.
+      WalkResult fits = func.walk([&](tile::DotOp dot) {
+        auto acc = dot.getAcc().getType();
+        int64_t lanes = int64_t(numWarps) * t->waveSize, budget = t->waveRegisters(numWarps);
+        int64_t registers = acc.getNumElements() * std::max(acc.getElementTypeBitWidth() / 32, 1u) / lanes;
+        if (registers <= budget)
+          return WalkResult::advance();
+        dot.emitError() << "this dot's accumulator (" << acc.getNumElements() << " elements) needs " << registers
+                        << " registers in each of the " << lanes << " lanes of " << static_cast<unsigned>(numWarps)
+                        << " warps; " << t->chip << " gives each lane " << budget
+                        << ": use smaller blocks or more warps";
+        return WalkResult::interrupt();
+      });
+      if (fits.wasInterrupted())
+        return signalPassFailure();
       padShortDots(func, *t);
       LayoutAssigner assigner(func, chooseDefaults(func, *t), *t, numWarps);
       if (failed(assigner.run()) || failed(verifyLayouts(func)))

@@ -87,7 +87,10 @@ def AssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     need a layout conversion is reported at the op. A `tile.dot` gets the
     target's first matrix instruction that fits its types and shape, or, when
     the kernel carries `tile.matrix_instr_nonkdim = 16 | 32` (Triton's
-    option), the first one of that M and N if there is one.
+    option), the first one of that M and N if there is one. A dot whose
+    accumulator alone needs more registers per lane than the target gives a
+    lane at `num-warps` is an error at the dot (it could only spill, and the
+    backend's register allocator would take minutes to say so).
 
     Before:
     ```mlir
