@@ -101,18 +101,21 @@ class TritonFinder(importlib.abc.MetaPathFinder):
 _FINDER = TritonFinder()
 
 
+def _forget_triton():
+    for name in [n for n in sys.modules if n == "triton" or n.startswith("triton.")]:
+        del sys.modules[name]
+
+
 def install():
     """Makes `import triton` (and its submodules) resolve to rocktile in this
     process. A `triton` imported before is replaced."""
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
-    for name in [n for n in sys.modules if n == "triton" or n.startswith("triton.")]:
-        del sys.modules[name]
+    _forget_triton()
 
 
 def uninstall():
     """Undoes install() (for tests)."""
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
-    for name in [n for n in sys.modules if n == "triton" or n.startswith("triton.")]:
-        del sys.modules[name]
+    _forget_triton()

@@ -241,6 +241,12 @@ bool isSegmentBoundary(Operation *op) {
   return isCrossLane(op) || isa<gpu::BarrierOp>(op);
 }
 
+/// A constant of `type` (a scalar, or a vector splat of `scalar`).
+Value constantLike(OpBuilder &b, Location loc, Type type, TypedAttr scalar) {
+  auto vector = dyn_cast<VectorType>(type);
+  return arith::ConstantOp::create(b, loc, vector ? TypedAttr(DenseElementsAttr::get(vector, scalar)) : scalar);
+}
+
 /// The chips convert floats to 32-bit integers saturating (v_cvt_i32_f32,
 /// v_cvt_u32_f32, v_cvt_i32_f64: an out-of-range value clamps, NaN gives 0)
 /// where LLVM's fptosi/fptoui leave such values poison and the host's
@@ -254,25 +260,19 @@ void saturateFloatToInt(gpu::GPUFuncOp kernel) {
     OpBuilder b(op);
     Location loc = op->getLoc();
     Value x = op->getOperand(0);
-    auto like = [&](Type elt) {
-      auto vector = dyn_cast<VectorType>(x.getType());
-      return vector ? Type(VectorType::get(vector.getShape(), elt)) : elt;
-    };
-    auto splat = [&](Type type, TypedAttr value) -> Value {
-      auto vector = dyn_cast<VectorType>(type);
-      return arith::ConstantOp::create(b, loc, vector ? TypedAttr(DenseElementsAttr::get(vector, value)) : value);
-    };
-    Type f64 = like(b.getF64Type());
+    auto vector = dyn_cast<VectorType>(x.getType());
+    Type f64 = vector ? Type(VectorType::get(vector.getShape(), b.getF64Type())) : b.getF64Type();
     Value wide = getElementTypeOrSelf(x).isF64() ? x : arith::ExtFOp::create(b, loc, f64, x).getResult();
-    Value lo = splat(f64, b.getF64FloatAttr(isSigned ? -2147483648.0 : 0.0));
-    Value hi = splat(f64, b.getF64FloatAttr(isSigned ? 2147483647.0 : 4294967295.0));
+    Value lo = constantLike(b, loc, f64, b.getF64FloatAttr(isSigned ? -2147483648.0 : 0.0));
+    Value hi = constantLike(b, loc, f64, b.getF64FloatAttr(isSigned ? 2147483647.0 : 4294967295.0));
     Value clamped = arith::MinNumFOp::create(b, loc, arith::MaxNumFOp::create(b, loc, wide, lo), hi);
     Type i32 = op->getResult(0).getType();
     Value converted = isSigned ? arith::FPToSIOp::create(b, loc, i32, clamped).getResult()
                                : arith::FPToUIOp::create(b, loc, i32, clamped).getResult();
     Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
     op->getResult(0).replaceAllUsesWith(
-        arith::SelectOp::create(b, loc, isNan, splat(i32, b.getI32IntegerAttr(0)), converted).getResult());
+        arith::SelectOp::create(b, loc, isNan, constantLike(b, loc, i32, b.getI32IntegerAttr(0)), converted)
+            .getResult());
     op->erase();
   });
 }
@@ -294,11 +294,7 @@ void guardIntegerDivision(gpu::GPUFuncOp kernel) {
     Location loc = op->getLoc();
     Type type = rhs.getType();
     auto elt = cast<IntegerType>(getElementTypeOrSelf(type));
-    auto constant = [&](const APInt &v) -> Value {
-      auto vector = dyn_cast<VectorType>(type);
-      TypedAttr attr = b.getIntegerAttr(elt, v);
-      return arith::ConstantOp::create(b, loc, vector ? TypedAttr(DenseElementsAttr::get(vector, attr)) : attr);
-    };
+    auto constant = [&](const APInt &v) { return constantLike(b, loc, type, b.getIntegerAttr(elt, v)); };
     unsigned bits = elt.getWidth();
     Value one = constant(APInt(bits, 1));
     Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, constant(APInt(bits, 0)));
