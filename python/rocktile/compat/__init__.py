@@ -90,8 +90,11 @@ class TritonFinder(importlib.abc.MetaPathFinder):
             where = "rocktile.language." + fullname[len("triton.language."):]
         else:
             where = "rocktile.compat." + fullname
-        if importlib.util.find_spec(where.rpartition(".")[0] or where) is None or \
-                importlib.util.find_spec(where) is None:
+        try:
+            found = importlib.util.find_spec(where) is not None
+        except ModuleNotFoundError:  # a parent rocktile lacks (under a placeholder module)
+            found = False
+        if not found:
             if fullname not in MISSING_MODULES:
                 return None
             where = None
