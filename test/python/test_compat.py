@@ -34,7 +34,9 @@ def test_modules_resolve_to_rocktile(triton):
     assert triton.language is tl and triton.language.math is tl.math
     assert triton.language.standard.softmax is tl.softmax
     assert hip_libdevice is cuda_libdevice is tl.extra.libdevice
+    from triton.errors import TritonError
     assert triton.jit is rocktile.jit and JITFunction is rocktile.JITFunction
+    assert TritonError is triton.TritonError and issubclass(triton.OutOfResources, TritonError)
     assert triton.__version__ == "3.9.0" and triton.__version__ >= "2.1.0"  # version gates keep their kernels
     with pytest.raises(ModuleNotFoundError):
         import triton.no_such_module  # noqa: F401

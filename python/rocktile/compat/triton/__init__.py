@@ -4,7 +4,7 @@ from rocktile import (CompilationError, Config, JITFunction, TensorWrapper, auto
                       heuristics, jit, language, next_power_of_2, reinterpret)
 from rocktile.compat import TRITON_VERSION, missing_names
 
-from . import backends, compiler, runtime, testing
+from . import backends, compiler, errors, runtime, testing
 from .compiler import compile
 from .runtime.errors import OutOfResources, TritonError
 
@@ -27,4 +27,4 @@ def must_use_result(fn):
 
 
 __getattr__ = missing_names("triton", {"AsyncCompileMode", "FutureKernel", "InterpreterError", "KernelInterface",
-                                       "MockTensor", "aggregate", "knobs", "tools", "errors"})
+                                       "MockTensor", "aggregate", "knobs", "tools"})

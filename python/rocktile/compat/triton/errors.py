@@ -1,0 +1,2 @@
+"""`triton.errors`."""
+from .runtime.errors import TritonError
