@@ -4,7 +4,7 @@ PYTHON ?= python3
 BUILD ?= build
 LIT ?= /usr/lib/llvm-22/bin/lit
 
-.PHONY: deps build test test-torch demo fuzz clean
+.PHONY: deps build test torch-venv test-torch compat demo fuzz clean
 
 deps:
 	@PYTHON=$(PYTHON) ./scripts/install-deps.sh
@@ -33,11 +33,29 @@ test: build
 # even on the CPU) in a virtualenv of its own that sees the interpreter's
 # packages, so `make test` stays lean. CI runs both.
 TORCH_VENV ?= $(BUILD)/venv-torch
-test-torch: build
+torch-venv:
 	@test -x $(TORCH_VENV)/bin/python || $(PYTHON) -m venv --system-site-packages $(TORCH_VENV)
 	@$(TORCH_VENV)/bin/python -c "import torch" 2>/dev/null || \
 	  $(TORCH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-torch.txt
+
+test-torch: build torch-venv
 	$(TORCH_VENV)/bin/python -m pytest -q test/python/test_torch.py
+
+# Published Triton kernel libraries, unchanged, on rocktile (test/compat):
+# installed beside the torch virtualenv, run on both chips in the emulator
+# against torch references; prints the table and writes $(BUILD)/compat.json.
+# Triton 3.9 goes into a directory of its own, for its interpreter's column.
+COMPAT_PACKAGES ?= $(BUILD)/compat-packages
+COMPAT_TRITON ?= $(BUILD)/compat-triton
+compat: build torch-venv
+	@cmp -s test/compat/requirements.txt $(COMPAT_PACKAGES)/requirements.txt || { rm -rf $(COMPAT_PACKAGES) && \
+	  $(TORCH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+	    --target $(COMPAT_PACKAGES) -r test/compat/requirements.txt && \
+	  cp test/compat/requirements.txt $(COMPAT_PACKAGES)/requirements.txt; }
+	@test -d $(COMPAT_TRITON)/triton || $(TORCH_VENV)/bin/python -m pip install --quiet \
+	  --disable-pip-version-check --no-deps --target $(COMPAT_TRITON) triton==3.9.0
+	PYTHONPATH=$(COMPAT_PACKAGES) $(TORCH_VENV)/bin/python test/compat/run.py --json $(BUILD)/compat.json \
+	  --interpreter $(COMPAT_TRITON)
 
 demo: build
 	$(PYTHON) examples/demo.py

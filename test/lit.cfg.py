@@ -9,7 +9,7 @@ config.suffixes = [".mlir", ".py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = config.rocktile_build_dir
 # pytest and C++ unit tests have their own runners.
-config.excludes = ["python", "unit", "fuzz", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt"]
+config.excludes = ["python", "unit", "fuzz", "compat", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt"]
 
 config.environment["PYTHONPATH"] = os.path.join(config.rocktile_src_root, "python")
 # The tests check what the compiler emits: never a cached kernel.

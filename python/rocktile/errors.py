@@ -47,6 +47,11 @@ class Diagnostic:
         return f"{text}\n{source}\n{pad}^{'~' * max(width - 1, 0)}"
 
 
+class SemanticError(Exception):
+    """A user error found while tracing a kernel (rocktile.language raises
+    it; the tracer locates it at the kernel's line)."""
+
+
 class CompilationError(Exception):
     """A kernel could not be compiled.
 

@@ -110,6 +110,13 @@ class JITFunction(semantic.KernelFunction):
                     lambda grid, args, kwargs: Launcher(self, grid)(*args, **(kwargs or {})))
         return self._fast or None
 
+    def run(self, *args, grid, warmup=False, **kwargs):
+        """What `kernel[grid](...)` does, as Triton's JITFunction.run (which
+        autotuners and heuristics call): launch, or with `warmup` compile."""
+        if warmup:
+            return self.warmup(*args, grid=grid, **kwargs)
+        return self[grid](*args, **kwargs)
+
     # ------------------------------------------------------------------
     # Entry points.
 

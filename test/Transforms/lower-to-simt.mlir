@@ -956,3 +956,32 @@ func.func @unshared_compares(%x: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %
   tile.store %xp, %v : tensor<8192x!tile.ptr<i8>, #b>, tensor<8192xi8, #b>
   return
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+// A slice of gfx950's swizzled direct-to-LDS copy layout: register bit 0
+// holds row 9 = 8 XOR 1, and lane bit 3 row 1, so coordinates combine by
+// XOR. Such an exchange moves one element per store and load, each at its
+// row-major index (coordinates XORed at run time), not vectors.
+#swizzled = #tile.slice<dim = 1, parent = #tile.linear<register = [[9, 0], [16, 0]], lane = [[0, 0], [0, 0], [0, 0], [1, 0], [2, 0], [4, 0]], warp = [[32, 0], [64, 0]]>>
+
+// CHECK-LABEL: gpu.func @exchange_into_swizzled_slice
+// CHECK: %[[ROW:.*]] = arith.xori
+// CHECK: arith.xori %[[ROW]], %c9_i32 : i32
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.store %{{.*}} : memref<128xi32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.load %view[%{{.*}}] : memref<128xi32, #gpu.address_space<workgroup>>
+func.func @exchange_into_swizzled_slice(%x: !tile.ptr<i32>) attributes {tile.lds_bytes = 512 : i64, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<i32> -> tensor<128x!tile.ptr<i32>, #b>
+  %p = tile.addptr %xs, %r : tensor<128x!tile.ptr<i32>, #b>, tensor<128xi32, #b>
+  %v = tile.load %p : tensor<128x!tile.ptr<i32>, #b> -> tensor<128xi32, #b>
+  %c = tile.convert_layout %v {tile.lds_offset = 0 : i64} : tensor<128xi32, #b> -> tensor<128xi32, #swizzled>
+  %ys = tile.splat %x : !tile.ptr<i32> -> tensor<128x!tile.ptr<i32>, #swizzled>
+  %r2 = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32, #swizzled>
+  %q = tile.addptr %ys, %r2 : tensor<128x!tile.ptr<i32>, #swizzled>, tensor<128xi32, #swizzled>
+  tile.store %q, %c : tensor<128x!tile.ptr<i32>, #swizzled>, tensor<128xi32, #swizzled>
+  return
+}

@@ -230,3 +230,42 @@ def test_planted_pipeline_bugs_are_caught(target, bug, message):
     # The copy the read or write ran into is named, at its Python line.
     if bug != "barrier":
         assert "the async copy at" in str(info.value) and "test_async_loads.py:" in str(info.value), str(info.value)
+
+
+@rocktile.jit
+def gathered_rows_dot(p_ptr, c_ptr, order_ptr, out_ptr, D, stride_c, n_rows,
+                      BM: tl.constexpr, BV: tl.constexpr, BD: tl.constexpr):
+    """out = p @ c[order], column block by column block: the rows of the
+    copied operand come through indices loaded from memory, and a mask on
+    them, as cut-cross-entropy's backward kernel gathers its classifier."""
+    rows = tl.load(order_ptr + tl.arange(0, BV))
+    p = tl.load(p_ptr + tl.arange(0, BM)[:, None] * BV + tl.arange(0, BV)[None, :])
+    cols = tl.arange(0, BD)[None, :]
+    c_ptrs = c_ptr + rows[:, None] * stride_c + cols
+    out_ptrs = out_ptr + tl.arange(0, BM)[:, None] * D + cols
+    for _ in range(0, tl.cdiv(D, BD)):
+        c = tl.load(c_ptrs, mask=tl.arange(0, BV)[:, None] < n_rows, other=0.0)
+        tl.store(out_ptrs, tl.dot(p, c))
+        c_ptrs += BD
+        out_ptrs += BD
+
+
+@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
+def test_copy_pointers_built_from_loaded_indices(target):
+    """The copy's pointer and mask tiles take the copy's swizzled layout,
+    whose coordinates combine by XOR; the loaded indices move into it through
+    LDS element by element (this was "moving elements between lanes needs
+    layouts whose coordinates add up" on gfx950)."""
+    BM, BV, D = 128, 128, 256
+    rng = np.random.default_rng(3)
+    p = rng.standard_normal((BM, BV)).astype(ml_dtypes.bfloat16)
+    c = rng.standard_normal((300, D)).astype(ml_dtypes.bfloat16)
+    order = rng.permutation(300)[:BV].astype(np.int32)
+    out = np.zeros((BM, D), np.float32)
+    args = (p, c, order, out, D, D, BV - 3)
+    options = dict(BM=BM, BV=BV, BD=64, num_stages=4, target=target)
+    gathered_rows_dot[(1,)](*args, **options)
+    want = p.astype(np.float32)[:, :BV - 3] @ c[order[:BV - 3]].astype(np.float32)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
+    if target == "gfx950":
+        assert "tile.async_load" in gathered_rows_dot.warmup(*args, **options).asm["tile"]

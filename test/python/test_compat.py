@@ -54,6 +54,25 @@ def test_names_rocktile_lacks_fail_when_used_not_when_imported(triton):
         triton.testing.not_a_triton_name  # noqa: B018
 
 
+def test_feature_probes_see_what_rocktile_lacks_as_absent(triton):
+    """hasattr/getattr probes (as torch's inductor makes them on import)
+    find a placeholder's attributes absent, and Python's own attributes of
+    a placeholder module absent, instead of raising."""
+    import triton.backends
+    import triton.knobs
+    from triton.runtime.cache import triton_key
+    assert getattr(triton.knobs, "nvidia", None) is not None  # a placeholder name...
+    assert not hasattr(triton.knobs.nvidia, "use_meta_ws")  # ...whose attributes are absent
+    with pytest.raises(NotImplementedError, match="triton.knobs.nvidia is part of Triton 3.9"):
+        triton.knobs.nvidia.use_meta_ws  # noqa: B018
+    assert not hasattr(triton.knobs, "__file__")
+    assert list(triton.backends.backends) == ["amd"]  # torch's has_triton() finds no "cpu" backend
+    assert triton_key() == triton_key() and "rocktile" in triton_key()
+    from triton.runtime.jit import KernelInterface
+    assert isinstance(triton.autotune([triton.Config({})], key=[])(shift), KernelInterface)
+    assert tl.core.CONSTEXPR_0 == 0
+
+
 def test_driver_reports_the_target(triton):
     active = triton.runtime.driver.active
     from triton.runtime.driver import driver
@@ -155,3 +174,45 @@ def test_python_m_rocktile_compat_runs_an_unmodified_triton_script(tmp_path):
     assert done.stdout.strip() == "ok ['--flag', '3'] gfx1250"
     done = subprocess.run([sys.executable, "-m", "rocktile.compat"], capture_output=True, text=True)
     assert done.returncode == 2 and "python -m rocktile.compat script.py" in done.stdout
+
+
+@rocktile.jit
+def add_into(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_add(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def test_autotuner_subclass_as_libraries_write_it(triton):
+    """A library's autotuner derived from Triton's (flash-linear-attention's
+    CachedAutotuner): Triton's constructor, `run(*args, **kwargs)` with the
+    grid among the kwargs, a choice put into `self.cache` by tuning key
+    before `super().run`, reset_to_zero's state after a choice among many."""
+    from triton.runtime.autotuner import Autotuner
+
+    class PresetAutotuner(Autotuner):
+        def __init__(self, fn, arg_names, configs, key, reset_to_zero, restore_value, **kwargs):
+            super().__init__(fn, arg_names, configs, key, reset_to_zero, restore_value, **kwargs)
+            self.kernel_name = fn.fn.__name__ if hasattr(fn, "fn") else fn.__name__
+
+        def run(self, *args, **kwargs):
+            named = dict(zip(self.arg_names, args))
+            self.cache[(named["n"], "float32", "float32")] = self.configs[1]
+            return super().run(*args, **kwargs)
+
+    configs = [triton.Config({"BLOCK": 32}, num_warps=1), triton.Config({"BLOCK": 64}, num_warps=2)]
+    tuned = PresetAutotuner(add_into, add_into.arg_names, configs, ["n"], ["out_ptr"], None,
+                            pre_hook=None, post_hook=None, prune_configs_by=None)
+    assert tuned.kernel_name == "add_into"
+    x, out = np.arange(100, dtype=np.float32), np.zeros(100, np.float32)
+    tuned[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](x, out, 100)
+    assert tuned.best_config is configs[1]  # the library's choice, not the first
+    np.testing.assert_array_equal(out, x)
+
+    plain = triton.autotune(configs, key=["n"], reset_to_zero=["out_ptr"])(add_into)
+    out[:] = 7  # a choice among two configurations leaves reset_to_zero's arguments zeroed, as a timed one
+    with pytest.warns(UserWarning, match="needs a GPU"):
+        plain[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](x, out, 100)
+    np.testing.assert_array_equal(out, x)
+    assert plain.best_config is configs[0] and list(plain.cache.values()) == [configs[0]]
+    with pytest.raises(ValueError, match="not arguments of the kernel"):
+        triton.autotune(configs, key=["m"])(add_into)

@@ -233,3 +233,18 @@ def test_fp_downcast_rounding():
     assert_same_fp8(y, x.astype(ml_dtypes.float8_e4m3fn))
     with pytest.raises(rocktile.CompilationError, match="fp_downcast_rounding='rtz' is not supported"):
         rocktile.compile(rounding_modes, {"x_ptr": "*fp32", "y_ptr": "*fp8e4nv"}, {"MODE": "rtz"})
+
+
+@rocktile.jit
+def to_gfx942_fp8(x_ptr, out_ptr):
+    offs = tl.arange(0, 16)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs).to(tl.float8e4b8).to(tl.float32))
+
+
+def test_gfx942_fp8_types_are_names_and_an_error_in_kernels():
+    """tl.float8e4b8 and tl.float8e5b16 exist (libraries build dtype tables
+    with them at import); using one in a kernel names the OCP types."""
+    assert str(tl.float8e4b8) == "fp8e4b8" and str(tl.float8e5b16) == "fp8e5b16"
+    x = np.zeros(16, np.float32)
+    with pytest.raises(rocktile.CompilationError, match=r"float8e4b8 is the 8-bit float of gfx942.*float8e4nv"):
+        to_gfx942_fp8[(1,)](x, x)

@@ -25,7 +25,7 @@ def test_catalogue_kernels_exist_and_are_launched():
         module_name = os.path.splitext(os.path.basename(path))[0]
         module = importlib.import_module(module_name)
         kernel = getattr(module, name, None)
-        assert isinstance(kernel, (rocktile.JITFunction, tuning._Wrapper)), f"{name} is not a kernel of {path}"
+        assert isinstance(kernel, (rocktile.JITFunction, tuning.KernelInterface)), f"{name} is not a kernel of {path}"
         # launched in the emulator by the test module named (or its own module)
         tests = re.findall(r"\(?(test_\w+\.py)\)?", where) or [os.path.basename(path)]
         sources = [open(os.path.join(ROOT, "test", "python", t)).read() for t in tests

@@ -25,8 +25,14 @@ ALIASES = {"triton.language": "rocktile.language", "triton.language.extra.libdev
 # Triton 3.9 modules rocktile has no counterpart of: placeholder modules.
 MISSING_MODULES = ("triton.profiler", "triton.tools", "triton.knobs", "triton.experimental",
                    "triton.experimental.gluon", "triton.experimental.gluon.language", "triton.instrumentation",
-                   "triton.runtime.cache", "triton.runtime.build", "triton.backends.amd", "triton.backends.nvidia",
+                   "triton.runtime.build", "triton.backends.amd", "triton.backends.nvidia",
                    "triton.language.extra.cuda.utils", "triton.runtime.interpreter")
+
+
+class NotProvided(NotImplementedError, AttributeError):
+    """An attribute of a Missing placeholder: also an AttributeError, so
+    that feature probes (`hasattr(triton.knobs, "nvidia")`, `getattr(x, name,
+    None)`) see the feature as absent."""
 
 
 class Missing:
@@ -36,14 +42,17 @@ class Missing:
     def __init__(self, name):
         object.__setattr__(self, "_name", name)
 
+    def _message(self):
+        return (f"{self._name} is part of Triton 3.9 that rocktile does not provide "
+                "(see docs/usage.md, 'Bringing an existing Triton project')")
+
     def _fail(self, *args, **kwargs):
-        raise NotImplementedError(f"{self._name} is part of Triton 3.9 that rocktile does not provide "
-                                  "(see docs/usage.md, 'Bringing an existing Triton project')")
+        raise NotImplementedError(self._message())
 
     __call__ = __bool__ = __iter__ = __len__ = __getitem__ = __enter__ = _fail
 
     def __getattr__(self, attr):
-        self._fail()
+        raise NotProvided(self._message())
 
     def __setattr__(self, attr, value):
         self._fail()
@@ -62,6 +71,16 @@ def missing_names(module_name, names):
     return __getattr__
 
 
+def _placeholder_attribute(module_name):
+    """The __getattr__ of a placeholder module: every name is Missing but
+    Python's own (`__file__`, `__wrapped__`, ...), which are absent."""
+    def __getattr__(name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        return Missing(f"{module_name}.{name}")
+    return __getattr__
+
+
 class _Loader(importlib.abc.Loader):
     def __init__(self, target):
         self.target = target
@@ -69,7 +88,7 @@ class _Loader(importlib.abc.Loader):
     def create_module(self, spec):
         if self.target is None:  # a Triton module rocktile lacks
             module = type(sys)(spec.name)
-            module.__getattr__ = lambda name: Missing(f"{spec.name}.{name}")
+            module.__getattr__ = _placeholder_attribute(spec.name)
             module.__path__ = []
             return module
         return importlib.import_module(self.target)

@@ -18,13 +18,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..errors import source_position
+from ..errors import SemanticError, source_position
 from .types import (block_type, bfloat16, dtype, float8e4nv, float16, float32, float64, int1, int8, int32, int64, uint8,
                     uint32, uint64)
-
-
-class SemanticError(Exception):
-    """A user error found while tracing a kernel."""
 
 
 # Triton's limit on the number of elements of one tile.

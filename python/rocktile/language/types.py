@@ -2,6 +2,8 @@
 memory, and tiles (`block_type`), named as in Triton."""
 from __future__ import annotations
 
+from ..errors import SemanticError
+
 # --------------------------------------------------------------------------
 # dtypes
 
@@ -20,8 +22,12 @@ class dtype:
         "fp32": ("float", 32, "f32"), "fp64": ("float", 64, "f64"),
         # OCP 8-bit floats: e4m3 without infinities ("fn"), and e5m2.
         "fp8e4nv": ("float", 8, "f8E4M3FN"), "fp8e5": ("float", 8, "f8E5M2"),
+        # gfx942's 8-bit floats (no negative zero, bias 8 and 16): named, so
+        # that code mapping dtypes imports, but no kernel for gfx950 or
+        # gfx1250 can use them (see `mlir`).
+        "fp8e4b8": ("float", 8, None), "fp8e5b16": ("float", 8, None),
     }
-    _MANTISSA = {"fp16": 10, "bf16": 7, "fp32": 23, "fp64": 52, "fp8e4nv": 3, "fp8e5": 2}
+    _MANTISSA = {"fp16": 10, "bf16": 7, "fp32": 23, "fp64": 52, "fp8e4nv": 3, "fp8e5": 2, "fp8e4b8": 3, "fp8e5b16": 2}
     # The names of each class, as Triton's dtype lists them (of the types rocktile has).
     SINT_TYPES = ["int8", "int16", "int32", "int64"]
     UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
@@ -69,6 +75,9 @@ class dtype:
     @property
     def mlir(self) -> str:
         """The MLIR spelling of this type, e.g. 'f32'."""
+        if self._mlir is None:
+            raise SemanticError(f"tl.{_PUBLIC_NAME[self.name]} is the 8-bit float of gfx942 (MI300); gfx950 and "
+                                "gfx1250 have the OCP formats, tl.float8e4nv and tl.float8e5")
         return self._mlir
 
     def __eq__(self, other): return type(other) is type(self) and other.name == self.name
@@ -161,6 +170,7 @@ int8, int16, int32, int64 = (dtype(f"int{w}") for w in (8, 16, 32, 64))
 uint8, uint16, uint32, uint64 = (dtype(f"uint{w}") for w in (8, 16, 32, 64))
 float16, bfloat16, float32, float64 = dtype("fp16"), dtype("bf16"), dtype("fp32"), dtype("fp64")
 float8e4nv, float8e5 = dtype("fp8e4nv"), dtype("fp8e5")
+float8e4b8, float8e5b16 = dtype("fp8e4b8"), dtype("fp8e5b16")
 
 _PUBLIC_NAME = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
-                "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
+                "fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16"}

@@ -10,6 +10,7 @@
 
 #include "rocktile/Analysis/AxisInfo.h"
 #include "rocktile/Analysis/LdsLayout.h"
+#include "rocktile/Analysis/LdsScratch.h"
 #include "rocktile/Dialect/Tile/IR/Tile.h"
 #include "rocktile/Target/Target.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -217,6 +218,7 @@ private:
   }
   /// The coordinates (i32, one per dimension) of each of this lane's
   /// registers of an additive `layout`.
+  Value exchangeElementwise(Value srcVector, const ExchangePieces &pieces, Value view, Type elt);
   SmallVector<SmallVector<Value>> registerCoords(const LinearLayout &layout);
   /// The row-major index of `coords` in a tile of `shape`.
   Value rowMajorIndex(ArrayRef<Value> coords, ArrayRef<int64_t> shape);

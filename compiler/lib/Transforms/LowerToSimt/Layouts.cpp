@@ -201,8 +201,6 @@ Value KernelLowering::gatherBytes(Value from, ArrayRef<int64_t> regs) {
 LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   Value srcValue = op->getOperand(0), result = op->getResult(0);
   LinearLayout from = layoutOf(srcValue), to = layoutOf(result);
-  if (!from.isAdditive() || !to.isAdditive())
-    return op->emitError("moving elements between lanes needs layouts whose coordinates add up");
   LaneValue src = values.lookup(srcValue);
   auto resultType = cast<RankedTensorType>(result.getType());
   auto vtype = laneVectorType(resultType, to);
@@ -224,6 +222,13 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   FailureOr<Value> view = scratchView(op, elt, resultType.getNumElements() / pieces.count());
   if (failed(view))
     return failure();
+  if (!from.isAdditive() || !to.isAdditive()) {
+    Value out = exchangeElementwise(srcVector, pieces, *view, elt);
+    if (elt != vtype.getElementType())
+      out = arith::TruncIOp::create(b, loc(), vtype, out);
+    values[result] = {src.base, out};
+    return success();
+  }
   LdsAccess write = ldsAccess(pieces.from, writeLds, eltBytes);
   SmallVector<Value> parts;
   SmallVector<int64_t> source(to.getNumRegisters());
@@ -244,6 +249,33 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
     out = arith::TruncIOp::create(b, loc(), vtype, out);
   values[result] = {src.base, out};
   return success();
+}
+
+Value KernelLowering::exchangeElementwise(Value srcVector, const ExchangePieces &pieces, Value view, Type elt) {
+  // Layouts whose coordinates combine by XOR (the swizzled layouts of
+  // gfx950's direct-to-LDS copies, and what slicing and broadcasting them
+  // gives) have no per-register address offsets to vectorize over: each
+  // element goes through LDS alone, at its row-major index.
+  auto index = [&](ArrayRef<Value> coord, const LinearLayout &layout) {
+    return arith::IndexCastOp::create(b, loc(), b.getIndexType(), rowMajorIndex(coord, layout.getShape()))
+        .getResult();
+  };
+  SmallVector<Value> out(pieces.to.getNumRegisters() * pieces.count());
+  SmallVector<SmallVector<Value>> fromCoords = registerCoords(pieces.from), toCoords = registerCoords(pieces.to);
+  for (int64_t piece = 0; piece < pieces.count(); ++piece) {
+    gpu::BarrierOp::create(b, loc());
+    byOwners(pieces.from, [&] {
+      for (int64_t r = 0; r < pieces.from.getNumRegisters(); ++r) {
+        Value element = vector::ExtractOp::create(b, loc(), srcVector, insertBits(r, pieces.fromBits, piece));
+        memref::StoreOp::create(b, loc(), element, view, ValueRange{index(fromCoords[r], pieces.from)});
+      }
+    });
+    gpu::BarrierOp::create(b, loc());
+    for (int64_t r = 0; r < pieces.to.getNumRegisters(); ++r)
+      out[insertBits(r, pieces.toBits, piece)] =
+          memref::LoadOp::create(b, loc(), view, ValueRange{index(toCoords[r], pieces.to)});
+  }
+  return vector::FromElementsOp::create(b, loc(), VectorType::get({int64_t(out.size())}, elt), out);
 }
 
 void KernelLowering::readLds(const LinearLayout &to, const LdsLayout &lds, Value view, Type elt, int64_t eltBytes,
