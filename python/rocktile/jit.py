@@ -288,9 +288,10 @@ class JITFunction(semantic.KernelFunction):
                 raise
             except Exception as e:
                 error = error_from_exception(e, _KERNEL_CODES, self.fn)
-                # A user mistake needs no traceback of rocktile's internals;
-                # anything else keeps its cause, which may be a rocktile bug.
-                raise error from (None if _is_user_error(e) else e)
+                # A user mistake is the cause (as in Triton, whose tests read
+                # exc.__cause__) without a traceback of rocktile's internals;
+                # anything else keeps its whole traceback: a rocktile bug.
+                raise error from (e.with_traceback(None) if _is_user_error(e) else e)
         if result is not None:
             raise CompilationError("a kernel cannot return a value; store results with tl.store",
                                    *definition_position(self.fn))

@@ -240,6 +240,24 @@ def _bind(names, call):
     return ast.Assign([_names(names, ast.Store)], call)
 
 
+def _assigns_names(s) -> bool:
+    """Does `s` bind names only (not subscripts or attributes), without a
+    tl.constexpr annotation?"""
+    if isinstance(s, ast.AnnAssign):
+        ann = s.annotation
+        constexpr = (isinstance(ann, ast.Attribute) and ann.attr == "constexpr") or \
+            (isinstance(ann, ast.Name) and ann.id == "constexpr")
+        return s.value is not None and not constexpr and isinstance(s.target, ast.Name)
+    if isinstance(s, ast.AugAssign):
+        return isinstance(s.target, ast.Name)
+    if any(isinstance(t, ast.Name) and t.id == RET for t in s.targets):
+        return False  # a function's return value, as the rewrite moves it
+
+    def names_only(t):
+        return isinstance(t, ast.Name) or (isinstance(t, (ast.Tuple, ast.List)) and all(map(names_only, t.elts)))
+    return all(map(names_only, s.targets))
+
+
 class _Expressions(ast.NodeTransformer):
     """and / or / not / conditional expressions, and the builtins min and
     max, that also work on tensors."""
@@ -312,11 +330,25 @@ class Rewriter:
                 return [self.fail(f"{word} inside an `if` on a runtime condition cannot leave a loop that "
                                   "is unrolled while compiling (tl.static_range or a Python loop)", s)]
             return [s]
+        if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and _assigns_names(s):
+            return [self.assignment(s)]
         if isinstance(s, ast.Return) and ctx.in_function:
             return [self.fail("`return` inside a loop or an `if` on runtime values is only supported "
                               "where nothing else in the function would run after it (e.g. "
                               "`if pid >= n: return` at the kernel's top level); restructure with if/else", s)]
         return [self.expr(s)]
+
+    def assignment(self, s):
+        """A Python number assigned to a name becomes a scalar tensor, as in
+        Triton (control.assigned): `x = v` is `x = assigned(v)` and `x op= v`
+        is `x = assigned(x op v)`; a `tl.constexpr` annotation keeps it a
+        Python value."""
+        s = self.expr(s)
+        if isinstance(s, ast.AugAssign):
+            value = ast.BinOp(ast.Name(s.target.id, ast.Load()), s.op, s.value)
+            return ast.copy_location(ast.Assign([s.target], _rt("assigned", value, at=s)), s)
+        s.value = _rt("assigned", s.value, at=s)
+        return s
 
     def fail(self, message, at):
         return ast.Expr(_rt("fail", ast.Constant(message), at=at))

@@ -876,3 +876,51 @@ def test_pointers_chosen_at_run_time_between_arguments(target, choose):
     np.testing.assert_array_equal(out, want["out"])
     np.testing.assert_array_equal(c_out, want["c_out"])
     assert flag[0] == (2 if choose > 1 else 1)
+
+
+@rocktile.jit
+def assigned_numbers(out_ptr, u_ptr, A, BLOCK: tl.constexpr):
+    s = 1
+    half = (1 / s).to(tl.float32) / 2  # a Python 1 would have no .to
+    val = 1.0
+    is_fp32 = val.dtype == tl.float32  # nor a .dtype
+    v = (A - 127) << 23
+    u = tl.load(u_ptr)
+    u += v  # uint32 + int32 wraps in 32 bits
+    tl.store(u_ptr, u)
+    n = BLOCK  # a tensor now, and still a compile-time int for arange
+    k: tl.constexpr = 2
+    offs = tl.arange(0, n)
+    tl.store(out_ptr + offs, half + is_fp32 + offs * k)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_assigned_python_numbers_are_scalar_tensors(target):
+    out, u = np.zeros(16, np.float32), np.array([0xFFFFFFFF], np.uint32)
+    assigned_numbers[(1,)](out, u, 130, BLOCK=16, target=target)
+    np.testing.assert_array_equal(out, 0.5 + 1 + 2 * np.arange(16))
+    assert u[0] == (0xFFFFFFFF + (3 << 23)) & 0xFFFFFFFF
+
+
+@rocktile.jit
+def doubled_if_positive(x, c):
+    for _ in range(c):
+        x += 1.0
+    if c > 3:
+        return x * 2
+
+
+@rocktile.jit
+def falls_off_the_end(out_ptr, c):
+    offs = tl.arange(0, 16)
+    tl.store(out_ptr + offs, doubled_if_positive(offs.to(tl.float32), c) + 1)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_helper_that_falls_off_its_end_returns_zeros(target):
+    """Triton returns poison on the path without a return; rocktile zeros."""
+    out = np.zeros(16, np.float32)
+    falls_off_the_end[(1,)](out, 5, target=target)
+    np.testing.assert_array_equal(out, (np.arange(16) + 5) * 2 + 1)
+    falls_off_the_end[(1,)](out, 2, target=target)
+    np.testing.assert_array_equal(out, np.ones(16))

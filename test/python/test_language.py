@@ -301,8 +301,7 @@ def helper_kernel(x_ptr, N: tl.constexpr, REPEAT: tl.constexpr = 3):
     x = tl.load(x_ptr + offs)
     for _ in tl.static_range(REPEAT):
         x = double(x)
-    blocks = tl.cdiv(N, 16)
-    SEEN["blocks"] = blocks
+    SEEN["blocks"] = tl.cdiv(N, 16)  # a Python int (assigned to a name, it would be a scalar tensor)
     tl.store(x_ptr + offs, x + tl.cdiv(offs, 4).to(tl.float32))
 
 

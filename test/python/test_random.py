@@ -110,10 +110,38 @@ def test_float_streams(target):
 
 @rocktile.jit
 def bad_counter(out_ptr):
-    tl.store(out_ptr, tl.rand(1, tl.arange(0, 16).to(tl.int64)))  # ERR-counter
+    tl.store(out_ptr + tl.arange(0, 16), tl.rand(1, tl.arange(0, 16).to(tl.float32)))  # ERR-counter
 
 
-def test_64_bit_counters_are_a_clear_error():
-    with pytest.raises(rocktile.CompilationError, match="32-bit integers") as info:
+def test_float_offsets_are_a_clear_error():
+    with pytest.raises(rocktile.CompilationError, match="offsets of tl.randint must be integers, got fp32") as info:
         rocktile.compile(bad_counter, {"out_ptr": "*fp32"})
     assert info.value.lineno == next(i for i, t in enumerate(open(__file__), 1) if "# ERR-counter" in t)
+
+
+@rocktile.jit
+def uniform_at_wide_offsets(out_ptr, seed, base):
+    offs = tl.arange(0, 16).to(tl.int64) + base
+    tl.store(out_ptr + tl.arange(0, 16), tl.rand(seed, offs))
+
+
+@rocktile.jit
+def philox_4x64(out_ptr, seed, base):
+    c = tl.arange(0, 16).to(tl.uint64) + base
+    a, b, _, d = tl.philox(seed, c, c, c, c)
+    tl.store(out_ptr + tl.arange(0, 16), tl.uint_to_uniform_float(a) + tl.uint_to_uniform_float(d))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_64_bit_offsets_and_counters_give_tritons_numbers(target):
+    """A 64-bit offset counts with its high word as the second counter, and
+    64-bit counters take Triton's 4x64 Philox (its constants); the values
+    are those Triton 3.9's interpreter gives for the same kernels."""
+    out = np.zeros(16, np.float32)
+    uniform_at_wide_offsets[(1,)](out, 1, 2**40, target=target)
+    np.testing.assert_allclose(out[:3], [0.5913866758346558, 0.16670696437358856, 0.3936675786972046], rtol=1e-7)
+    at_zero = np.zeros(16, np.float32)
+    uniform_at_wide_offsets[(1,)](at_zero, 1, 0, target=target)
+    assert not np.array_equal(out, at_zero)  # the high word counts
+    philox_4x64[(1,)](out, 7, 2**40 + 5, target=target)
+    np.testing.assert_allclose(out[:3], [1.1814237833023071, 1.1011958122253418, 0.83684903383255], rtol=1e-7)

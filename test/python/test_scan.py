@@ -153,3 +153,24 @@ def test_errors_name_the_line(case, message):
         bad_scan[(1,)](x, CASE=case)
     assert message in str(info.value)
     assert "test_scan.py" in str(info.value)
+
+
+@rocktile.jit
+def bf16_cumsum(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.cumsum(tl.load(x_ptr + offs), 0))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_bf16_cumsum_rounds_each_combine_as_triton_does(target):
+    """Triton's code for a bf16 scan adds in fp32 and rounds every partial
+    sum to bf16 (its LLIR for gfx950); rocktile does the same, in a tree, so
+    that over 1024 values in [0, 1) the error stays within 1% (a sequential
+    bf16 sum is 51% off: the sum stops growing at 256)."""
+    import ml_dtypes
+    n = 1024
+    x = np.random.default_rng(0).random(n).astype(ml_dtypes.bfloat16)
+    out = np.zeros(n, ml_dtypes.bfloat16)
+    bf16_cumsum[(1,)](x, out, N=n, target=target)
+    exact = np.cumsum(x.astype(np.float64))
+    assert np.max(np.abs(out.astype(np.float64) - exact) / exact) < 0.01

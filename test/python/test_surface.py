@@ -415,7 +415,7 @@ def to_int(a, b):
     (2, "max_abs\\(\\) takes 2 positional arguments but 4 were given"),
     (3, "returned 1 value\\(s\\) for 2 input\\(s\\)"),
     (4, "must return fp32 scalars, one per input, got int32"),
-    (5, "tl.umulhi takes 32-bit integers, got int16"),
+    (5, "tl.umulhi takes 32- or 64-bit integers, got int16"),
     (6, "'tl.umulhi' needs integer or boolean operands, got fp32"),
 ])
 def test_reduce_errors(case, message):
@@ -453,9 +453,35 @@ def test_small_helpers(target):
     np.testing.assert_array_equal(f[2 * n:3 * n], x / (x + np.float32(4)) + 2)
     np.testing.assert_array_equal(f[3 * n:5 * n], np.stack([x, -x], axis=1).ravel())
     np.testing.assert_array_equal(f[5 * n:], x * 2 + 1)
-    np.testing.assert_array_equal(i[:n], ((a.astype(np.int64) * b) >> 32).astype(np.int32))
+    # umulhi reads int32 operands as unsigned, as Triton's tt.mulhiui does
+    # (its interpreter: umulhi(-1, -1) = -2, umulhi(-5, 3) = 2).
     unsigned = (a.view(np.uint32).astype(np.uint64) * b.view(np.uint32)) >> 32
+    np.testing.assert_array_equal(i[:n], unsigned.astype(np.uint32).view(np.int32))
     np.testing.assert_array_equal(i[n:], unsigned.astype(np.uint32).view(np.int32))
+
+
+@rocktile.jit
+def wide_umulhi(x_ptr, y_ptr, out_ptr):
+    offs = tl.arange(0, 16)
+    tl.store(out_ptr + offs, tl.umulhi(tl.load(x_ptr + offs), tl.load(y_ptr + offs)))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint64])
+def test_umulhi_is_the_unsigned_high_half(target, dtype):
+    bits = np.dtype(dtype).itemsize * 8
+    rng = np.random.default_rng(bits)
+    x, y = (rng.integers(0, 2**bits, 16, dtype=np.uint64 if bits == 64 else np.int64).astype(np.uint64)
+            for _ in range(2))
+    x[:3], y[:3] = [2**bits - 1, 2**bits - 5, 7], [2**bits - 1, 3, 2**bits - 9]  # -1*-1, -5*3, 7*-9 when signed
+    want = np.array([(int(a) * int(b)) >> bits for a, b in zip(x, y)], dtype=np.uint64)
+    unsigned = np.uint32 if bits == 32 else np.uint64
+    cast = lambda v: v.astype(unsigned).view(dtype)  # noqa: E731
+    out = np.zeros(16, dtype)
+    wide_umulhi[(1,)](cast(x), cast(y), out, target=target)
+    np.testing.assert_array_equal(out, cast(want))
+    if dtype == np.int32:
+        assert out[:3].tolist() == [-2, 2, 6]  # Triton 3.9's interpreter gives these
 
 
 @rocktile.jit

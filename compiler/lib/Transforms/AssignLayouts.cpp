@@ -561,20 +561,29 @@ private:
   }
 
   /// Values built only from ranges, splats and constants are recomputed in
-  /// whatever layout a user needs, instead of being converted.
+  /// whatever layout a user needs, instead of being converted. (The walks
+  /// below remember what they found: such values are DAGs that share their
+  /// operands, e.g. the rounds of a Philox generator, and a walk that
+  /// forgot would take exponential time.)
   bool isRematerializable(Value v) {
+    DenseMap<Value, bool> known;
+    return isRematerializable(v, known);
+  }
+
+  bool isRematerializable(Value v, DenseMap<Value, bool> &known) {
+    if (auto it = known.find(v); it != known.end())
+      return it->second;
     Operation *def = v.getDefiningOp();
+    bool result = false;
     if (!def || def->getNumResults() != 1 || def->getNumRegions())
-      return false;
-    if (isa<MakeRangeOp, SplatOp>(def) || isa<arith::ConstantOp>(def))
-      return true;
-    if (!isElementwise(def) && !isa<BroadcastOp, ExpandDimsOp>(def))
-      return false;
-    if (!isMemoryEffectFree(def))
-      return false;
-    return llvm::all_of(def->getOperands(), [&](Value o) {
-      return !isa<RankedTensorType>(o.getType()) || isRematerializable(o);
-    });
+      result = false;
+    else if (isa<MakeRangeOp, SplatOp>(def) || isa<arith::ConstantOp>(def))
+      result = true;
+    else if ((isElementwise(def) || isa<BroadcastOp, ExpandDimsOp>(def)) && isMemoryEffectFree(def))
+      result = llvm::all_of(def->getOperands(), [&](Value o) {
+        return !isa<RankedTensorType>(o.getType()) || isRematerializable(o, known);
+      });
+    return known[v] = result;
   }
 
   /// The layout an operand of `def` must have for `def`'s result to have
@@ -624,12 +633,19 @@ private:
   /// Whether `v` can be recomputed with `layout`: each op of its chain must
   /// have operands in a layout the attributes can express.
   bool canRematerializeAs(Value v, Attribute layout) {
+    DenseMap<std::pair<Value, Attribute>, bool> known;
+    return canRematerializeAs(v, layout, known);
+  }
+
+  bool canRematerializeAs(Value v, Attribute layout, DenseMap<std::pair<Value, Attribute>, bool> &known) {
+    if (auto it = known.find({v, layout}); it != known.end())
+      return it->second;
     Operation *def = v.getDefiningOp();
     Attribute operand = operandLayout(def, layout);
-    return llvm::all_of(def->getOperands(), [&](Value o) {
-      return !isa<RankedTensorType>(o.getType()) || encodingOf(o) == operand ||
-             (operand && canRematerializeAs(o, operand));
-    });
+    return known[{v, layout}] = llvm::all_of(def->getOperands(), [&](Value o) {
+             return !isa<RankedTensorType>(o.getType()) || encodingOf(o) == operand ||
+                    (operand && canRematerializeAs(o, operand, known));
+           });
   }
 
   /// A copy of `v`'s computation producing `layout`, placed right after the

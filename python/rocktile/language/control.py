@@ -32,6 +32,23 @@ def fail(message):
     raise SemanticError(message)
 
 
+def assigned(value):
+    """What a name assigned `value` holds, as in Triton: a Python number (a
+    bool, an int, a float, a constexpr of one) becomes a scalar tensor of its
+    type (int32, int64 or uint64 by size, fp32, int1), so that `s = 1; (1 /
+    s).to(tl.float32)`, `val = 1.0; val.dtype` and wrapping integer
+    arithmetic work as in Triton; a plain tuple is converted element by
+    element. The tensor remembers its value, so that where a compile-time int
+    is required (`tl.arange(0, n)`, shapes, axes) it still serves, which
+    Triton refuses."""
+    if type(value) is tuple:
+        return tuple(assigned(v) for v in value)
+    number = semantic._value(value)
+    if semantic.is_tracing() and isinstance(number, (bool, int, float)):
+        return semantic.constant_tensor(number)
+    return value
+
+
 def is_static(value) -> bool:
     """Is `value` known while compiling (anything but a tensor)?"""
     return not isinstance(semantic._value(value), core.tensor)
@@ -311,6 +328,24 @@ def if_(cond, then, orelse, inits, names, what="an `if`"):
     return plan.results(op) if plan else ()
 
 
+RETURN = "__rocktile_return"  # rocktile.rewrite's name for a function's return value
+
+
+def _fillable(value):
+    return isinstance(value, core.tensor) and not value.dtype.is_ptr() or \
+        (type(value) is tuple and all(map(_fillable, value)))
+
+
+def _zeros_like(value):
+    """What a function returns on a path that falls off its end while
+    another path, under an `if` on a runtime condition, returns `value`:
+    zeros of its types. Triton returns poison there (any value); zeros keep
+    the emulator's results reproducible."""
+    if type(value) is tuple:
+        return tuple(_zeros_like(v) for v in value)
+    return core.zeros(value.shape, value.dtype) if value.shape else semantic.constant(0, value.dtype)
+
+
 class _MergePlan:
     """How the two branches' values of each variable merge: a leaf that is
     a tensor in either branch (or a number differing between them) becomes
@@ -319,7 +354,11 @@ class _MergePlan:
     def __init__(self, names, then_values, else_values):
         self.names = names
         self.specs, self.leaves, self.types = [], [], []  # leaves: ("result", type) | ("static", value)
+        self.return_template = None  # the value a branch returns where the other falls off the end
         for name, a, b in zip(names, _results(then_values, len(names)), _results(else_values, len(names))):
+            if name == RETURN and (a is None) != (b is None) and _fillable(a if b is None else b):
+                self.return_template = a if b is None else b
+                a, b = (a, a) if b is None else (b, b)
             if isinstance(a, semantic.Unbound) or isinstance(b, semantic.Unbound):
                 # An error only where it is used after the `if`.
                 branch = "then" if isinstance(b, semantic.Unbound) else "else"
@@ -338,7 +377,7 @@ class _MergePlan:
 
     @staticmethod
     def _mismatch(name, a, b):
-        name = "the return value" if name == "__rocktile_return" else f"'{name}'"
+        name = "the return value" if name == RETURN else f"'{name}'"
         python = not any(isinstance(v, (core.tensor, tuple, list)) or semantic._is_number(v) for v in (a, b))
         rule = ("a Python value other than a number cannot differ between the branches" if python else
                 "both branches must give it the same type and shape")
@@ -363,6 +402,8 @@ class _MergePlan:
     def yields(self, values, region):
         out, leaves = [], []
         for name, value, spec in zip(self.names, _results(values, len(self.names)), self.specs):
+            if name == RETURN and value is None and self.return_template is not None:
+                value = _zeros_like(self.return_template)
             if not (spec is not _LEAF and spec[0] == "static" and isinstance(spec[1], semantic.Unbound)):
                 _flatten(value, name, leaves)
         for (path, value), (kind, ty) in zip(leaves, self.leaves):

@@ -30,6 +30,8 @@ def _tensor_method(fn):
 
 def _int_arg(x, what):
     x = _unwrap(x)
+    if isinstance(x, tensor) and isinstance(x.constant_value, int):
+        x = x.constant_value  # a name assigned an int (control.assigned)
     if isinstance(x, builtins.bool) or not isinstance(x, int):
         raise SemanticError(f"{what} must be a Python int or tl.constexpr, got {_describe(x)}")
     return x

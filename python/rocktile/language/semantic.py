@@ -256,6 +256,7 @@ class tensor:
         self.dtype = type.scalar
         self.shape = type.shape if type.is_block() else ()
         self.numel = type.numel if type.is_block() else 1
+        self.constant_value = None  # the Python number a name was assigned (control.assigned)
         ir = getattr(_state, "ir", None)
         if ir is not None and ir.regions:
             ir.region_tensors.append(self)
@@ -391,6 +392,14 @@ def to_tensor(x, dtype=None):
     if isinstance(x, tensor):
         return x
     return constant(x, dtype or python_dtype(x))
+
+
+def constant_tensor(x):
+    """A scalar tensor for the Python number `x` that remembers it
+    (`tensor.constant_value`), for control.assigned."""
+    t = to_tensor(x)
+    t.constant_value = x
+    return t
 
 
 def constant(value, dt):
@@ -794,12 +803,22 @@ def inline_asm_elementwise(asm, constraints, args, result_dtype, is_pure, pack):
 
 
 def umulhi(a, b):
+    """The high half of the double-width product of 32- or 64-bit integers,
+    read as unsigned whatever their type (Triton's tt.mulhiui: umulhi(-1, -1)
+    of int32 is -2)."""
     x, y, ty = _int_operands(a, b, "tl.umulhi")
-    if ty.primitive_bitwidth != 32:
-        raise SemanticError(f"tl.umulhi takes 32-bit integers, got {ty}")
-    wide = int64 if ty.is_int_signed() else uint64
-    product = mul(cast(x, wide), cast(y, wide))
-    return cast(shr(product, 32), ty)
+    if ty.primitive_bitwidth not in (32, 64):
+        raise SemanticError(f"tl.umulhi takes 32- or 64-bit integers, got {ty}")
+    if ty.primitive_bitwidth == 32:
+        u, v = (cast(cast(t, uint32, bitcast=True), uint64) for t in (x, y))
+        return cast(cast(shr(mul(u, v), 32), uint32), ty, bitcast=True)
+    # Four 32 x 32 -> 64-bit products of the halves.
+    u, v = cast(x, uint64, bitcast=True), cast(y, uint64, bitcast=True)
+    low = lambda t: and_(t, 0xFFFFFFFF)  # noqa: E731
+    (ul, uh), (vl, vh) = (low(u), shr(u, 32)), (low(v), shr(v, 32))
+    cross = add(add(shr(mul(ul, vl), 32), low(mul(uh, vl))), mul(ul, vh))
+    high = add(add(mul(uh, vh), shr(mul(uh, vl), 32)), shr(cross, 32))
+    return cast(high, ty, bitcast=True)
 
 
 def float_div(a, b, fname):
