@@ -113,6 +113,28 @@ def chunk_kda():
     return fwd_bwd(first(chunk_kda), first(naive_recurrent_kda), q, k, v, g, beta)
 
 
+def comba_inputs():
+    q, k, v, beta = delta_inputs()
+    return q, k, v, F.normalize(torch.randn(B, T, H, K), dim=-1).requires_grad_(), log_decay(B, T, H), beta
+
+
+# fla ships two naive COMBA references that disagree (by 0.06 here); the
+# chunked one is what both kernels compute.
+@case(P, "chunk_comba", atol=3e-3, rtol=3e-3)
+def chunk_comba():
+    from fla.ops.comba import chunk_comba
+    from fla.ops.comba.naive import naive_chunk_comba
+    return fwd_bwd(lambda *a: chunk_comba(*a)[0], lambda *a: naive_chunk_comba(*a)[0], *comba_inputs())
+
+
+@case(P, "fused_recurrent_comba", atol=3e-3, rtol=3e-3)
+def fused_recurrent_comba():
+    from fla.ops.comba import fused_recurrent_comba
+    from fla.ops.comba.naive import naive_chunk_comba
+    return fwd_bwd(lambda q, k, v, p, g, b: fused_recurrent_comba(q, k, p, v, g, b)[0],
+                   lambda *a: naive_chunk_comba(*a)[0], *comba_inputs(), backward=False)
+
+
 @case(P, "chunk_linear_attn", atol=2e-3, rtol=2e-3)
 def chunk_linear_attn():
     from fla.ops.linear_attn import chunk_linear_attn
