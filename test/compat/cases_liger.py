@@ -275,9 +275,6 @@ def embedding():
 def mlp():
     raise NotApplicable("LigerMLPFunction asserts input.is_cuda; it also needs triton.tools.tensor_descriptor's "
                         "host-side TensorDescriptor, which rocktile does not have")
-    from liger_kernel.ops.mlp import LigerMLPFunction
-    return fwd_bwd(LigerMLPFunction.apply, lambda x, g, u, d: F.linear(F.silu(F.linear(x, g)) * F.linear(x, u), d),
-                   randn(2, 16, 64) / 4, randn(96, 64) / 8, randn(96, 64) / 8, randn(64, 96) / 8)
 
 
 @case(P, "fused_neighborhood_attention", atol=1e-4, rtol=1e-4)

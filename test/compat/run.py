@@ -23,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -40,6 +41,16 @@ def load_cases(only=None):
     for name in MODULES:
         importlib.import_module(name)
     return [c for c in CASES if not only or c.package in only or f"{c.package}/{c.name}" in only]
+
+
+def _results_in(path):
+    with open(path) as f:
+        return len(f.read().splitlines())
+
+
+def _record(path, **row):
+    with open(path, "a") as f:
+        f.write(json.dumps(row) + "\n")
 
 
 def worker(target, out, skip, only, interpreter):
@@ -70,43 +81,38 @@ def worker(target, out, skip, only, interpreter):
             if isinstance(exc, KeyboardInterrupt):
                 raise
             outcome, detail = classify(exc)
-        with open(out, "a") as f:
-            f.write(json.dumps({"package": c.package, "case": c.name, "target": target, "outcome": outcome,
-                                "detail": detail, "seconds": round(time.time() - start, 2)}) + "\n")
+        _record(out, package=c.package, case=c.name, target=target, outcome=outcome, detail=detail,
+                seconds=round(time.time() - start, 2))
 
 
 def run_target(target, names, only, log_dir, interpreter):
-    """Starts a worker; restarts it after a case that crashed or hung."""
+    """Runs every case for `target` in workers, starting the next worker
+    after a case that crashed or stopped making progress (killed after
+    CASE_TIMEOUT seconds without a result), which is recorded as such."""
     out = os.path.join(log_dir, f"{target}.jsonl")
     open(out, "w").close()
     env = dict(os.environ, ROCKTILE_TARGET=target)
-    while True:
-        done = len(open(out).read().splitlines())
-        if done >= len(names):
-            return
-        proc = subprocess.Popen([sys.executable, __file__, "--worker", target, "--out", out, "--skip", str(done),
-                                 "--interpreter", interpreter or ""]
-                                + [arg for name in only or () for arg in ("--only", name)], env=env,
-                                stdout=open(os.path.join(log_dir, f"{target}.log"), "a"), stderr=subprocess.STDOUT)
-        yield proc
-        last, seen = time.time(), done
-        while proc.poll() is None:
-            time.sleep(0.5)
-            now = len(open(out).read().splitlines())
-            if now != seen:
-                last, seen = time.time(), now
-            elif time.time() - last > CASE_TIMEOUT:
-                proc.kill()
-                proc.wait()
-        now = len(open(out).read().splitlines())
-        if now < len(names):  # the worker died or was killed inside case `now`
+    while (done := _results_in(out)) < len(names):
+        with open(os.path.join(log_dir, f"{target}.log"), "a") as log:
+            proc = subprocess.Popen([sys.executable, __file__, "--worker", target, "--out", out, "--skip", str(done),
+                                     "--interpreter", interpreter or ""]
+                                    + [arg for name in only or () for arg in ("--only", name)], env=env,
+                                    stdout=log, stderr=subprocess.STDOUT)
+            last, seen, hung = time.time(), done, False
+            while proc.poll() is None:
+                time.sleep(0.5)
+                if (now := _results_in(out)) != seen:
+                    last, seen = time.time(), now
+                elif time.time() - last > CASE_TIMEOUT:
+                    hung = True
+                    proc.kill()
+                    proc.wait()
+        if (now := _results_in(out)) < len(names):  # the worker died or was killed inside case `now`
             package, name = names[now]
-            outcome = "timeout" if time.time() - last > CASE_TIMEOUT else "crash"
-            detail = (f"no result after {CASE_TIMEOUT:.0f} s" if outcome == "timeout"
+            detail = (f"no result after {CASE_TIMEOUT:.0f} s" if hung
                       else f"the worker exited with status {proc.returncode} (see {target}.log)")
-            with open(out, "a") as f:
-                f.write(json.dumps({"package": package, "case": name, "target": target, "outcome": outcome,
-                                    "detail": detail, "seconds": round(time.time() - last, 2)}) + "\n")
+            _record(out, package=package, case=name, target=target, outcome="timeout" if hung else "crash",
+                    detail=detail, seconds=round(time.time() - last, 2))
 
 
 def main():
@@ -131,14 +137,13 @@ def main():
     os.makedirs(log_dir, exist_ok=True)
     targets = args.targets.split(",") + ([INTERPRETER] if args.interpreter else [])
     start = time.time()
-    # The targets run side by side, one worker each.
-    runners = [run_target(t, names, only, log_dir, args.interpreter) for t in targets]
-    active = {i: next(r, None) for i, r in enumerate(runners)}
-    while any(p is not None for p in active.values()):
-        for i, proc in list(active.items()):
-            if proc is not None and proc.poll() is not None:
-                active[i] = next(runners[i], None)
-        time.sleep(0.2)
+    # The targets run side by side, one worker each (a thread waits on each).
+    threads = [threading.Thread(target=run_target, args=(t, names, only, log_dir, args.interpreter))
+               for t in targets]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
     results = [json.loads(line) for t in targets for line in open(os.path.join(log_dir, f"{t}.jsonl"))]
     report(results, names, targets, time.time() - start)
     with open(args.json, "w") as f:
