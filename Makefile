@@ -31,7 +31,7 @@ test: build
 # torch tensors as arguments (test/python/test_torch.py) with the real torch
 # package: PyPI's wheel (about 5 GB with its CUDA libraries, which it loads
 # even on the CPU) in a virtualenv of its own that sees the interpreter's
-# packages, so `make test` stays lean. CI runs both.
+# packages, so `make test` stays lean. CI runs it, and `make compat`.
 TORCH_VENV ?= $(BUILD)/venv-torch
 torch-venv:
 	@test -x $(TORCH_VENV)/bin/python || $(PYTHON) -m venv --system-site-packages $(TORCH_VENV)

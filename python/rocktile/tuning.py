@@ -12,6 +12,7 @@ there first).
 """
 from __future__ import annotations
 
+import inspect
 import warnings
 
 __all__ = ["Config", "autotune", "heuristics"]
@@ -57,13 +58,22 @@ class KernelInterface:
         return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
 
 
-class Autotuner(KernelInterface):
+class _Wrapper(KernelInterface):
+    """Autotuner and Heuristics: other attributes are the wrapped kernel's."""
+
+    def __getattr__(self, name):
+        if name == "fn":  # not set yet (during construction or unpickling)
+            raise AttributeError(name)
+        return getattr(self.fn, name)
+
+
+class Autotuner(_Wrapper):
     def __init__(self, fn, arg_names, configs, key, reset_to_zero=None, restore_value=None, pre_hook=None,
                  post_hook=None, prune_configs_by=None, warmup=None, rep=None, use_cuda_graph=False,
                  do_bench=None, cache_results=False):
         self.fn, self.arg_names = fn, list(arg_names)
-        self.base_fn = fn
-        while not callable(getattr(self.base_fn, "__code__", None)) and hasattr(self.base_fn, "fn"):
+        self.base_fn = fn  # the Python function under the wrappers, as Triton's
+        while not inspect.isfunction(self.base_fn):
             self.base_fn = self.base_fn.fn
         self.configs = list(configs) or [Config({})]
         self.keys = list(key)
@@ -164,11 +174,6 @@ class Autotuner(KernelInterface):
         finally:
             self.nargs = None
 
-    def __getattr__(self, name):
-        if name == "fn":
-            raise AttributeError(name)
-        return getattr(self.fn, name)
-
 
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,
              post_hook=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None, cache_results=False):
@@ -180,7 +185,7 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
     return decorate
 
 
-class Heuristics(KernelInterface):
+class Heuristics(_Wrapper):
     def __init__(self, fn, arg_names, values):
         self.fn, self.arg_names, self.values = fn, list(arg_names), dict(values)
 
@@ -188,11 +193,6 @@ class Heuristics(KernelInterface):
         for name, compute in self.values.items():
             kwargs[name] = compute({**dict(zip(self.arg_names, args)), **kwargs})
         return self.fn.run(*args, **kwargs)
-
-    def __getattr__(self, name):
-        if name == "fn":
-            raise AttributeError(name)
-        return getattr(self.fn, name)
 
 
 def heuristics(values):

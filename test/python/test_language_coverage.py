@@ -51,9 +51,9 @@ sum swizzle2d topk unsqueeze xor_sum zeros zeros_like
 TRITON_3_9_HOST = {
     "triton": "Config JITFunction OutOfResources TensorWrapper CompilationError TritonError autotune cdiv compile "
               "constexpr_function heuristics jit language must_use_result next_power_of_2 reinterpret "
-              "set_allocator testing runtime compiler backends __version__",
-    "triton.runtime": "Autotuner Config Heuristics JITFunction OutOfResources TensorWrapper autotune autotuner "
-                      "driver errors heuristics jit reinterpret",
+              "set_allocator testing runtime compiler backends KernelInterface __version__",
+    "triton.runtime": "Autotuner Config Heuristics JITFunction KernelInterface OutOfResources TensorWrapper "
+                      "autotune autotuner cache driver errors heuristics jit reinterpret",
     "triton.runtime.driver": "active",
     "triton.testing": "Benchmark assert_close do_bench do_bench_cudagraph perf_report",
     "triton.compiler": "ASTSource CompilationError CompiledKernel compile",

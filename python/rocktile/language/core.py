@@ -11,8 +11,8 @@ import functools
 from . import descriptors, semantic
 from .descriptors import block_pointer, tensor_descriptor
 from .semantic import SemanticError, _is_constexpr_annotation, _unwrap, constexpr, tensor
-from .types import (bfloat16, block_type, dtype, float8e4b8, float8e4nv, float8e5, float8e5b16, float16, float32, float64, int1, int8,
-                    int16, int32, int64, pointer_type, uint8, uint16, uint32, uint64)
+from .types import (bfloat16, block_type, dtype, float8e4b8, float8e4nv, float8e5, float8e5b16, float16, float32,
+                    float64, int1, int8, int16, int32, int64, pointer_type, uint8, uint16, uint32, uint64)
 
 # Triton's name for the default of `descending` (kernels spell it in their signatures).
 CONSTEXPR_0 = constexpr(0)

@@ -162,6 +162,13 @@ private:
   /// Moves `op`'s operand into its result's layout (and shape, in row-major
   /// order) by way of its LDS scratch.
   LogicalResult exchangeThroughLds(Operation *op);
+  /// The exchange of `srcVector` (`pieces.from`'s registers, then
+  /// `pieces.to`'s), in vectors through an LDS arrangement chosen for both
+  /// sides (row-major for a reshape): layouts whose coordinates add up.
+  Value exchangeVectorized(Value srcVector, const ExchangePieces &pieces, Value view, Type elt, int64_t eltBytes,
+                           bool reshape);
+  /// The same, element by element at row-major indices: any layouts.
+  Value exchangeElementwise(Value srcVector, const ExchangePieces &pieces, Value view, Type elt);
   /// Writes `values` (registers of `layout`) to `view` as `lds` places them,
   /// between barriers.
   void storeToLds(Value values, const LinearLayout &layout, const LdsLayout &lds, const LdsAccess &write,
@@ -217,8 +224,7 @@ private:
     return level.front();
   }
   /// The coordinates (i32, one per dimension) of each of this lane's
-  /// registers of an additive `layout`.
-  Value exchangeElementwise(Value srcVector, const ExchangePieces &pieces, Value view, Type elt);
+  /// registers of `layout` (its parts combined as `combine` does).
   SmallVector<SmallVector<Value>> registerCoords(const LinearLayout &layout);
   /// The row-major index of `coords` in a tile of `shape`.
   Value rowMajorIndex(ArrayRef<Value> coords, ArrayRef<int64_t> shape);

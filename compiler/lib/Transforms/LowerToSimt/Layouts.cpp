@@ -210,28 +210,32 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
   if (elt != vtype.getElementType())
     srcVector = arith::ExtUIOp::create(
         b, loc(), VectorType::get(cast<VectorType>(srcVector.getType()).getShape(), elt), srcVector);
-  // A reshape keeps the row-major order of the elements; a conversion lays
-  // them out as both sides' accesses are fastest, in pieces if large.
   int64_t eltBytes = exchangeBytes(resultType);
   bool reshape = isa<tile::ReshapeOp>(op);
   ExchangePieces pieces = reshape ? ExchangePieces{{}, {}, from, to} : splitExchange(from, to, eltBytes);
-  LdsTransposeRead transposeRead = target.transposeRead(eltBytes);
-  LdsLayout writeLds = reshape ? LdsLayout::rowMajor(from.getShape())
-                               : chooseLdsLayout(pieces.from, pieces.to, eltBytes, target.ldsBanks, transposeRead);
-  LdsLayout readArrangement = reshape ? LdsLayout::rowMajor(to.getShape()) : writeLds;
   FailureOr<Value> view = scratchView(op, elt, resultType.getNumElements() / pieces.count());
   if (failed(view))
     return failure();
-  if (!from.isAdditive() || !to.isAdditive()) {
-    Value out = exchangeElementwise(srcVector, pieces, *view, elt);
-    if (elt != vtype.getElementType())
-      out = arith::TruncIOp::create(b, loc(), vtype, out);
-    values[result] = {src.base, out};
-    return success();
-  }
+  Value out = from.isAdditive() && to.isAdditive()
+                  ? exchangeVectorized(srcVector, pieces, *view, elt, eltBytes, reshape)
+                  : exchangeElementwise(srcVector, pieces, *view, elt);
+  if (elt != vtype.getElementType())
+    out = arith::TruncIOp::create(b, loc(), vtype, out);
+  values[result] = {src.base, out};
+  return success();
+}
+
+Value KernelLowering::exchangeVectorized(Value srcVector, const ExchangePieces &pieces, Value view, Type elt,
+                                         int64_t eltBytes, bool reshape) {
+  // A reshape keeps the row-major order of the elements; a conversion lays
+  // them out as both sides' accesses are fastest, in pieces if large.
+  LdsTransposeRead transposeRead = target.transposeRead(eltBytes);
+  LdsLayout writeLds = reshape ? LdsLayout::rowMajor(pieces.from.getShape())
+                               : chooseLdsLayout(pieces.from, pieces.to, eltBytes, target.ldsBanks, transposeRead);
+  LdsLayout readArrangement = reshape ? LdsLayout::rowMajor(pieces.to.getShape()) : writeLds;
   LdsAccess write = ldsAccess(pieces.from, writeLds, eltBytes);
   SmallVector<Value> parts;
-  SmallVector<int64_t> source(to.getNumRegisters());
+  SmallVector<int64_t> source(pieces.to.getNumRegisters() * pieces.count());
   for (int64_t piece = 0; piece < pieces.count(); ++piece) {
     // The lanes that own elements write them (a copy in another wave would
     // race with them, even with the same value), then every lane reads what
@@ -240,15 +244,11 @@ LogicalResult KernelLowering::exchangeThroughLds(Operation *op) {
     for (int64_t r = 0; r < pieces.from.getNumRegisters(); ++r)
       held.push_back(insertBits(r, pieces.fromBits, piece));
     Value pieceValues = vector::ShuffleOp::create(b, loc(), srcVector, srcVector, held);
-    storeToLds(pieceValues, pieces.from, writeLds, write, *view, eltBytes);
-    readLds(pieces.to, readArrangement, *view, elt, eltBytes, pieces.toBits, piece, parts, source);
+    storeToLds(pieceValues, pieces.from, writeLds, write, view, eltBytes);
+    readLds(pieces.to, readArrangement, view, elt, eltBytes, pieces.toBits, piece, parts, source);
   }
   Value out = concatParts(parts);
-  out = vector::ShuffleOp::create(b, loc(), out, out, source);
-  if (elt != vtype.getElementType())
-    out = arith::TruncIOp::create(b, loc(), vtype, out);
-  values[result] = {src.base, out};
-  return success();
+  return vector::ShuffleOp::create(b, loc(), out, out, source);
 }
 
 Value KernelLowering::exchangeElementwise(Value srcVector, const ExchangePieces &pieces, Value view, Type elt) {

@@ -3,6 +3,7 @@ given by rocktile."""
 from rocktile import (CompilationError, Config, JITFunction, TensorWrapper, autotune, cdiv, constexpr_function,
                       heuristics, jit, language, next_power_of_2, reinterpret)
 from rocktile.compat import TRITON_VERSION, missing_names
+from rocktile.tuning import KernelInterface
 
 from . import backends, compiler, errors, runtime, testing
 from .compiler import compile
@@ -26,5 +27,5 @@ def must_use_result(fn):
     return fn
 
 
-__getattr__ = missing_names("triton", {"AsyncCompileMode", "FutureKernel", "InterpreterError", "KernelInterface",
-                                       "MockTensor", "aggregate", "knobs", "tools"})
+__getattr__ = missing_names("triton", {"AsyncCompileMode", "FutureKernel", "InterpreterError", "MockTensor",
+                                       "aggregate", "knobs", "tools"})
