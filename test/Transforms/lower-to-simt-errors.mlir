@@ -50,3 +50,12 @@ func.func @masked_async_load(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32},
   %x = tile.local_load %buf[%slot] : memref<3x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #opA>
   return
 }
+
+// -----
+
+// fp64 sine has no AMDGPU lowering without the ROCm device library.
+func.func @float64_sin(%x: f64) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 1 : i32} {
+  // expected-error @+1 {{'math.sin' on fp64 is not supported on AMD GPUs yet (it needs the ROCm device library); compute in fp32}}
+  %s = math.sin %x : f64
+  return
+}

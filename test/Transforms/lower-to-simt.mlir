@@ -691,6 +691,36 @@ func.func @expanded_math(%x: f32, %out: !tile.ptr<f32>) attributes {tile.lds_byt
 
 // -----
 
+// fp64 exp, log, tanh and erf (and pow, through exp and log) have no AMDGPU
+// lowering in LLVM but a device-library call: they become fp64 arithmetic at
+// the cut. exp: k = rint(x log2 e), r by fma with ln 2 in two parts, the
+// series of e^r, and 2^k from exponent bits.
+// CHECK-LABEL: gpu.func @float64_math
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.log
+// CHECK-NOT: math.tanh
+// CHECK-NOT: math.erf
+// CHECK-NOT: math.powf
+// CHECK: math.roundeven {{.*}} : f64
+// CHECK: math.fma {{.*}} : f64
+// CHECK: arith.shli {{.*}} : i64
+// CHECK: arith.bitcast {{.*}} : i64 to f64
+// CHECK: gpu.return
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]>
+func.func @float64_math(%x: f64, %out: !tile.ptr<f64>) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 1 : i32} {
+  %a = math.exp %x : f64
+  %b = math.log %a : f64
+  %c = math.tanh %b : f64
+  %d = math.erf %c : f64
+  %e = math.powf %d, %x : f64
+  %v = tile.splat %e : f64 -> tensor<256xf64, #b>
+  %p = tile.splat %out : !tile.ptr<f64> -> tensor<256x!tile.ptr<f64>, #b>
+  tile.store %p, %v : tensor<256x!tile.ptr<f64>, #b>, tensor<256xf64, #b>
+  return
+}
+
+// -----
+
 // Code generation hints for LLVM on the kernel (Triton's waves_per_eu) go to
 // the gpu.func, which the ROCDL lowering turns into amdgpu-waves-per-eu.
 // CHECK-LABEL: gpu.func @occupancy_hint

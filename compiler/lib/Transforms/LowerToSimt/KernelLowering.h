@@ -4,7 +4,8 @@
 // (layout conversions through registers or LDS), Reductions.cpp, Dot.cpp
 // (matrix instructions), TensorDataMover.cpp (block copies to LDS, slots,
 // waits), AsyncLoads.cpp (pointer loads copied to LDS), Debug.cpp
-// (device_print, device_assert).
+// (device_print, device_assert), Float64Math.cpp (fp64 math as
+// arithmetic).
 #ifndef ROCKTILE_TRANSFORMS_LOWERTOSIMT_KERNELLOWERING_H
 #define ROCKTILE_TRANSFORMS_LOWERTOSIMT_KERNELLOWERING_H
 
@@ -354,6 +355,11 @@ private:
   /// arith.select between pointers (scalars or tiles).
   LogicalResult lowerPointerSelect(arith::SelectOp op);
 };
+
+/// fp64 exp, exp2, expm1, log, log2, log10, log1p, tanh, erf and erfc as
+/// arithmetic (Float64Math.cpp): LLVM lowers them for AMDGPU only as calls
+/// into the ROCm device library.
+void populateFloat64MathExpansions(RewritePatternSet &patterns);
 
 } // namespace rocktile::simt
 

@@ -391,11 +391,14 @@ LogicalResult KernelLowering::lower(Operation *op) {
       })
       .Default([&](Operation *op) -> LogicalResult {
         // The AMDGPU backend has no f64 transcendental functions (they live in
-        // the ROCm device library); only exact f64 math is lowered.
+        // the ROCm device library): exact f64 math is lowered, and the
+        // functions Float64Math.cpp expands (and those MLIR expands into them).
         if (isa<math::MathDialect>(op->getDialect()) &&
             !isa<math::SqrtOp, math::AbsFOp, math::FmaOp, math::FloorOp, math::CeilOp, math::TruncOp,
                  math::RoundOp, math::RoundEvenOp, math::CopySignOp, math::RsqrtOp, math::IsNaNOp,
-                 math::IsInfOp, math::IsFiniteOp>(op) &&
+                 math::IsInfOp, math::IsFiniteOp, math::ExpOp, math::Exp2Op, math::ExpM1Op, math::LogOp,
+                 math::Log2Op, math::Log10Op, math::Log1pOp, math::TanhOp, math::ErfOp, math::ErfcOp,
+                 math::SinhOp, math::CoshOp, math::PowFOp>(op) &&
             llvm::any_of(op->getOperandTypes(), [](Type t) {
               return tile::getElementTypeOrSelf(t).isF64();
             }))
@@ -693,6 +696,7 @@ struct LowerToSimtPass : public rocktile::impl::LowerToSimtBase<LowerToSimtPass>
       return llvm::is_contained(approximated, op.starts_with("math.") ? op.drop_front(5) : op);
     });
     math::populateExpansionPatterns(expansions, {"sinh", "cosh", "tan", "powf"});
+    populateFloat64MathExpansions(expansions);
     if (failed(applyPatternsGreedily(gpuModule, std::move(expansions))))
       return signalPassFailure();
   }

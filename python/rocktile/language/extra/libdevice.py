@@ -9,7 +9,9 @@ erfinv and hypot are composed here), so the emulator runs
 the arithmetic the GPU runs. docs/language.md gives each function's
 measured accuracy. float64 works for the exact functions (abs, floor, ceil,
 trunc, round, rint, sqrt, fma, fmin, fmax, copysign, fmod, the
-classifications); the compiler reports the others at the line.
+classifications) and for exp, exp2, expm1, log, log2, log10, log1p, tanh,
+erf, erfc and what is built on them, which the compiler expands into fp64
+arithmetic of its own; it reports the others (sin, cos, ...) at the line.
 """
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ _UNARY = {
     "math.log": ["log", "fast_logf"], "math.log2": ["log2", "fast_log2f"], "math.log10": ["log10", "fast_log10f"],
     "math.log1p": ["log1p"], "math.expm1": ["expm1"], "math.sin": ["sin", "fast_sinf"],
     "math.cos": ["cos", "fast_cosf"], "math.tan": ["tan", "fast_tanf"], "math.tanh": ["tanh"],
-    "math.cosh": ["cosh"], "math.asin": ["asin"], "math.acos": ["acos"],
+    "math.asin": ["asin"], "math.acos": ["acos"],
     "math.atan": ["atan"], "math.erf": ["erf"], "math.erfc": ["erfc"], "math.cbrt": ["cbrt"],
 }
 _BINARY = {
@@ -63,17 +65,35 @@ for _op, _names in _BINARY.items():
 del _op, _names, _name
 
 
-def sinh(x):
-    """(expm1(x) - expm1(-x)) / 2: no cancellation near 0, where
-    (exp(x) - exp(-x)) / 2 loses all its digits."""
-    x = _float(x, "sinh")
-    return (expm1(x) - expm1(-x)) * 0.5  # noqa: F821 (defined above)
-
-
 def _wide(x, fname):
     """x as a float tensor, in float32 if it is narrower, and its own type."""
     x = _float(x, fname)
     return (semantic.cast(x, core.float32) if semantic._narrow_float(x.dtype) else x), x.dtype
+
+
+def _half_exp_squared(a):
+    """e^a / 2 as (h / 2) h for h = e^(a / 2): finite up to the type's
+    largest value, where e^a itself has overflowed."""
+    h = exp(a * 0.5)  # noqa: F821 (defined above)
+    return (h * 0.5) * h
+
+
+def sinh(x):
+    """(expm1(x) - expm1(-x)) / 2: no cancellation near 0, where
+    (exp(x) - exp(-x)) / 2 loses all its digits; beyond 20, where e^-|x|
+    no longer counts, sign(x) e^|x| / 2."""
+    w, dtype = _wide(x, "sinh")
+    a = core.abs(w)
+    near = (expm1(w) - expm1(-w)) * 0.5  # noqa: F821
+    return semantic.cast(core.where(a > 20.0, copysign(_half_exp_squared(a), w), near), dtype)  # noqa: F821
+
+
+def cosh(x):
+    """(e^|x| + 1 / e^|x|) / 2; beyond 20, e^|x| / 2."""
+    w, dtype = _wide(x, "cosh")
+    a = core.abs(w)
+    e = exp(a)  # noqa: F821
+    return semantic.cast(core.where(a > 20.0, _half_exp_squared(a), (e + 1.0 / e) * 0.5), dtype)
 
 
 _LN2 = 0.6931471805599453
@@ -206,7 +226,7 @@ def fma(x, y, z):
 
 
 __all__ = sorted([n for names in (*_UNARY.values(), *_BINARY.values()) for n in names] +
-                 ["sinh", "asinh", "acosh", "atanh", "erfinv", "hypot", "exp10", "fast_exp10f", "fast_dividef",
+                 ["sinh", "cosh", "asinh", "acosh", "atanh", "erfinv", "hypot", "exp10", "fast_exp10f", "fast_dividef",
                   "div_rn", "isnan", "isinf", "isfinited", "signbit", "fma"])
 
 
