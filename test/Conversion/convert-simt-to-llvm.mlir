@@ -117,3 +117,21 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A load marked volatile (a volatile tile.load) is an LLVM volatile load,
+// which the AMDGPU backend issues every time (sc0 sc1 on gfx950).
+// CHECK-LABEL: llvm.func @spin
+// CHECK: llvm.load volatile %{{.*}} : !llvm.ptr<1> -> i32
+// CHECK: llvm.load volatile %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xi32>
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @spin(%flag: memref<?xi32, #gpu.address_space<global>>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %flag[%c0] {rocktile.volatile} : memref<?xi32, #gpu.address_space<global>>
+      %w = vector.load %flag[%c0] {alignment = 8 : i64, rocktile.volatile} : memref<?xi32, #gpu.address_space<global>>, vector<2xi32>
+      gpu.return
+    }
+  }
+}

@@ -576,3 +576,31 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A volatile load is where a workgroup may wait for another: after it, the
+// runtime gets the value read (folded into an i64) and may run other
+// workgroups; the module is marked so the launch keeps them all resident.
+// CHECK: module attributes {rocktile.emulator_sites = {{.*}}, rocktile.emulator_spins}
+// CHECK-LABEL: func.func @spin_workgroup(
+// CHECK: scf.while
+// CHECK: %[[V:.*]] = memref.load %{{.*}} {rocktile.volatile}
+// CHECK: %[[BITS:.*]] = arith.extui %[[V]] : i32 to i64
+// CHECK: func.call @rocktile_emu_spin(%{{.*}}, %{{.*}}, %[[BITS]])
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @spin(%flag: memref<?xi32, #gpu.address_space<global>>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %zero = arith.constant 0 : i32
+      scf.while : () -> () {
+        %v = memref.load %flag[%c0] {rocktile.volatile} : memref<?xi32, #gpu.address_space<global>> loc("spin.py":4:11)
+        %wait = arith.cmpi eq, %v, %zero : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      gpu.return
+    }
+  }
+}

@@ -721,6 +721,29 @@ func.func @float64_math(%x: f64, %out: !tile.ptr<f64>) attributes {tile.lds_byte
 
 // -----
 
+// A volatile load is a plain memref load marked for the LLVM lowerings (a
+// volatile load on the GPU, a wait point in the emulator), never a buffer
+// load, followed by a single-thread fence that keeps a loop reading only it
+// from being erased as free of effects.
+// CHECK-LABEL: gpu.func @volatile_flag
+// CHECK: scf.while
+// CHECK: memref.load %{{.*}} {rocktile.volatile} : memref<?xi32, #gpu.address_space<global>>
+// CHECK-NEXT: llvm.fence syncscope("singlethread") acquire
+// CHECK: scf.condition
+func.func @volatile_flag(%flag: !tile.ptr<i32>) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 1 : i32} {
+  %c0 = arith.constant 0 : i32
+  scf.while : () -> () {
+    %v = tile.load %flag {isVolatile} : !tile.ptr<i32> -> i32
+    %wait = arith.cmpi eq, %v, %c0 : i32
+    scf.condition(%wait)
+  } do {
+    scf.yield
+  }
+  return
+}
+
+// -----
+
 // Code generation hints for LLVM on the kernel (Triton's waves_per_eu) go to
 // the gpu.func, which the ROCDL lowering turns into amdgpu-waves-per-eu.
 // CHECK-LABEL: gpu.func @occupancy_hint

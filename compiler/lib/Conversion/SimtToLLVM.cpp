@@ -146,7 +146,9 @@ struct ConvertSimtToLLVMPass
     populateMathToLLVMConversionPatterns(converter, patterns, /*approximateLog1p=*/true,
                                          /*benefit=*/10);
     patterns.add<GridDimFromHiddenArgs>(converter, /*benefit=*/10);
-    patterns.add<rocktile::FlatMemoryToLLVM, rocktile::DropEmulatorChecks>(converter);
+    patterns.add<rocktile::FlatMemoryToLLVM, rocktile::DropEmulatorChecks,
+                 rocktile::VolatileLoadToLLVM<memref::LoadOp>, rocktile::VolatileLoadToLLVM<vector::LoadOp>>(
+        converter);
     populateGpuToROCDLConversionPatterns(converter, patterns, gpu::amd::Runtime::HIP, *chip);
     populateAMDGPUToROCDLConversionPatterns(converter, patterns, *chip);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);

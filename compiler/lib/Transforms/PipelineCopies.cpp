@@ -134,7 +134,7 @@ public:
           candidates.push_back({&op, load.getOffsets(), false});
       } else if (auto load = dyn_cast<LoadOp>(op)) {
         auto type = dyn_cast<RankedTensorType>(load.getType());
-        if (!type || type.getRank() != 2 || !dotOperand(load.getResult()))
+        if (!type || type.getRank() != 2 || !dotOperand(load.getResult()) || load.getIsVolatile())
           continue;
         // Copied into LDS where the target can (read there in the
         // operand's layout: only a dot's direct operand), else carried in

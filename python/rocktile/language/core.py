@@ -102,8 +102,9 @@ def zeros_like(input, dtype=None):
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
     """Load from a pointer or a tile of pointers.  Where `mask` is false the
-    result is `other` (undefined if `other` is not given).  Cache and eviction
-    hints are accepted for compatibility and ignored."""
+    result is `other` (undefined if `other` is not given).  `volatile`: read
+    memory each time (a spin-wait on a flag another program sets).  Cache and
+    eviction hints are accepted for compatibility and ignored."""
     pointer = _unwrap(pointer)
     if isinstance(pointer, block_pointer):
         if _unwrap(mask) is not None or _unwrap(other) is not None:
@@ -113,7 +114,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if _unwrap(boundary_check) or _unwrap(padding_option):
         raise SemanticError("boundary_check and padding_option apply to block pointers (tl.make_block_ptr); "
                             "for a tile of pointers use mask and other")
-    return semantic.load(pointer, _unwrap(mask), _unwrap(other))
+    return semantic.load(pointer, _unwrap(mask), _unwrap(other), bool(_unwrap(volatile)))
 
 
 @_tensor_method

@@ -1065,7 +1065,7 @@ def _mask(mask, fname):
     return mask
 
 
-def load(ptr, mask, other):
+def load(ptr, mask, other, volatile=False):
     ptr = _pointer(ptr, "tl.load")
     if other is not None and mask is None:
         raise SemanticError("tl.load got `other` without `mask`: `other` is the value where the mask is false")
@@ -1082,8 +1082,10 @@ def load(ptr, mask, other):
         operands.append(broadcast_to(mask, shape))
     if other is not None:
         operands.append(broadcast_to(cast(other, elt.storage), shape))
-    segments = f"array<i32: 1, {int(mask is not None)}, {int(other is not None)}>"
-    value = _emit("tile.load", operands, _typed(shape, elt.storage), {"operandSegmentSizes": segments})
+    attrs = {"operandSegmentSizes": f"array<i32: 1, {int(mask is not None)}, {int(other is not None)}>"}
+    if volatile:
+        attrs["isVolatile"] = "unit"
+    value = _emit("tile.load", operands, _typed(shape, elt.storage), attrs)
     return cast(value, elt)  # a no-op except for int1, stored as bytes
 
 

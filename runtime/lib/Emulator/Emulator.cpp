@@ -1,6 +1,7 @@
 #include "rocktile/Emulator/Emulator.h"
 #include "rocktile/Conversion/FlatMemory.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "rocktile/Emulator/Fibers.h"
 #include "rocktile/Emulator/Fp8.h"
 #include "rocktile/Emulator/HostJit.h"
 #include "rocktile/Emulator/MatrixInstr.h"
@@ -319,6 +320,12 @@ struct WorkerContext {
   std::vector<uint32_t> executions; // site * threads + thread
   std::map<std::tuple<int64_t, int64_t, uint32_t>, std::vector<std::array<int64_t, 3>>> pending;
   std::vector<BankUse> bankUse; // per site
+  /// In a launch whose workgroups may wait for each other: the fibers they
+  /// run on, and what this workgroup's last wait read, how many times in a
+  /// row.
+  Fibers *fibers = nullptr;
+  int64_t waitSite = -1, waitRepeats = 0;
+  uint64_t waitBits = 0;
 };
 
 struct LaunchState {
@@ -564,6 +571,53 @@ struct LaunchState {
     return out;
   }
 
+  /// A launch on fibers: the resident workgroups, and when anything last
+  /// changed (a wait read something new, a workgroup ended).
+  std::vector<WorkerContext *> resident;
+  std::chrono::steady_clock::time_point lastProgress = std::chrono::steady_clock::now();
+
+  /// Where a workgroup may wait for another (rocktile_emu_spin): having
+  /// read `bits` at `site`, it lets the others run. When every resident
+  /// workgroup has kept reading the same thing for a while and nothing
+  /// changed for ROCKTILE_EMULATOR_DEADLOCK_SECONDS (5 s by default), the
+  /// launch has deadlocked: a fault naming each one's waiting line.
+  void wait(WorkerContext &w, int64_t site, uint64_t bits) {
+    constexpr int64_t kRepeats = 1000;
+    if (site == w.waitSite && bits == w.waitBits) {
+      ++w.waitRepeats;
+    } else {
+      w.waitSite = site, w.waitBits = bits, w.waitRepeats = 0;
+      lastProgress = std::chrono::steady_clock::now();
+    }
+    if (!failed && w.waitRepeats % kRepeats == kRepeats - 1 && w.fibers->full() &&
+        llvm::all_of(resident, [](WorkerContext *r) { return r->waitRepeats >= kRepeats - 1; }) &&
+        std::chrono::steady_clock::now() - lastProgress > deadlockTimeout())
+      reportDeadlock();
+    if (failed)
+      w.fibers->stop();
+    w.fibers->yield();
+  }
+
+  static std::chrono::duration<double> deadlockTimeout() {
+    const char *env = std::getenv("ROCKTILE_EMULATOR_DEADLOCK_SECONDS");
+    return std::chrono::duration<double>(env ? std::atof(env) : 5.0);
+  }
+
+  void reportDeadlock() {
+    std::lock_guard<std::mutex> lock(mutex);
+    failed = true;
+    std::string s = llvm::formatv("kernel {0}: deadlock: each of the {1} resident workgroups keeps waiting for a "
+                                  "value that no other one changes",
+                                  kernel.name, resident.size());
+    constexpr size_t kShown = 8;
+    for (WorkerContext *r : llvm::ArrayRef(resident).take_front(kShown))
+      s += llvm::formatv("\n  workgroup ({0}, {1}, {2}) waits at {3} (reading {4:x} there)", r->workgroup[0],
+                         r->workgroup[1], r->workgroup[2], kernel.sites[r->waitSite].location, r->waitBits);
+    if (resident.size() > kShown)
+      s += llvm::formatv("\n  ... and {0} more", resident.size() - kShown);
+    fault = s;
+  }
+
   void reportPending(const WorkerContext &w, int64_t site, int64_t copySite, int64_t byte, int64_t thread,
                      bool write) {
     const FaultSite &copy = kernel.sites[copySite];
@@ -705,6 +759,12 @@ extern "C" int64_t rocktile_emu_addressed_access(int64_t ctx, int64_t address, i
   return w->launch->addressedAccessError(uint64_t(address), uint64_t(bytes), store != 0).empty();
 }
 
+extern "C" void rocktile_emu_spin(int64_t ctx, int64_t site, int64_t bits) {
+  auto *w = reinterpret_cast<WorkerContext *>(ctx);
+  if (w->fibers)
+    w->launch->wait(*w, site, uint64_t(bits));
+}
+
 extern "C" int64_t rocktile_emu_realtime() {
   auto now = std::chrono::steady_clock::now().time_since_epoch();
   return std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() / 10;
@@ -811,6 +871,7 @@ FailureOr<std::unique_ptr<EmulatedKernel>> EmulatedKernel::create(ModuleOp simt,
   pm.addPass(createReconcileUnrealizedCastsPass());
   if (failed(pm.run(simt)))
     return failure();
+  k->spins = simt->hasAttr(kSpinPoints);
   for (Attribute a : simt->getAttrOfType<ArrayAttr>("rocktile.emulator_sites")) {
     auto d = cast<DictionaryAttr>(a);
     k->sites.push_back({d.getAs<StringAttr>("kind").str(),
@@ -848,6 +909,74 @@ static uint64_t scalarBits(const KernelArg &a, unsigned bits, bool isFloat) {
   return f.bitcastToAPInt().getZExtValue();
 }
 
+namespace rocktile::emulator {
+/// One workgroup at a time on one host thread (or fiber): its context, LDS,
+/// and the host function's packed arguments (ctx, block ids, grid dims,
+/// kernel arguments, LDS; each memref as allocated, aligned, offset, size,
+/// stride).
+struct WorkgroupRunner {
+  LaunchState &state;
+  std::array<int64_t, 3> grid;
+  WorkerContext ctx;
+  std::vector<uint8_t> lds;
+  std::vector<uint64_t> values;
+  std::vector<void *> packed;
+
+  WorkgroupRunner(LaunchState &state, std::array<int64_t, 3> grid)
+      : state(state), grid(grid), ctx{&state, {0, 0, 0}} {
+    const EmulatedKernel &k = state.kernel;
+    ctx.lds.resize(k.ldsBytes);
+    ctx.copyPending.resize(k.ldsBytes);
+    ctx.copies.resize(k.numThreads / k.waveSize);
+    ctx.asyncLoads.resize(k.numThreads / k.waveSize);
+    ctx.executions.resize(k.sites.size() * k.numThreads);
+    ctx.bankUse.resize(k.sites.size());
+    lds.assign(std::max<int64_t>(k.ldsBytes, 1), 0xcd);
+    ctx.ldsBase = lds.data();
+    auto push = [&](uint64_t v) { values.push_back(v); };
+    push(reinterpret_cast<uint64_t>(&ctx));
+    for (int i = 0; i < 3; ++i)
+      push(0);
+    for (int64_t g : grid)
+      push(uint64_t(g));
+    for (auto [slot, a] : llvm::zip(k.slots, state.args)) {
+      if (slot.isBuffer) {
+        for (uint64_t v : {a.address, a.address, uint64_t(0), uint64_t(a.numElements), uint64_t(1)})
+          push(v);
+      } else {
+        push(scalarBits(a, slot.bits, slot.isFloat));
+      }
+    }
+    if (k.ldsBytes)
+      for (uint64_t v : {uint64_t(lds.data()), uint64_t(lds.data()), uint64_t(0), uint64_t(k.ldsBytes), uint64_t(1)})
+        push(v);
+    for (uint64_t &v : values)
+      packed.push_back(&v);
+  }
+
+  void run(int64_t wg) {
+    ctx.workgroup = {wg % grid[0], wg / grid[0] % grid[1], wg / (grid[0] * grid[1])};
+    ++ctx.epoch; // a new workgroup: nothing of the last one's LDS accesses counts
+    for (auto &queue : ctx.copies) // nor its copies never waited for
+      queue.clear();
+    for (auto &queue : ctx.asyncLoads)
+      queue.clear();
+    std::fill(ctx.copyPending.begin(), ctx.copyPending.end(), 0);
+    for (int i = 0; i < 3; ++i)
+      values[1 + i] = uint64_t(ctx.workgroup[i]);
+    state.kernel.entry(packed.data());
+    // A store still in flight would write after the kernel: its wait is missing.
+    for (auto [wave, queue] : llvm::enumerate(ctx.copies))
+      for (const WorkerContext::TensorCopy &c : queue)
+        if (c.store)
+          state.fail(ctx, c.site, int64_t(wave) * state.kernel.waveSize,
+                     "tensor_store_from_lds never waited for: the workgroup ended with it in flight "
+                     "(s_wait_tensorcnt missing)");
+    state.flushBanks(ctx);
+  }
+};
+} // namespace rocktile::emulator
+
 std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vector<KernelArg> &args,
                                    unsigned workers) const {
   if (args.size() != slots.size())
@@ -872,73 +1001,45 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
     return "";
 
   LaunchState state{*this, args};
-  std::atomic<int64_t> next{0};
-  auto work = [&]() {
-    WorkerContext ctx{&state, {0, 0, 0}};
-    ctx.lds.resize(ldsBytes);
-    ctx.copyPending.resize(ldsBytes);
-    ctx.copies.resize(numThreads / waveSize);
-    ctx.asyncLoads.resize(numThreads / waveSize);
-    ctx.executions.resize(sites.size() * numThreads);
-    ctx.bankUse.resize(sites.size());
-    std::vector<uint8_t> lds(std::max<int64_t>(ldsBytes, 1), 0xcd);
-    ctx.ldsBase = lds.data();
-    // Packed arguments: ctx, block ids, grid dims, kernel args, LDS; each
-    // memref is (allocated, aligned, offset, size, stride).
-    std::vector<uint64_t> values;
-    auto push = [&](uint64_t v) { values.push_back(v); };
-    push(reinterpret_cast<uint64_t>(&ctx));
-    for (int i = 0; i < 3; ++i)
-      push(0);
-    for (int64_t g : grid)
-      push(uint64_t(g));
-    for (auto [slot, a] : llvm::zip(slots, args)) {
-      if (slot.isBuffer) {
-        for (uint64_t v : {a.address, a.address, uint64_t(0), uint64_t(a.numElements), uint64_t(1)})
-          push(v);
-      } else {
-        push(scalarBits(a, slot.bits, slot.isFloat));
-      }
-    }
-    if (ldsBytes)
-      for (uint64_t v : {uint64_t(lds.data()), uint64_t(lds.data()), uint64_t(0),
-                         uint64_t(ldsBytes), uint64_t(1)})
-        push(v);
-    std::vector<void *> packed;
-    for (uint64_t &v : values)
-      packed.push_back(&v);
-    for (int64_t wg; !state.failed && (wg = next++) < total;) {
-      ctx.workgroup = {wg % grid[0], wg / grid[0] % grid[1], wg / (grid[0] * grid[1])};
-      ++ctx.epoch; // a new workgroup: nothing of the last one's LDS accesses counts
-      for (auto &queue : ctx.copies) // nor its copies never waited for
-        queue.clear();
-      for (auto &queue : ctx.asyncLoads)
-        queue.clear();
-      std::fill(ctx.copyPending.begin(), ctx.copyPending.end(), 0);
-      for (int i = 0; i < 3; ++i)
-        values[1 + i] = uint64_t(ctx.workgroup[i]);
-      entry(packed.data());
-      // A store still in flight would write after the kernel: its wait is missing.
-      for (auto [wave, queue] : llvm::enumerate(ctx.copies))
-        for (const WorkerContext::TensorCopy &c : queue)
-          if (c.store)
-            state.fail(ctx, c.site, int64_t(wave) * state.kernel.waveSize,
-                       "tensor_store_from_lds never waited for: the workgroup ended with it in flight "
-                       "(s_wait_tensorcnt missing)");
-      state.flushBanks(ctx);
-    }
+  bankUse.assign(sites.size(), {});
+  auto finish = [&](WorkgroupRunner &runner) {
     std::lock_guard<std::mutex> lock(state.mutex);
-    for (auto [total, mine] : llvm::zip(bankUse, ctx.bankUse))
+    for (auto [total, mine] : llvm::zip(bankUse, runner.ctx.bankUse))
       total.executions += mine.executions, total.extraCycles += mine.extraCycles;
   };
-  bankUse.assign(sites.size(), {});
-  unsigned n = std::max<unsigned>(1, std::min<int64_t>(workers, total));
-  std::vector<std::thread> threads;
-  for (unsigned i = 1; i < n; ++i)
-    threads.emplace_back(work);
-  work();
-  for (std::thread &t : threads)
-    t.join();
+  if (spins) {
+    // Workgroups may wait for each other: all of them resident, as fibers
+    // on this thread that give way where they wait.
+    std::vector<std::unique_ptr<WorkgroupRunner>> runners(total);
+    Fibers fibers(total, total, [&](size_t wg) {
+      WorkgroupRunner &runner = *(runners[wg] = std::make_unique<WorkgroupRunner>(state, grid));
+      runner.ctx.fibers = &fibers;
+      state.resident.push_back(&runner.ctx);
+      runner.run(int64_t(wg));
+      llvm::erase(state.resident, &runner.ctx);
+      state.lastProgress = std::chrono::steady_clock::now();
+      finish(runner);
+      runners[wg].reset();
+    });
+    if (!fibers.run())
+      state.fault = llvm::formatv("kernel {0}: the emulator could not map a stack for workgroup {1} of {2}, "
+                                  "which must all be resident at once", name, fibers.resident(), total);
+  } else {
+    std::atomic<int64_t> next{0};
+    auto work = [&]() {
+      WorkgroupRunner runner(state, grid);
+      for (int64_t wg; !state.failed && (wg = next++) < total;)
+        runner.run(wg);
+      finish(runner);
+    };
+    unsigned n = std::max<unsigned>(1, std::min<int64_t>(workers, total));
+    std::vector<std::thread> threads;
+    for (unsigned i = 1; i < n; ++i)
+      threads.emplace_back(work);
+    work();
+    for (std::thread &t : threads)
+      t.join();
+  }
   std::fflush(stdout); // device_print output, before the caller prints more
   return state.fault;
 }

@@ -72,6 +72,7 @@ llvm::ArrayRef<HostSymbol> hostSymbols() {
       {"rocktile_emu_addressed_access", address(&rocktile_emu_addressed_access)},
       {"rocktile_emu_lds_barrier", address(&rocktile_emu_lds_barrier)},
       {"rocktile_emu_realtime", address(&rocktile_emu_realtime)},
+      {"rocktile_emu_spin", address(&rocktile_emu_spin)},
       {"rocktile_emu_tensor_load", address(&rocktile_emu_tensor_load)},
       {"rocktile_emu_tensor_store", address(&rocktile_emu_tensor_store)},
       {"rocktile_emu_wait_tensorcnt", address(&rocktile_emu_wait_tensorcnt)},

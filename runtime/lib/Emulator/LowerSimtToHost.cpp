@@ -315,6 +315,28 @@ void guardIntegerDivision(gpu::GPUFuncOp kernel) {
   });
 }
 
+/// The bits of `v` (a scalar or a 1-D vector) folded into an i64, for the
+/// runtime to tell whether a value it observes changed.
+Value foldBits(OpBuilder &b, Location l, Value v) {
+  Type i64 = b.getI64Type();
+  auto bitsOf = [&](Value s) -> Value {
+    if (s.getType().isIndex())
+      return arith::IndexCastOp::create(b, l, i64, s);
+    if (auto f = dyn_cast<FloatType>(s.getType()))
+      s = arith::BitcastOp::create(b, l, b.getIntegerType(f.getWidth()), s);
+    return s.getType().getIntOrFloatBitWidth() == 64 ? s : arith::ExtUIOp::create(b, l, i64, s).getResult();
+  };
+  auto vector = dyn_cast<VectorType>(v.getType());
+  if (!vector)
+    return bitsOf(v);
+  Value folded = arith::ConstantIntOp::create(b, l, 0, 64);
+  Value odd = arith::ConstantIntOp::create(b, l, int64_t(0x9E3779B97F4A7C15ull), 64);
+  for (int64_t i = 0; i < vector.getNumElements(); ++i)
+    folded = arith::XOrIOp::create(b, l, arith::MulIOp::create(b, l, folded, odd),
+                                   bitsOf(vector::ExtractOp::create(b, l, v, i)));
+  return folded;
+}
+
 /// What `op` (with the ops it nests) does to global memory. An op whose
 /// effects are unknown and that takes a global buffer counts as a write.
 enum class GlobalAccess { None, Read, Write };
@@ -355,6 +377,8 @@ public:
         b(kernel.getContext()) {}
 
   LogicalResult run();
+  /// Whether a workgroup may wait for another (see rocktile_emu_spin).
+  bool spins() const { return hasSpinPoints; }
 
 private:
   Location loc() { return currentLoc; }
@@ -406,6 +430,7 @@ private:
   DenseMap<Value, Value> arrays;        // value -> memref<numThreads x T>
   DenseMap<Value, BufferOrigin> origins;
   SmallVector<Value> allocations;
+  bool hasSpinPoints = false;
   /// Views that start further into a kernel argument (a buffer resource
   /// based at a pointer the threads share): the argument's memref and the
   /// element the view starts at, both device values. An access through one
@@ -969,7 +994,10 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
                          ValueRange{ctx, i64(site), asI64(hostIndex), i64(count), asI64(size),
                                     asI64(tid)});
   };
-  bool lds = origin && origin->argIndex == -1 && !isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op);
+  bool atomic = isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op);
+  bool lds = origin && origin->argIndex == -1 && !atomic;
+  bool spins = !lds && (op->hasAttr(rocktile::kVolatileAccess) || (atomic && op->getParentOfType<scf::WhileOp>()));
+  hasSpinPoints |= spins;
   // A vector access claims an alignment (a 128-bit LDS access needs 16
   // bytes): check it on the device address, which for LDS is the offset.
   auto align = op->getAttrOfType<IntegerAttr>("alignment");
@@ -1000,6 +1028,13 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
     clone->setOperand(indexOperand, hostIndex);
     // Host vector accesses need no alignment; the device's claim was checked.
     clone->removeAttr("alignment");
+    // Where a workgroup may wait for another (a volatile load, an atomic in
+    // a while loop), the runtime sees what it read and lets the other
+    // workgroups of the launch run (rocktile_emu_spin): opaque to the host
+    // compiler, the call also keeps the next read from being hoisted.
+    if (spins)
+      func::CallOp::create(bb, l, runtimeFunction("rocktile_emu_spin", 3),
+                           ValueRange{ctx, i64(site), foldBits(bb, l, clone->getResult(0))});
     return clone;
   };
   // An access through a buffer resource past its last byte reads zeros or
@@ -1257,6 +1292,8 @@ struct LowerSimtToHostPass
       WorkgroupLowering lowering(kernel, module, waveSize, sites);
       if (failed(lowering.run()))
         return signalPassFailure();
+      if (lowering.spins())
+        module->setAttr(kSpinPoints, UnitAttr::get(&getContext()));
     }
     // The emulator reads the fault sites back from here.
     module->setAttr("rocktile.emulator_sites",

@@ -69,3 +69,17 @@ func.func @no_fold(%a: tensor<16x16xbf16>, %b: tensor<16x16xbf16>, %acc: tensor<
   %v = arith.addi %wide, %w : tensor<16x16xi64>
   return %s, %u, %v : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xi64>
 }
+
+// -----
+
+// A volatile load is never dead: a spin-wait reads memory for its effect on
+// control flow, and other programs' writes are what it waits for. A plain
+// load whose value is unused is erased.
+// CHECK-LABEL: func.func @volatile_load_stays
+// CHECK-NEXT: tile.load %arg0 {isVolatile}
+// CHECK-NEXT: return
+func.func @volatile_load_stays(%p: !tile.ptr<i32>) {
+  %a = tile.load %p {isVolatile} : !tile.ptr<i32> -> i32
+  %b = tile.load %p : !tile.ptr<i32> -> i32
+  return
+}

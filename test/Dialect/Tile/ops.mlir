@@ -29,6 +29,8 @@ func.func @all_ops(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %
   %x = tile.load %q, mask = %m : tensor<16x64xi1>, other = %zero : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
   // CHECK: tile.load %{{.*}} : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
   %y = tile.load %q : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
+  // CHECK: tile.load %{{.*}} {isVolatile} : !tile.ptr<f32> -> f32
+  %flag = tile.load %p {isVolatile} : !tile.ptr<f32> -> f32
   // CHECK: tile.reduce(%{{.*}}) axis = 1 : (tensor<16x64xf32>) -> tensor<16xf32>
   // CHECK: tile.reduce.return %{{.*}} : f32
   %s = tile.reduce(%x) axis = 1 : (tensor<16x64xf32>) -> tensor<16xf32> {

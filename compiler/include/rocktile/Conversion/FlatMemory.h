@@ -1,8 +1,12 @@
+// Marks on the SIMT program's memory accesses that the GPU's and the
+// emulator's lowerings to LLVM both honour.
+//
 // Pointers made from integer addresses (tile.int_to_ptr) index a memref
 // whose base is address 0: in the SIMT program, a zero-operand
-// unrealized_conversion_cast marked `rocktile.flat_memory`. The GPU's and
-// the emulator's lowerings to LLVM both replace it by a descriptor of null
-// pointers in their own address space (FlatMemoryToLLVM).
+// unrealized_conversion_cast marked `rocktile.flat_memory`, which both
+// lowerings replace by a descriptor of null pointers in their own address
+// space (FlatMemoryToLLVM). A load marked `rocktile.volatile` is an LLVM
+// volatile load (VolatileLoadToLLVM).
 #ifndef ROCKTILE_CONVERSION_FLATMEMORY_H
 #define ROCKTILE_CONVERSION_FLATMEMORY_H
 
@@ -47,6 +51,30 @@ struct FlatMemoryToLLVM : public mlir::ConvertOpToLLVMPattern<mlir::UnrealizedCo
     desc.setSize(rewriter, loc, 0, constant(INT64_MAX / eltBytes));
     desc.setStride(rewriter, loc, 0, constant(1));
     rewriter.replaceOp(op, mlir::Value(desc));
+    return mlir::success();
+  }
+};
+
+inline constexpr llvm::StringLiteral kVolatileAccess = "rocktile.volatile";
+
+/// A memref.load or vector.load marked `rocktile.volatile` (a volatile
+/// tile.load) becomes an LLVM volatile load: read each time it runs, never
+/// merged with another or moved out of a loop.
+template <typename LoadOp>
+struct VolatileLoadToLLVM : public mlir::ConvertOpToLLVMPattern<LoadOp> {
+  VolatileLoadToLLVM(const mlir::LLVMTypeConverter &converter)
+      : mlir::ConvertOpToLLVMPattern<LoadOp>(converter, /*benefit=*/10) {}
+  mlir::LogicalResult matchAndRewrite(LoadOp op, typename LoadOp::Adaptor adaptor,
+                                      mlir::ConversionPatternRewriter &rewriter) const override {
+    if (!op->hasAttr(kVolatileAccess))
+      return mlir::failure();
+    mlir::Value address = this->getStridedElementPtr(rewriter, op.getLoc(), op.getMemRefType(),
+                                                     adaptor.getOperands().front(), adaptor.getIndices());
+    mlir::Type type = this->getTypeConverter()->convertType(op.getResult().getType());
+    unsigned align = 0;
+    if (auto attr = op->template getAttrOfType<mlir::IntegerAttr>("alignment"))
+      align = unsigned(attr.getInt());
+    rewriter.replaceOpWithNewOp<mlir::LLVM::LoadOp>(op, type, address, align, /*isVolatile=*/true);
     return mlir::success();
   }
 };

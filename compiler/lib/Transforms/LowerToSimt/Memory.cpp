@@ -245,10 +245,24 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
   Value mask = op.getMask() ? lookup(op.getMask()) : Value();
   Value other = op.getOther() ? lookup(op.getOther()) : Value();
   auto tensorType = dyn_cast<RankedTensorType>(op.getType());
+  // A volatile load reads memory each time it runs (the GPU's lowering
+  // makes it an LLVM volatile load; the emulator lets other workgroups run).
+  // The single-thread fence after it, no instruction on either side, keeps
+  // a loop that only reads it (a spin-wait) from counting as free of
+  // effects, which the canonicalizer would delete.
+  auto markVolatile = [&](Operation *access) -> Value {
+    if (op.getIsVolatile()) {
+      access->setAttr(kVolatileAccess, b.getUnitAttr());
+      OpBuilder after(access);
+      after.setInsertionPointAfter(access);
+      LLVM::FenceOp::create(after, access->getLoc(), LLVM::AtomicOrdering::acquire, "singlethread");
+    }
+    return access->getResult(0);
+  };
   if (!tensorType) {
     Type elt = op.getType();
     auto load = [&](OpBuilder &bb, Location l) {
-      return memref::LoadOp::create(bb, l, ptr.base, ValueRange{ptr.value});
+      return markVolatile(memref::LoadOp::create(bb, l, ptr.base, ValueRange{ptr.value}));
     };
     if (!mask) {
       values[op] = {Value(), load(b, loc())};
@@ -270,15 +284,16 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
   Type chunkType = width == 1 ? vtype.getElementType()
                               : Type(VectorType::get({width}, vtype.getElementType()));
   Value result = arith::ConstantOp::create(b, loc(), b.getZeroAttr(vtype));
-  Value buffer = bufferViews.lookup(ptr.base);
-  if (!buffer && mask)
+  // Volatile loads stay plain loads (buffer loads have no volatile form).
+  Value buffer = op.getIsVolatile() ? Value() : bufferViews.lookup(ptr.base);
+  if (!buffer && mask && !op.getIsVolatile())
     if (auto shared = sharedBaseBuffer(op.getPtr(), width, eltBytes))
       std::tie(buffer, ptr.value) = *shared;
   auto load = [&](OpBuilder &bb, Location l, Value base, Value index) -> Value {
     if (width == 1)
-      return memref::LoadOp::create(bb, l, base, ValueRange{index});
-    return vector::LoadOp::create(bb, l, chunkType, base, ValueRange{index},
-                                  /*nontemporal=*/false, llvm::MaybeAlign(align));
+      return markVolatile(memref::LoadOp::create(bb, l, base, ValueRange{index}));
+    return markVolatile(vector::LoadOp::create(bb, l, chunkType, base, ValueRange{index},
+                                               /*nontemporal=*/false, llvm::MaybeAlign(align)));
   };
   for (int64_t g = 0; g < vtype.getNumElements(); g += width) {
     Value index = vector::ExtractOp::create(b, loc(), ptr.value, g);

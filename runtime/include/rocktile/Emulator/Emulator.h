@@ -32,6 +32,10 @@ struct KernelArg {
 /// address (tile.int_to_ptr): its address says what it reaches.
 constexpr int kAddressedMemory = -3;
 
+/// Marks a host program in which a workgroup may wait for another: a
+/// volatile load or an atomic in a while loop calls rocktile_emu_spin.
+constexpr llvm::StringLiteral kSpinPoints = "rocktile.emulator_spins";
+
 /// Where a checked access sits in the source, read back from the lowering.
 struct FaultSite {
   std::string kind;      // load, store, alignment
@@ -64,7 +68,9 @@ public:
   create(mlir::ModuleOp simt, unsigned waveSize, unsigned ldsBanks, llvm::StringRef hostCpu = "");
   ~EmulatedKernel();
 
-  /// Runs every workgroup of `grid` on up to `workers` host threads. Returns
+  /// Runs every workgroup of `grid` on up to `workers` host threads (where
+  /// workgroups may wait for each other, all of them at once, as fibers on
+  /// the calling thread). Returns
   /// an error message (empty on success): bad arguments or the first memory
   /// fault, naming the workgroup, wave, lane, buffer and source line.
   std::string launch(std::array<int64_t, 3> grid, const std::vector<KernelArg> &args,
@@ -96,8 +102,10 @@ private:
   std::vector<FaultSite> sites;
   std::unique_ptr<HostJit> jit;
   void (*entry)(void **) = nullptr;
+  bool spins = false; // workgroups may wait for each other (kSpinPoints)
 
   friend struct LaunchState;
+  friend struct WorkgroupRunner;
 };
 
 } // namespace rocktile::emulator

@@ -24,7 +24,11 @@ def LowerSimtToHost : Pass<"tile-lower-simt-to-host", "mlir::ModuleOp"> {
 
     Every global and LDS access is checked against its buffer; a miss calls
     `rocktile_emu_fault` with the access's site (its source location) and is
-    skipped. `memref.assume_alignment` becomes a check of the claim.
+    skipped. `memref.assume_alignment` becomes a check of the claim. After a
+    volatile load and after an atomic in a `scf.while`, where a workgroup
+    may wait for another, `rocktile_emu_spin` gets the value read: the
+    runtime then runs the launch's workgroups as fibers that give way there
+    (and the module is marked `rocktile.emulator_spins`).
 
     Before:
     ```mlir

@@ -467,6 +467,12 @@ int64_t ElementwiseInlineAsmOp::elementsPerOperand(Type element, int64_t pack) {
   return std::min<int64_t>(bits < 32 ? 32 / bits : 1, pack);
 }
 
+void LoadOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Read::get());
+  if (getIsVolatile())
+    effects.emplace_back(MemoryEffects::Write::get());
+}
+
 void ElementwiseInlineAsmOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
   if (getPure())

@@ -259,20 +259,28 @@ def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure, Elementwise]> {
 }
 
 def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
-    MemoryEffects<[MemRead<DefaultResource>]>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     OptionalTypesMatchWith<"other has the result's type", "result", "other", "$_self">]> {
   let summary = "Load from global memory, optionally masked";
   let description = [{
     Loads the element behind each pointer. Where `mask` is false nothing is
     read and the result is `other` (undefined when `other` is absent).
 
+    An `isVolatile` load (`tl.load(..., volatile=True)`) reads memory each time
+    it runs, as a spin-wait on a flag another program sets needs: it is
+    never merged with another load, moved out of a loop, or copied ahead
+    into LDS (it counts as a write for that), and it becomes a volatile
+    load on the GPU and a point where the emulator lets other workgroups
+    run.
+
     ```mlir
     %v = tile.load %ptrs, mask = %m, other = %zero
         : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
+    %flag = tile.load %p {isVolatile} : !tile.ptr<i32> -> i32
     ```
   }];
   let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask,
-                       Optional<Tile_Value>:$other);
+                       Optional<Tile_Value>:$other, UnitAttr:$isVolatile);
   let results = (outs Tile_Value:$result);
   let assemblyFormat = [{
     $ptr (`,` `mask` `=` $mask^ `:` type($mask))? (`,` `other` `=` $other^)?

@@ -1,0 +1,96 @@
+"""Workgroups that wait for each other, in the emulator: a volatile load or
+an atomic in a while loop is where a program may wait, and a launch with
+such points runs every workgroup resident (as fibers that give way there),
+so hand-offs between programs progress on any host; a launch where every
+program waits for ever is an EmulatorError naming each one's line."""
+import numpy as np
+import pytest
+
+import rocktile
+import rocktile.language as tl
+
+TARGETS = ["gfx950", "gfx1250"]
+
+
+@rocktile.jit
+def hand_off_chain(flags_ptr, N: tl.constexpr):
+    """Program p waits for program p + 1's flag, then sets its own to one
+    more: the last program starts the chain, which the first to start must
+    wait for."""
+    pid = tl.program_id(0)
+    seen = 0
+    if pid < N - 1:
+        seen = tl.load(flags_ptr + pid + 1, volatile=True)
+        while seen == 0:
+            seen = tl.load(flags_ptr + pid + 1, volatile=True)
+    tl.store(flags_ptr + pid, seen + 1)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_programs_wait_for_programs_that_start_later(target):
+    flags = np.zeros(16, np.int32)
+    hand_off_chain[(16,)](flags, N=16, target=target)
+    np.testing.assert_array_equal(flags, np.arange(16, 0, -1))
+
+
+@rocktile.jit
+def count_under_lock(lock_ptr, counter_ptr, USE_LOCK: tl.constexpr):
+    """A read-modify-write of a counter by every program, under a spin lock
+    taken with atomic_cas. The counter's read is volatile: a point where the
+    other programs run, as they would on the GPU between read and write."""
+    if USE_LOCK:
+        while tl.atomic_cas(lock_ptr, 0, 1) != 0:
+            pass
+    count = tl.load(counter_ptr, volatile=True)
+    tl.store(counter_ptr, count + 1)
+    if USE_LOCK:
+        tl.atomic_xchg(lock_ptr, 0)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_spin_lock_serializes_programs(target):
+    lock, counter = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    count_under_lock[(12,)](lock, counter, USE_LOCK=True, target=target)
+    assert counter[0] == 12 and lock[0] == 0
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_missing_lock_loses_updates(target):
+    """The planted bug: without the lock, programs interleave between the
+    read and the write, and updates are lost (not silently right)."""
+    lock, counter = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    count_under_lock[(12,)](lock, counter, USE_LOCK=False, target=target)
+    assert counter[0] < 12
+
+
+@rocktile.jit
+def wait_for_nobody(flags_ptr):
+    pid = tl.program_id(0)
+    while tl.load(flags_ptr + pid, volatile=True) == 0:  # WAIT-LINE
+        pass
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_deadlock_names_each_waiting_program(target, monkeypatch):
+    monkeypatch.setenv("ROCKTILE_EMULATOR_DEADLOCK_SECONDS", "0.5")
+    line = next(i for i, t in enumerate(open(__file__), 1) if "# WAIT-LINE" in t)
+    with pytest.raises(rocktile.EmulatorError, match="deadlock") as info:
+        wait_for_nobody[(3,)](np.zeros(3, np.int32), target=target)
+    message = str(info.value)
+    for pid in range(3):
+        assert f"workgroup ({pid}, 0, 0) waits at {__file__}:{line}:" in message, message
+
+
+@rocktile.jit
+def volatile_tile(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < 100, other=-1.0, volatile=True)
+    tl.store(out_ptr + offs, x * 2)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_volatile_tile_load_reads_as_a_plain_one(target):
+    x = np.arange(128, dtype=np.float32)
+    out = np.zeros_like(x)
+    volatile_tile[(1,)](x, out, BLOCK=128, target=target)
+    np.testing.assert_array_equal(out, np.where(np.arange(128) < 100, x * 2, -2))
