@@ -16,6 +16,10 @@ namespace rocktile::emulator {
 
 #define GEN_PASS_REGISTRATION
 #include "rocktile/Emulator/Passes.h.inc"
+
+/// The host program (after tile-lower-simt-to-host) to the LLVM dialect
+/// (HostToLLVM.cpp).
+std::unique_ptr<mlir::Pass> createHostToLLVM();
 } // namespace rocktile::emulator
 
 #endif
