@@ -18,13 +18,17 @@
 // CHECK: llvm.intr.exp2
 // tl.exp2 (afn) is the hardware instruction, element by element.
 // CHECK: %[[E:.*]] = llvm.extractelement %{{.*}}[%{{.*}} : i32] : vector<2xf32>
-// CHECK: %[[X:.*]] = rocdl.exp2 %[[E]] f32 -> f32
+// CHECK: %[[X:.*]] = llvm.call_intrinsic "llvm.amdgcn.exp2"(%[[E]]) : (f32) -> f32
 // CHECK: llvm.insertelement %[[X]]
-// CHECK: rocdl.exp2
-// CHECK-NOT: rocdl.exp2
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.exp2"
+// CHECK-NOT: llvm.amdgcn.exp2
 // CHECK: llvm.intr.log
+// The precise rsqrt (libdevice.rsqrt) is a correctly rounded sqrt and a
+// divide; tl.rsqrt and tl.sqrt (afn) are v_rsq_f32 and v_sqrt_f32.
 // CHECK: llvm.intr.sqrt
 // CHECK: llvm.fdiv
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.rsq"(%{{.*}}) : (f32) -> f32
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.sqrt"(%{{.*}}) : (f32) -> f32
 // CHECK: rocdl.update.dpp
 // CHECK: rocdl.ds_swizzle
 // CHECK: rocdl.permlane32.swap
@@ -47,7 +51,9 @@ module attributes {gpu.container_module} {
       %fsum = arith.addf %fast0, %fast1 : f32
       %e2f = arith.addf %e2, %fsum : f32
       %l = math.log %e2f : f32
-      %r = math.rsqrt %l : f32
+      %r0 = math.rsqrt %l : f32
+      %r1 = math.rsqrt %r0 fastmath<afn> : f32
+      %r = math.sqrt %r1 fastmath<afn> : f32
       %d = amdgpu.dpp %r %r quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32]) : f32
       %w = amdgpu.swizzle_bitmode %d 31 0 4 : f32
       %p = amdgpu.permlane_swap %w 32 : f32

@@ -102,6 +102,37 @@ def test_float32_accuracy(target):
     assert not [(name, err) for name, err, bound, _ in rows if err > bound]
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_language_math_as_triton_computes_it(target):
+    """tl.exp, tl.sigmoid, tl.sqrt and tl.rsqrt in fp32 carry Triton's AMD
+    contract: exp is 2^(x log2 e) with the product rounded (so its error
+    grows with |x|: per element at most 1 + 1.25 |x| ulps, here over the
+    whole range, subnormal results included), sqrt and rsqrt are the
+    hardware's instructions (the emulator computes them correctly rounded;
+    the GPU is within 1 ulp of that); tl.math.sqrt_rn is correctly rounded
+    on both."""
+    rng = np.random.default_rng(2)
+    n = 1 << 14
+    x = np.concatenate([np.linspace(-103.9, 88.7, n // 2), rng.uniform(-103.9, 88.7, n // 2)]).astype(np.float32)
+    out = np.zeros_like(x)
+    unary[(n // 256,)](x, out, FN=tl.exp, BLOCK=256, target=target)
+    err = ulps(out, np.exp(x.astype(np.float64)))
+    assert (err <= 1 + 1.25 * np.abs(x)).all(), (x[err.argmax()], err.max())
+    # Subnormal results are kept (LLVM's rescale), not flushed as tl.exp2's.
+    assert err[np.abs(x) <= 1].max() <= 1.5 and out[(x < -87.4) & (x > -103)].min() > 0
+    # sigmoid through that exp, where its result is a normal number.
+    x = rng.uniform(-87, 100, n).astype(np.float32)
+    unary[(n // 256,)](x, out, FN=tl.sigmoid, BLOCK=256, target=target)
+    err = ulps(out, 1 / (1 + np.exp(-x.astype(np.float64))))
+    assert (err <= 2 + 1.25 * np.abs(x)).all(), (x[err.argmax()], err.max())
+    positive = np.exp(rng.uniform(np.log(1e-45), np.log(3e38), n)).astype(np.float32)
+    for fn, ref, bound in [(tl.sqrt, np.sqrt, 0.5), (tl.rsqrt, lambda v: 1 / np.sqrt(v), 1.5)]:
+        unary[(n // 256,)](positive, out, FN=fn, BLOCK=256, target=target)
+        assert ulps(out, ref(positive.astype(np.float64))).max() <= bound, fn
+    unary[(n // 256,)](positive, out, FN=tl.math.sqrt_rn, BLOCK=256, target=target)
+    np.testing.assert_array_equal(out, np.sqrt(positive))
+
+
 SPECIALS = np.array([0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 1e30, -1e30, np.inf, -np.inf, np.nan,
                      1.4e-45, -3.7, 7.25], np.float32)
 

@@ -54,12 +54,16 @@ struct GridDimFromHiddenArgs : public ConvertOpToLLVMPattern<gpu::GridDimOp> {
   }
 };
 
-/// `tl.exp2` of f32 (math.exp2 with `afn`) is the hardware's v_exp_f32, as
-/// in Triton's AMD backend: without LLVM's rescaling for results below 2^-126
-/// (which then flush to 0), four instructions fewer per element.
-struct HardwareExp2 : public ConvertOpToLLVMPattern<math::Exp2Op> {
-  explicit HardwareExp2(const LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/11) {}
-  LogicalResult matchAndRewrite(math::Exp2Op op, OpAdaptor adaptor,
+/// f32 math with `afn` is the hardware's instruction, as in Triton's AMD
+/// backend: `tl.exp2` v_exp_f32 (without LLVM's rescaling for results below
+/// 2^-126, which then flush to 0: four instructions fewer per element),
+/// `tl.sqrt` v_sqrt_f32 and `tl.rsqrt` v_rsq_f32 (within 1 ulp, where
+/// LLVM's sqrt is a correctly rounded sequence and rsqrt a divide of it).
+template <typename MathOp>
+struct HardwareMath : public ConvertOpToLLVMPattern<MathOp> {
+  HardwareMath(const LLVMTypeConverter &converter, StringRef intrinsic)
+      : ConvertOpToLLVMPattern<MathOp>(converter, /*benefit=*/11), intrinsic(intrinsic) {}
+  LogicalResult matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto vector = dyn_cast<VectorType>(op.getType());
     if (!arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn) ||
@@ -67,20 +71,26 @@ struct HardwareExp2 : public ConvertOpToLLVMPattern<math::Exp2Op> {
       return failure();
     Location loc = op.getLoc();
     Value x = adaptor.getOperand();
+    auto apply = [&](Value element) -> Value {
+      return LLVM::CallIntrinsicOp::create(rewriter, loc, rewriter.getF32Type(), rewriter.getStringAttr(intrinsic),
+                                           ValueRange{element})
+          .getResult(0);
+    };
     if (!vector) {
-      rewriter.replaceOpWithNewOp<ROCDL::ROCDLExp2>(op, x.getType(), x);
+      rewriter.replaceOp(op, apply(x));
       return success();
     }
     Value out = LLVM::PoisonOp::create(rewriter, loc, x.getType());
     for (int64_t i = 0; i < vector.getNumElements(); ++i) {
       Value index = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), i);
       Value element = LLVM::ExtractElementOp::create(rewriter, loc, x, index);
-      Value exp = ROCDL::ROCDLExp2::create(rewriter, loc, element.getType(), element);
-      out = LLVM::InsertElementOp::create(rewriter, loc, out, exp, index);
+      out = LLVM::InsertElementOp::create(rewriter, loc, out, apply(element), index);
     }
     rewriter.replaceOp(op, out);
     return success();
   }
+
+  std::string intrinsic;
 };
 
 /// A barrier after explicit waits (kBarrierAfterWaits): s_barrier between
@@ -141,8 +151,11 @@ struct ConvertSimtToLLVMPass
 
     RewritePatternSet patterns(ctx);
     // Ahead of any device-library lowering of the same ops (and of
-    // math.exp2's to llvm.exp2, HardwareExp2's).
-    patterns.add<HardwareExp2, BarrierAfterWaits>(converter);
+    // math.exp2's to llvm.exp2, HardwareMath's).
+    patterns.add<HardwareMath<math::Exp2Op>>(converter, "llvm.amdgcn.exp2");
+    patterns.add<HardwareMath<math::SqrtOp>>(converter, "llvm.amdgcn.sqrt");
+    patterns.add<HardwareMath<math::RsqrtOp>>(converter, "llvm.amdgcn.rsq");
+    patterns.add<BarrierAfterWaits>(converter);
     populateMathToLLVMConversionPatterns(converter, patterns, /*approximateLog1p=*/true,
                                          /*benefit=*/10);
     patterns.add<GridDimFromHiddenArgs>(converter, /*benefit=*/10);

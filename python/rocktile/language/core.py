@@ -323,11 +323,19 @@ def _float_math(name, approximate=False):
     return _tensor_method(fn)
 
 
-exp, log, log2, sqrt, rsqrt, sin, cos, erf, floor, ceil = (
-    _float_math(name) for name in ("exp", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "erf", "floor", "ceil"))
-# As in Triton's AMD backend, the hardware's exp2 in fp32: results below
-# 2^-126 are 0 (libdevice.exp2 keeps them).
-exp2 = _float_math("exp2", approximate=True)
+log, log2, sin, cos, erf, floor, ceil = (
+    _float_math(name) for name in ("log", "log2", "sin", "cos", "erf", "floor", "ceil"))
+# As in Triton's AMD backend, the hardware's instructions in fp32: exp2
+# (results below 2^-126 are 0; libdevice.exp2 keeps them), sqrt and rsqrt
+# (within 1 ulp; sqrt_rn and libdevice.sqrt/rsqrt are correctly rounded).
+exp2, sqrt, rsqrt = (_float_math(name, approximate=True) for name in ("exp2", "sqrt", "rsqrt"))
+
+
+@_tensor_method
+def exp(x):
+    """e^x: 2^(x log2 e) on the hardware's exp2 in fp32, as Triton's AMD
+    backend computes it (libdevice.exp is within 1 ulp)."""
+    return semantic.exp(_unwrap(x))
 
 
 @_tensor_method
@@ -706,8 +714,8 @@ def static_print(*args, **kwargs):
 
 @_tensor_method
 def sqrt_rn(x):
-    """sqrt rounded to nearest even: rocktile's sqrt is correctly rounded."""
-    return sqrt(x)
+    """sqrt rounded to nearest even (tl.sqrt is the hardware's, within 1 ulp)."""
+    return semantic.float_math("math.sqrt", _unwrap(x), "sqrt_rn")
 
 
 def unsqueeze(input, dim):

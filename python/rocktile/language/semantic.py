@@ -981,14 +981,34 @@ def _in_float32(op_name, operands, fp32_attrs=None):
     return _emit(op_name, operands, operands[0].type, fp32_attrs if ty == float32 else None)
 
 
+_LOG2E = 1.4426950408889634
+
+
+def exp(x, fname="exp"):
+    """e^x as Triton's AMD backend computes it: in fp32 (fp16/bf16 widened
+    to it) 2^(x log2 e) with the product rounded, on the hardware's exp2
+    (math.exp2 without `afn`: LLVM scales results below 2^-126 into range,
+    as for Triton's llvm.exp2.f32); its error grows with |x| (docs/language.md).
+    fp64: math.exp, within 1 ulp. libdevice.exp is math.exp in fp32 too."""
+    x = _numeric(x, f"tl.{fname}")
+    if not x.dtype.is_floating():
+        raise SemanticError(f"tl.{fname} expects a floating-point tensor, got {x.dtype}; "
+                            "convert it first, e.g. x.to(tl.float32)")
+    if x.dtype == float64:
+        return _emit("math.exp", [x], x.type)
+    wide = cast(x, float32) if _narrow_float(x.dtype) else x
+    scaled = mul(wide, broadcast_to(constant(_LOG2E, float32), wide.shape))
+    return cast(_emit("math.exp2", [scaled], wide.type), x.dtype)
+
+
 def sigmoid(x):
-    """1 / (1 + exp(-x)), in fp32 for half types."""
+    """1 / (1 + exp(-x)) with tl.exp, in fp32 for half types."""
     x = _numeric(x, "tl.sigmoid")
     if not x.dtype.is_floating():
         raise SemanticError(f"tl.sigmoid expects a floating-point tensor, got {x.dtype}")
     wide = cast(x, float32) if _narrow_float(x.dtype) else x
     one = broadcast_to(constant(1.0, wide.dtype), wide.shape)
-    y = truediv(one, add(one, float_math("math.exp", neg(wide), "exp")))
+    y = truediv(one, add(one, exp(neg(wide), "sigmoid")))
     return cast(y, x.dtype)
 
 

@@ -199,7 +199,7 @@ struct HostScaledExtPacked : public ConvertOpToLLVMPattern<amdgpu::ScaledExtPack
 };
 
 /// math.exp2 with `afn` on f32 runs as the GPU's v_exp_f32 (SimtToLLVM's
-/// HardwareExp2): exp2, with results below 2^-126 flushed to +0. (The
+/// HardwareMath): exp2, with results below 2^-126 flushed to +0. (The
 /// hardware's result is within 1 ulp of the host's; its exact bits are not
 /// documented.)
 struct HostHardwareExp2 : public ConvertOpToLLVMPattern<math::Exp2Op> {
@@ -232,6 +232,13 @@ struct HostToLLVM : public PassWrapper<HostToLLVM, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(HostToLLVM)
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    // tl.sqrt and tl.rsqrt (`afn`) are the GPU's v_sqrt_f32 and v_rsq_f32,
+    // within 1 ulp of the correctly rounded results the host computes here;
+    // `afn` would let the host's backend use its own, coarser estimates.
+    getOperation().walk([&](Operation *op) {
+      if (isa<math::SqrtOp, math::RsqrtOp>(op))
+        op->setAttr("fastmath", arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::none));
+    });
     LLVMTypeConverter converter(ctx);
     populateGpuMemorySpaceAttributeConversions(converter, [](gpu::AddressSpace) { return 0u; });
     RewritePatternSet patterns(ctx);
