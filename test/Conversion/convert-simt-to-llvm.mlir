@@ -141,3 +141,27 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// An atomic marked with a scope is a relaxed (monotonic) atomicrmw at that
+// scope; below the system scope it may use the native float atomics
+// (ordinary memory of this device, denormal mode not honoured). Unmarked,
+// it keeps MemRef's lowering (acq_rel at the system scope).
+// CHECK-LABEL: llvm.func @scoped_atomics
+// CHECK: llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("agent") monotonic {rocdl.ignore_denormal_mode, rocdl.no_fine_grained_memory, rocdl.no_remote_memory} : !llvm.ptr<1>, f32
+// CHECK: llvm.atomicrmw max %{{.*}}, %{{.*}} syncscope("workgroup") monotonic
+// CHECK: llvm.atomicrmw xchg %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, i32
+// CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} acq_rel : !llvm.ptr<1>, i32
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @scoped_atomics(%f: memref<?xf32, #gpu.address_space<global>>, %i: memref<?xi32, #gpu.address_space<global>>, %v: f32, %n: i32) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %a = memref.atomic_rmw addf %v, %f[%c0] {rocktile.syncscope = "agent"} : (f32, memref<?xf32, #gpu.address_space<global>>) -> f32
+      %b = memref.atomic_rmw maxs %n, %i[%c0] {rocktile.syncscope = "workgroup"} : (i32, memref<?xi32, #gpu.address_space<global>>) -> i32
+      %c = memref.atomic_rmw assign %n, %i[%c0] {rocktile.syncscope = ""} : (i32, memref<?xi32, #gpu.address_space<global>>) -> i32
+      %d = memref.atomic_rmw addi %n, %i[%c0] : (i32, memref<?xi32, #gpu.address_space<global>>) -> i32
+      gpu.return
+    }
+  }
+}

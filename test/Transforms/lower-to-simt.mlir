@@ -348,6 +348,9 @@ func.func @sink_past_exchange(%x: !tile.ptr<f32>, %v: f32, %n: i32) attributes {
 // Atomics on a tile update each element once: lanes holding broadcast
 // copies (here: warps 1-3 and lanes 16-63 of a 64-element tile) skip it.
 // A scalar atomic runs in thread 0 and reaches the others through LDS.
+// The op's ordering (Triton's default acq_rel at gpu scope) is one release
+// fence before its updates and one acquire fence after, at the agent
+// scope; each update is marked with that scope (a relaxed atomic there).
 // CHECK-LABEL: gpu.func @atomics
 // CHECK-SAME: workgroup(%[[LDS:.*]] : memref<4xi8, #gpu.address_space<workgroup>>)
 // CHECK: %[[LANE:.*]] = arith.andi %{{.*}}, %c63_i32
@@ -358,17 +361,31 @@ func.func @sink_past_exchange(%x: !tile.ptr<f32>, %v: f32, %n: i32) attributes {
 // CHECK: %[[W:.*]] = arith.andi %[[WARP]], %c3_i32
 // CHECK: %[[WOK:.*]] = arith.cmpi eq, %[[W]], %c0_i32
 // CHECK: %[[OWNS:.*]] = arith.andi %[[LOK]], %[[WOK]]
+// CHECK: llvm.fence syncscope("agent") release
+// CHECK-NOT: llvm.fence
 // CHECK: scf.if %[[OWNS]] -> (i32) {
-// CHECK-NEXT: memref.atomic_rmw addi
+// CHECK-NEXT: memref.atomic_rmw addi {{.*}} {rocktile.syncscope = "agent"}
+// CHECK-NOT: llvm.fence
+// CHECK: llvm.fence syncscope("agent") acquire
 // CHECK: memref.view %[[LDS]]
 // CHECK: gpu.barrier
 // CHECK: scf.if
+// CHECK-NEXT: llvm.fence syncscope("agent") release
 // CHECK-NEXT: memref.generic_atomic_rmw
 // CHECK: arith.cmpi eq
 // CHECK: arith.select
+// CHECK: llvm.fence syncscope("agent") acquire
 // CHECK: memref.store
 // CHECK: gpu.barrier
 // CHECK: memref.load
+// A relaxed atomic has no fence (at the system scope, marked ""); a
+// release one at cta scope a workgroup release fence before, none after.
+// CHECK-NOT: llvm.fence
+// CHECK: memref.atomic_rmw assign {{.*}} {rocktile.syncscope = ""}
+// CHECK: llvm.fence syncscope("workgroup") release
+// CHECK: memref.atomic_rmw maxs {{.*}} {rocktile.syncscope = "workgroup"}
+// CHECK-NOT: llvm.fence
+// CHECK: gpu.return
 func.func @atomics(%x: !tile.ptr<i32>, %lock: !tile.ptr<i32>) attributes {tile.lds_bytes = 4 : i64, tile.num_warps = 4 : i32} {
   %r = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #b>
   %xs = tile.splat %x : !tile.ptr<i32> -> tensor<64x!tile.ptr<i32>, #b>
@@ -378,6 +395,8 @@ func.func @atomics(%x: !tile.ptr<i32>, %lock: !tile.ptr<i32>) attributes {tile.l
   %c1 = arith.constant 1 : i32
   %prev = tile.atomic_cas %lock, %c0, %c1 {tile.lds_offset = 0 : i64} : !tile.ptr<i32>, i32
   tile.store %lock, %prev : !tile.ptr<i32>, i32
+  %o1 = tile.atomic_rmw <xchg> %xp, %r {sem = "relaxed", scope = "sys"} : tensor<64x!tile.ptr<i32>, #b>, tensor<64xi32, #b>
+  %o2 = tile.atomic_rmw <max> %xp, %r {sem = "release", scope = "cta"} : tensor<64x!tile.ptr<i32>, #b>, tensor<64xi32, #b>
   return
 }
 

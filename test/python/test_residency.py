@@ -94,3 +94,24 @@ def test_volatile_tile_load_reads_as_a_plain_one(target):
     out = np.zeros_like(x)
     volatile_tile[(1,)](x, out, BLOCK=128, target=target)
     np.testing.assert_array_equal(out, np.where(np.arange(128) < 100, x * 2, -2))
+
+
+@rocktile.jit
+def release_acquire_hand_off(data_ptr, flag_ptr, out_ptr, BLOCK: tl.constexpr):
+    """Program 1 writes a tile, then releases a flag; program 0, started
+    first, acquires it and reads the tile: Triton's message-passing idiom."""
+    offs = tl.arange(0, BLOCK)
+    if tl.program_id(0) == 1:
+        tl.store(data_ptr + offs, offs * 3 + 1)
+        tl.atomic_xchg(flag_ptr, 1, sem="release", scope="gpu")
+    else:
+        while tl.atomic_add(flag_ptr, 0, sem="acquire", scope="gpu") == 0:
+            pass
+        tl.store(out_ptr + offs, tl.load(data_ptr + offs))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_release_acquire_hand_off_between_programs(target):
+    data, flag, out = np.zeros(256, np.int32), np.zeros(1, np.int32), np.zeros(256, np.int32)
+    release_acquire_hand_off[(2,)](data, flag, out, BLOCK=256, target=target)
+    np.testing.assert_array_equal(out, np.arange(256) * 3 + 1)

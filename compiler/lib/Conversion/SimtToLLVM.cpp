@@ -93,6 +93,52 @@ struct HardwareMath : public ConvertOpToLLVMPattern<MathOp> {
   std::string intrinsic;
 };
 
+/// A memref.atomic_rmw marked with a scope (kAtomicScope) is a relaxed
+/// atomicrmw at that scope: its tile op's ordering is in fences around the
+/// whole op, not in each element's update. Below the system scope it may
+/// take the chips' native float atomics (global_atomic_add_f32), as
+/// Triton's buffer atomics do: the memory is neither fine-grained nor
+/// another device's, and the add need not honour the denormal mode.
+struct ScopedAtomicRMW : public ConvertOpToLLVMPattern<memref::AtomicRMWOp> {
+  explicit ScopedAtomicRMW(const LLVMTypeConverter &converter) : ConvertOpToLLVMPattern(converter, /*benefit=*/10) {}
+  LogicalResult matchAndRewrite(memref::AtomicRMWOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto scope = op->getAttrOfType<StringAttr>(rocktile::kAtomicScope);
+    if (!scope)
+      return failure();
+    using K = arith::AtomicRMWKind;
+    using B = LLVM::AtomicBinOp;
+    std::optional<B> bin;
+    switch (op.getKind()) {
+    case K::addf: bin = B::fadd; break;
+    case K::addi: bin = B::add; break;
+    case K::assign: bin = B::xchg; break;
+    case K::maximumf: bin = B::fmaximum; break;
+    case K::minimumf: bin = B::fminimum; break;
+    case K::maxnumf: bin = B::fmax; break;
+    case K::minnumf: bin = B::fmin; break;
+    case K::maxs: bin = B::max; break;
+    case K::mins: bin = B::min; break;
+    case K::maxu: bin = B::umax; break;
+    case K::minu: bin = B::umin; break;
+    case K::ori: bin = B::_or; break;
+    case K::andi: bin = B::_and; break;
+    default: return failure();
+    }
+    Value address = getStridedElementPtr(rewriter, op.getLoc(), op.getMemRefType(), adaptor.getMemref(),
+                                         adaptor.getIndices());
+    auto atomic = rewriter.replaceOpWithNewOp<LLVM::AtomicRMWOp>(op, *bin, address, adaptor.getValue(),
+                                                                 LLVM::AtomicOrdering::monotonic, scope.getValue());
+    if (!scope.getValue().empty()) {
+      auto rocdl = rewriter.getContext()->getLoadedDialect<ROCDL::ROCDLDialect>();
+      rocdl->getNoFineGrainedMemoryAttrHelper().setAttr(atomic, rewriter.getUnitAttr());
+      rocdl->getNoRemoteMemoryAttrHelper().setAttr(atomic, rewriter.getUnitAttr());
+      rocdl->getIgnoreDenormalModeAttrHelper().setAttr(atomic, rewriter.getUnitAttr());
+    }
+    return success();
+  }
+};
+
 /// A barrier after explicit waits (kBarrierAfterWaits): s_barrier between
 /// wavefront-scope fences, which order memory accesses in the compiler and
 /// wait for nothing.
@@ -160,7 +206,8 @@ struct ConvertSimtToLLVMPass
                                          /*benefit=*/10);
     patterns.add<GridDimFromHiddenArgs>(converter, /*benefit=*/10);
     patterns.add<rocktile::FlatMemoryToLLVM, rocktile::DropEmulatorChecks,
-                 rocktile::VolatileLoadToLLVM<memref::LoadOp>, rocktile::VolatileLoadToLLVM<vector::LoadOp>>(
+                 rocktile::VolatileLoadToLLVM<memref::LoadOp>, rocktile::VolatileLoadToLLVM<vector::LoadOp>,
+                 ScopedAtomicRMW>(
         converter);
     populateGpuToROCDLConversionPatterns(converter, patterns, gpu::amd::Runtime::HIP, *chip);
     populateAMDGPUToROCDLConversionPatterns(converter, patterns, *chip);

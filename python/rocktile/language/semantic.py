@@ -1125,19 +1125,20 @@ def store(ptr, value, mask):
 # --------------------------------------------------------------------------
 # Atomics.
 
-# The memory orders and scopes Triton accepts.  rocktile ignores them: the
-# GPU code and the emulator use acq_rel at system scope for every atomic.
+# The memory orders and scopes Triton accepts, and its defaults.
 ATOMIC_SEMS = ("acquire", "release", "acq_rel", "relaxed")
 ATOMIC_SCOPES = ("gpu", "cta", "sys")
 
 
 def check_sem_scope(sem, scope, fname):
+    """The op's attributes for `sem` and `scope` (None: acq_rel, gpu)."""
     sem, scope = _value(sem), _value(scope)
     if sem is not None and sem not in ATOMIC_SEMS:
         raise SemanticError(f"{fname}: sem must be one of {', '.join(map(repr, ATOMIC_SEMS))} or None, got {sem!r}")
     if scope is not None and scope not in ATOMIC_SCOPES:
         raise SemanticError(f"{fname}: scope must be one of {', '.join(map(repr, ATOMIC_SCOPES))} or None, "
                             f"got {scope!r}")
+    return {"sem": f'"{sem or "acq_rel"}"', "scope": f'"{scope or "gpu"}"'}
 
 
 def _atomic_pointer(ptr, fname, halves=False):
@@ -1166,7 +1167,7 @@ def _atomic_value(value, ptr, elt, fname, what="val"):
 def atomic_rmw(op, ptr, val, mask, sem, scope, fname=None):
     """tl.atomic_<op>: one tile.atomic_rmw; returns the old values."""
     fname = fname or f"tl.atomic_{op}"
-    check_sem_scope(sem, scope, fname)
+    order = check_sem_scope(sem, scope, fname)
     ptr, elt = _atomic_pointer(ptr, fname, halves=op == "add")
     if op in ("and", "or", "xor") and not elt.is_int():
         raise SemanticError(f"{fname} needs integer elements, got a pointer to {elt}")
@@ -1180,7 +1181,7 @@ def atomic_rmw(op, ptr, val, mask, sem, scope, fname=None):
             raise SemanticError(f"{fname}: the mask is a tile of shape {list(mask.shape)} but the pointer is a "
                                 "scalar")
         operands.append(broadcast_to(mask, ptr.shape, f"the mask of {fname}"))
-    return _emit("tile.atomic_rmw", operands, _typed(ptr.shape, elt), {"kind": f"#tile.atomic_kind<{kind}>"})
+    return _emit("tile.atomic_rmw", operands, _typed(ptr.shape, elt), {"kind": f"#tile.atomic_kind<{kind}>", **order})
 
 
 def atomic_load(ptr, mask, sem, scope):
@@ -1252,13 +1253,13 @@ def atomic_store(ptr, val, mask, sem, scope):
 def atomic_cas(ptr, cmp, val, sem, scope):
     """tl.atomic_cas: where memory holds `cmp` write `val`; returns the old values."""
     fname = "tl.atomic_cas"
-    check_sem_scope(sem, scope, fname)
+    order = check_sem_scope(sem, scope, fname)
     ptr, elt = _atomic_pointer(ptr, fname)
     if not elt.is_int():
         raise SemanticError(f"{fname} needs 32- or 64-bit integer elements, got a pointer to {elt}")
     cmp = _atomic_value(cmp, ptr, elt, fname, "cmp")
     val = _atomic_value(val, ptr, elt, fname, "val")
-    return _emit("tile.atomic_cas", [ptr, cmp, val], _typed(ptr.shape, elt))
+    return _emit("tile.atomic_cas", [ptr, cmp, val], _typed(ptr.shape, elt), order)
 
 
 def debug_barrier():

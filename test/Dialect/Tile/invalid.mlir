@@ -757,3 +757,19 @@ func.func @async_load_mask(%p: tensor<16x16x!tile.ptr<f16>>, %m: tensor<16x8xi1>
   tile.async_load %p, mask = %m : tensor<16x8xi1> into %buf[%i] : tensor<16x16x!tile.ptr<f16>>, memref<2x16x16xf16, #gpu.address_space<workgroup>>
   return
 }
+
+// -----
+
+func.func @atomic_sem(%p: !tile.ptr<i32>, %v: i32) {
+  // expected-error @+1 {{sem must be acquire, release, acq_rel or relaxed, got 'seq_cst'}}
+  %o = tile.atomic_rmw <add> %p, %v {sem = "seq_cst"} : !tile.ptr<i32>, i32
+  return
+}
+
+// -----
+
+func.func @atomic_cas_scope(%p: !tile.ptr<i32>, %v: i32) {
+  // expected-error @+1 {{scope must be gpu, cta or sys, got 'agent'}}
+  %o = tile.atomic_cas %p, %v, %v {scope = "agent"} : !tile.ptr<i32>, i32
+  return
+}

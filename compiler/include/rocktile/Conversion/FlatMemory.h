@@ -79,6 +79,13 @@ struct VolatileLoadToLLVM : public mlir::ConvertOpToLLVMPattern<LoadOp> {
   }
 };
 
+/// Marks a memref.atomic_rmw with the LLVM synchronization scope its tile
+/// op asked for ("agent", "workgroup", or "" for the system): the GPU's
+/// lowering makes it a relaxed atomic at that scope (the op's ordering is
+/// in fences around it); the emulator's atomics stay sequentially
+/// consistent, which is stronger.
+inline constexpr llvm::StringLiteral kAtomicScope = "rocktile.syncscope";
+
 /// Marks a cf.assert that only the emulator checks (an int_to_ptr address
 /// between elements).
 inline constexpr llvm::StringLiteral kEmulatorCheck = "rocktile.emulator_check";

@@ -234,6 +234,11 @@ private:
   /// One element's atomic update at `index` of `base`, returning the old value.
   Value emitAtomic(OpBuilder &bb, Location l, Operation *op, Value base, Value index, Value value,
                    Value cmp);
+  /// The LLVM synchronization scope of an atomic tile op's `scope`.
+  static StringRef syncScope(Operation *op);
+  /// The fence an atomic tile op's `sem` asks for before its element
+  /// updates (release) or after them (acquire), if any.
+  void fence(OpBuilder &bb, Location l, Operation *op, bool after);
   /// True in thread 0 of the workgroup, which does what happens once per
   /// program (scalar stores and atomics, printing scalars).
   Value firstThread() {

@@ -423,7 +423,22 @@ Value KernelLowering::emitAtomic(OpBuilder &bb, Location l, Operation *op, Value
       return arith::XOrIOp::create(body, l, current, value);
     });
   }
-  return memref::AtomicRMWOp::create(bb, l, kind, value, base, ValueRange{index});
+  auto atomic = memref::AtomicRMWOp::create(bb, l, kind, value, base, ValueRange{index});
+  atomic->setAttr(kAtomicScope, bb.getStringAttr(syncScope(op)));
+  return atomic;
+}
+
+StringRef KernelLowering::syncScope(Operation *op) {
+  StringRef scope = op->getAttrOfType<StringAttr>("scope").getValue();
+  return scope == "gpu" ? "agent" : scope == "cta" ? "workgroup" : "";
+}
+
+void KernelLowering::fence(OpBuilder &bb, Location l, Operation *op, bool after) {
+  StringRef sem = op->getAttrOfType<StringAttr>("sem").getValue();
+  if (sem == "relaxed" || sem == (after ? "release" : "acquire"))
+    return;
+  LLVM::FenceOp::create(bb, l, after ? LLVM::AtomicOrdering::acquire : LLVM::AtomicOrdering::release,
+                        syncScope(op));
 }
 
 LogicalResult KernelLowering::fromFirstThread(Operation *op, Value pred,
@@ -475,12 +490,18 @@ LogicalResult KernelLowering::lowerAtomic(Operation *op) {
                })
         .getResult(0);
   };
+  // The op's ordering, once for all its elements: a release fence before
+  // them, an acquire fence after (each where `sem` asks for it).
   auto tensorType = dyn_cast<RankedTensorType>(resultType);
   if (!tensorType) // one thread updates memory
     return fromFirstThread(op, mask, [&](OpBuilder &bb, Location l) {
-      return emitAtomic(bb, l, op, ptr.base, ptr.value, value, cmp);
+      fence(bb, l, op, /*after=*/false);
+      Value old = emitAtomic(bb, l, op, ptr.base, ptr.value, value, cmp);
+      fence(bb, l, op, /*after=*/true);
+      return old;
     });
   Value owns = ownsElements(layoutOf(op->getResult(0)));
+  fence(b, loc(), op, /*after=*/false);
   Type elt = tensorType.getElementType();
   SmallVector<Value> olds;
   for (int64_t r = 0, n = cast<VectorType>(value.getType()).getNumElements(); r < n; ++r) {
@@ -494,6 +515,7 @@ LogicalResult KernelLowering::lowerAtomic(Operation *op) {
     Value c = cmp ? vector::ExtractOp::create(b, loc(), cmp, r).getResult() : Value();
     olds.push_back(guarded(pred, index, v, c, elt));
   }
+  fence(b, loc(), op, /*after=*/true);
   Value old = vector::FromElementsOp::create(b, loc(), cast<VectorType>(value.getType()), olds);
   if (atomicHandsOver(op)) {
     // Only the owners updated memory: the lanes and warps that hold copies

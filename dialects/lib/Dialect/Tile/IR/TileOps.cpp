@@ -402,7 +402,18 @@ LogicalResult StoreOp::verify() {
                       getMask());
 }
 
+/// An atomic's memory order and scope, as Triton names them.
+static LogicalResult verifyMemoryOrder(Operation *op, StringRef sem, StringRef scope) {
+  if (!llvm::is_contained({"acquire", "release", "acq_rel", "relaxed"}, sem))
+    return op->emitOpError() << "sem must be acquire, release, acq_rel or relaxed, got '" << sem << "'";
+  if (!llvm::is_contained({"gpu", "cta", "sys"}, scope))
+    return op->emitOpError() << "scope must be gpu, cta or sys, got '" << scope << "'";
+  return success();
+}
+
 LogicalResult AtomicRMWOp::verify() {
+  if (failed(verifyMemoryOrder(*this, getSem(), getScope())))
+    return failure();
   Type elt = rocktile::tile::getElementTypeOrSelf(getValue().getType());
   bool isFloat = isa<FloatType>(elt);
   switch (getKind()) {
@@ -482,6 +493,8 @@ void ElementwiseInlineAsmOp::getEffects(
 }
 
 LogicalResult AtomicCASOp::verify() {
+  if (failed(verifyMemoryOrder(*this, getSem(), getScope())))
+    return failure();
   Type elt = rocktile::tile::getElementTypeOrSelf(getValue().getType());
   if (!isa<IntegerType>(elt) || (elt.getIntOrFloatBitWidth() != 32 && elt.getIntOrFloatBitWidth() != 64))
     return emitOpError() << "compare-and-swap needs 32- or 64-bit integers, got " << elt;

@@ -476,13 +476,21 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     before (undefined where masked off). Each element is updated once, however
     many lanes hold it. A scalar pointer is updated once per program.
 
+    `sem` orders the op's accesses with the program's other memory accesses
+    (Triton's `acq_rel` by default, `acquire`, `release`, `relaxed`), as
+    seen by the programs of `scope` (`gpu` by default, `cta`, `sys`): once
+    for the whole op, as fences before (release) and after (acquire) its
+    element updates, which are themselves relaxed.
+
     ```mlir
     %old = tile.atomic_rmw <add> %ptrs, %v, mask = %m : tensor<64xi1>
         : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
+    %prev = tile.atomic_rmw <xchg> %flag, %one {scope = "sys", sem = "release"} : !tile.ptr<i32>, i32
     ```
   }];
   let arguments = (ins Tile_AtomicKindAttr:$kind, Tile_PtrLike:$ptr, Tile_Value:$value,
-                       Optional<Tile_BoolLike>:$mask);
+                       Optional<Tile_BoolLike>:$mask, DefaultValuedStrAttr<StrAttr, "acq_rel">:$sem,
+                       DefaultValuedStrAttr<StrAttr, "gpu">:$scope);
   let results = (outs Tile_Value:$result);
   let assemblyFormat = [{
     $kind $ptr `,` $value (`,` `mask` `=` $mask^ `:` type($mask))? attr-dict `:` type($ptr) `,`
@@ -499,12 +507,14 @@ def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
     For each pointer, atomically: if memory holds `cmp`, write `value`.
     Returns what memory held before. A scalar pointer is updated once per
     program (the usual lock: `while tl.atomic_cas(lock, 0, 1) == 1: pass`).
+    `sem` and `scope` as for `tile.atomic_rmw`.
 
     ```mlir
     %old = tile.atomic_cas %lock, %zero, %one : !tile.ptr<i32>, i32
     ```
   }];
-  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$cmp, Tile_Value:$value);
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$cmp, Tile_Value:$value,
+                       DefaultValuedStrAttr<StrAttr, "acq_rel">:$sem, DefaultValuedStrAttr<StrAttr, "gpu">:$scope);
   let results = (outs Tile_Value:$result);
   let assemblyFormat = "$ptr `,` $cmp `,` $value attr-dict `:` type($ptr) `,` type($value)";
   let hasVerifier = 1;
