@@ -87,7 +87,7 @@ def hinted_copy(x_ptr, y_ptr, start, BLOCK: tl.constexpr):
 def test_hints_vectorize_and_keep_results(target):
     sig = {"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "start": "i32"}
     plain = rocktile.compile(hinted_copy, signature=sig, constexprs={"BLOCK": 1024}, target=target)
-    wide = "global_load_dwordx4" if target == "gfx950" else "global_load_b128"
+    wide = "_load_dwordx4" if target == "gfx950" else "_load_b128"
     assert wide in plain.asm["amdgcn"] and "tile.assume" in plain.asm["tile"]
     x = np.random.rand(4096).astype(np.float32)
     y = np.zeros_like(x)

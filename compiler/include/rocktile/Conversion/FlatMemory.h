@@ -28,7 +28,7 @@ inline mlir::Value createFlatMemory(mlir::OpBuilder &b, mlir::Location loc, mlir
 }
 
 inline bool isFlatMemory(mlir::Operation *op) {
-  return mlir::isa<mlir::UnrealizedConversionCastOp>(op) && op->hasAttr(kFlatMemory);
+  return mlir::isa_and_nonnull<mlir::UnrealizedConversionCastOp>(op) && op->hasAttr(kFlatMemory);
 }
 
 /// A flat-memory marker becomes the descriptor its memref converts to, with

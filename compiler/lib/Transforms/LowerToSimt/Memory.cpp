@@ -284,9 +284,13 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
   Type chunkType = width == 1 ? vtype.getElementType()
                               : Type(VectorType::get({width}, vtype.getElementType()));
   Value result = arith::ConstantOp::create(b, loc(), b.getZeroAttr(vtype));
-  // Volatile loads stay plain loads (buffer loads have no volatile form).
+  // Through a buffer resource where one reaches the pointers (32-bit
+  // offsets, as Triton's buffer loads); unmasked, not from an integer
+  // address (whose extent the emulator checks by address). Volatile loads
+  // stay plain loads (buffer loads have no volatile form).
   Value buffer = op.getIsVolatile() ? Value() : bufferViews.lookup(ptr.base);
-  if (!buffer && mask && !op.getIsVolatile())
+  bool addressed = ptr.base && isFlatMemory(ptr.base.getDefiningOp());
+  if (!buffer && !op.getIsVolatile() && (mask || !addressed))
     if (auto shared = sharedBaseBuffer(op.getPtr(), width, eltBytes))
       std::tie(buffer, ptr.value) = *shared;
   auto load = [&](OpBuilder &bb, Location l, Value base, Value index) -> Value {
@@ -300,7 +304,7 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
     Value pred = mask ? vector::ExtractOp::create(b, loc(), mask, g).getResult() : Value();
     Value chunk;
     if (!mask) {
-      chunk = load(b, loc(), ptr.base, index);
+      chunk = load(b, loc(), buffer ? buffer : ptr.base, index);
     } else if (buffer) {
       chunk = load(b, loc(), buffer, bufferIndex(pred, index, eltBytes));
       if (other && !otherIsZero)
