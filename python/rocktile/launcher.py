@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from . import buffers, compiler
+from . import buffers, chips, compiler
 from .errors import EmulatorError
 
 _target = None
@@ -120,17 +120,24 @@ def check_args(kernel, values):
             raise ValueError(f"{where}: the signature claims divisibility by 16, but the value is {value}")
 
 
-def launch(kernel, grid, values, stream=None, fast=None):
+def launch(kernel, grid, values, stream=None, fast=None, cooperative=False):
     """Runs `kernel` on `grid` (three ints) with `values`, one per runtime
     argument, on the device path (`fast`: as runtime.Hip.launch takes it)
-    or in the emulator."""
+    or in the emulator. `cooperative` (Triton's launch_cooperative_grid):
+    every workgroup resident at once, which the chip must be able to hold."""
+    if cooperative:
+        resident, reason = chips.resident_workgroups(kernel)
+        if grid[0] * grid[1] * grid[2] > resident:
+            raise ValueError(f"launch_cooperative_grid: a grid of {grid[0] * grid[1] * grid[2]} workgroups cannot "
+                             f"all be resident on {kernel.target}, which holds at most {resident} of kernel "
+                             f"{kernel.name} at once ({reason})")
     if get_device() == "hip":
         from . import runtime
         runtime.hip().launch(kernel, grid, values, stream, fast)
         return
     args = [_emulator_arg(value, spec) for spec, value in zip(kernel.specialization.args, values)]
     try:
-        kernel.emulator().launch(grid, args, os.cpu_count() or 1)
+        kernel.emulator().launch(grid, args, os.cpu_count() or 1, cooperative)
     except compiler.load_C().EmulatorFault as e:
         raise EmulatorError(str(e)) from None
 
@@ -160,6 +167,7 @@ class Launcher:
         num_warps, num_stages = options.pop("num_warps", 4), options.pop("num_stages", None)
         target = options.pop("target", None) or get_target()
         stream = options.pop("stream", None) if "stream" not in self.fn.arg_names else None
+        cooperative = bool(options.pop("launch_cooperative_grid", False))
         device = get_device()
         options, params = self.fn.split_launch_kwargs(args, options, num_warps, num_stages)
         bound = self.fn.signature.bind(*args, **params)
@@ -169,7 +177,7 @@ class Launcher:
         remember = None if fast is None or device != "hip" else (
             fast, args, kwargs, [self.fn.arg_names.index(a.name) for a in spec.args])
         launch(kernel, _grid(self.grid, dict(bound.arguments)), [bound.arguments[a.name] for a in spec.args],
-               stream, remember)
+               stream, None if cooperative else remember, cooperative)
         return kernel
 
 
@@ -182,7 +190,7 @@ class CompiledLauncher:
     def __init__(self, kernel, grid):
         self.kernel, self.grid = kernel, grid
 
-    def __call__(self, *args, stream=None, **kwargs):
+    def __call__(self, *args, stream=None, launch_cooperative_grid=False, **kwargs):
         specs = self.kernel.specialization.args
         names = [s.name for s in specs]
         params = self.kernel.launch_params
@@ -202,7 +210,8 @@ class CompiledLauncher:
             raise TypeError(f"{self.kernel.name}: missing argument(s) {', '.join(map(repr, missing))}")
         ordered = [values[n] for n in names]
         check_args(self.kernel, ordered)
-        launch(self.kernel, _grid(self.grid, {**self.kernel.constexprs, **values}), ordered, stream)
+        launch(self.kernel, _grid(self.grid, {**self.kernel.constexprs, **values}), ordered, stream,
+               cooperative=launch_cooperative_grid)
 
     def _runtime_args(self, params, args):
         """Triton's way: the positional arguments are every parameter that is

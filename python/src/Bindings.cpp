@@ -261,7 +261,7 @@ PYBIND11_MODULE(_C, m) {
         return out;
       })
       .def("launch", [](const EmulatedKernel &k, std::array<int64_t, 3> grid, const py::list &args,
-                        unsigned workers) {
+                        unsigned workers, bool cooperative) {
         // args: ("buffer", name, address, elements) | ("int", name, value) | ("float", name, value)
         std::vector<KernelArg> converted;
         for (py::handle h : args) {
@@ -283,11 +283,11 @@ PYBIND11_MODULE(_C, m) {
         std::string fault;
         {
           py::gil_scoped_release release;
-          fault = k.launch(grid, converted, workers);
+          fault = k.launch(grid, converted, workers, cooperative);
         }
         if (!fault.empty())
           throw EmulatorFault(fault);
-      }, py::arg("grid"), py::arg("args"), py::arg("workers"));
+      }, py::arg("grid"), py::arg("args"), py::arg("workers"), py::arg("cooperative") = false);
 
   m.def("emulator_host_symbols", [] {
     std::vector<std::string> names;

@@ -115,3 +115,41 @@ def test_release_acquire_hand_off_between_programs(target):
     data, flag, out = np.zeros(256, np.int32), np.zeros(1, np.int32), np.zeros(256, np.int32)
     release_acquire_hand_off[(2,)](data, flag, out, BLOCK=256, target=target)
     np.testing.assert_array_equal(out, np.arange(256) * 3 + 1)
+
+
+@rocktile.jit
+def neighbours_after_grid_barrier(values_ptr, counter_ptr, out_ptr):
+    """Each program writes its value, waits at a grid-wide barrier (an
+    arrival count, as Triton users build one from atomics), then reads its
+    neighbour's."""
+    pid = tl.program_id(0)
+    n = tl.num_programs(0)
+    tl.store(values_ptr + pid, pid * 10 + 7)
+    tl.atomic_add(counter_ptr, 1, sem="release")
+    while tl.atomic_add(counter_ptr, 0, sem="acquire") < n:
+        pass
+    tl.store(out_ptr + pid, tl.load(values_ptr + (pid + 1) % n))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_grid_barrier_in_a_cooperative_launch(target):
+    values, counter, out = np.zeros(8, np.int32), np.zeros(1, np.int32), np.zeros(8, np.int32)
+    neighbours_after_grid_barrier[(8,)](values, counter, out, launch_cooperative_grid=True, target=target)
+    np.testing.assert_array_equal(out, (np.arange(1, 9) % 8) * 10 + 7)
+
+
+@rocktile.jit
+def fill(x_ptr):
+    tl.store(x_ptr + tl.program_id(0), 1)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_cooperative_grid_larger_than_the_chip_is_an_error(target):
+    """A small kernel of 4 waves: 8 waves per SIMD, 4 SIMDs, so 8
+    workgroups per CU, on 256 CUs."""
+    x = np.zeros(2049, np.int32)
+    fill[(2048,)](x, launch_cooperative_grid=True, target=target)
+    assert x[:2048].all()
+    with pytest.raises(ValueError, match=r"a grid of 2049 workgroups cannot all be resident on gfx\d+, which holds "
+                                         r"at most 2048 of kernel fill at once \(8 per CU by 8 waves per SIMD"):
+        fill[(2049,)](x, launch_cooperative_grid=True, target=target)

@@ -724,7 +724,7 @@ struct WorkgroupRunner {
 } // namespace rocktile::emulator
 
 std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vector<KernelArg> &args,
-                                   unsigned workers) const {
+                                   unsigned workers, bool cooperative) const {
   if (args.size() != slots.size())
     return llvm::formatv("kernel {0} takes {1} arguments, got {2}", name, slots.size(), args.size());
   for (auto [i, a] : llvm::enumerate(args)) {
@@ -753,7 +753,7 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
     for (auto [total, mine] : llvm::zip(bankUse, runner.ctx.bankUse))
       total.executions += mine.executions, total.extraCycles += mine.extraCycles;
   };
-  if (spins) {
+  if (spins || cooperative) {
     // Workgroups may wait for each other: all of them resident, as fibers
     // on this thread that give way where they wait.
     std::vector<std::unique_ptr<WorkgroupRunner>> runners(total);

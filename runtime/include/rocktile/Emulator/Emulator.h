@@ -69,12 +69,12 @@ public:
   ~EmulatedKernel();
 
   /// Runs every workgroup of `grid` on up to `workers` host threads (where
-  /// workgroups may wait for each other, all of them at once, as fibers on
-  /// the calling thread). Returns
+  /// workgroups may wait for each other, or the launch is `cooperative`,
+  /// all of them at once, as fibers on the calling thread). Returns
   /// an error message (empty on success): bad arguments or the first memory
   /// fault, naming the workgroup, wave, lane, buffer and source line.
-  std::string launch(std::array<int64_t, 3> grid, const std::vector<KernelArg> &args,
-                     unsigned workers) const;
+  std::string launch(std::array<int64_t, 3> grid, const std::vector<KernelArg> &args, unsigned workers,
+                     bool cooperative = false) const;
 
   /// A kernel argument as the SIMT program takes it: a buffer (a memref
   /// descriptor in the kernarg segment) or a scalar of `bits`.
