@@ -153,3 +153,35 @@ def test_cooperative_grid_larger_than_the_chip_is_an_error(target):
     with pytest.raises(ValueError, match=r"a grid of 2049 workgroups cannot all be resident on gfx\d+, which holds "
                                          r"at most 2048 of kernel fill at once \(8 per CU by 8 waves per SIMD"):
         fill[(2049,)](x, launch_cooperative_grid=True, target=target)
+
+
+def _stream_k_inputs(dtype):
+    import ml_dtypes
+    rng = np.random.default_rng(0)
+    dtype = {"bf16": ml_dtypes.bfloat16, "fp8": ml_dtypes.float8_e4m3fn}[dtype]
+    return rng.standard_normal((150, 200)).astype(dtype), rng.standard_normal((200, 130)).astype(dtype)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", ["bf16", "fp8"])
+def test_stream_k_example(target, dtype):
+    """examples/stream_k.py: 9 tiles of 7 K-blocks on 8 programs; 6 hand a
+    partial tile to the tile's owner. Tolerance: fp32 accumulation of
+    200 products of bf16 (fp8) values, in another order than numpy's."""
+    import stream_k
+    a, b = _stream_k_inputs(dtype)
+    c, flags = stream_k.stream_k(a, b, target=target)
+    np.testing.assert_allclose(c, stream_k.reference(a, b), rtol=1e-5, atol=1e-4)
+    assert flags.sum() == 6
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_stream_k_missing_hand_off_is_a_located_deadlock(target, monkeypatch):
+    """The planted missing dependency: partial tiles never published, so
+    each owner waits for ever: an EmulatorError naming its waiting line."""
+    import stream_k
+    monkeypatch.setenv("ROCKTILE_EMULATOR_DEADLOCK_SECONDS", "0.5")
+    line = next(i for i, t in enumerate(open(stream_k.__file__), 1) if "tl.atomic_add(flags_ptr + other" in t)
+    with pytest.raises(rocktile.EmulatorError, match="deadlock") as info:
+        stream_k.stream_k(*_stream_k_inputs("bf16"), target=target, publish=False)
+    assert f"waits at {stream_k.__file__}:{line}:" in str(info.value)
