@@ -185,3 +185,21 @@ def test_stream_k_missing_hand_off_is_a_located_deadlock(target, monkeypatch):
     with pytest.raises(rocktile.EmulatorError, match="deadlock") as info:
         stream_k.stream_k(*_stream_k_inputs("bf16"), target=target, publish=False)
     assert f"waits at {stream_k.__file__}:{line}:" in str(info.value)
+
+
+@rocktile.jit
+def plain_spin(flag_ptr, out_ptr):
+    seen = 0
+    while tl.load(flag_ptr) == 0:  # PLAIN-SPIN
+        seen += 1
+    tl.store(out_ptr, seen)
+
+
+def test_spin_on_a_plain_load_is_a_located_error():
+    """The planted non-volatile spin: the compiler may read the flag once
+    (LLVM hoists it out of the loop, and the emulator would spin for ever),
+    so it is a CompilationError at the load."""
+    line = next(i for i, t in enumerate(open(__file__), 1) if "# PLAIN-SPIN" in t)
+    with pytest.raises(rocktile.CompilationError, match="waits on a plain load") as info:
+        plain_spin[(2,)](np.zeros(1, np.int32), np.zeros(1, np.int32))
+    assert info.value.lineno == line

@@ -62,6 +62,8 @@ void rocktile::registerDialects(DialectRegistry &registry) {
 
 void rocktile::buildTilePipeline(OpPassManager &pm, const CompileOptions &o) {
   pm.addPass(createInlinerPass());
+  // Before the canonicalizer, which erases a loop free of effects.
+  pm.addPass(createCheckSpinWaits());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // The hardware converts only fp32 to and from fp8, and computes nothing in

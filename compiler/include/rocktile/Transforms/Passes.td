@@ -3,6 +3,35 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CheckSpinWaits : Pass<"tile-check-spin-waits", "mlir::ModuleOp"> {
+  let summary = "Reject loops that wait on a plain load of memory the loop never changes";
+  let description = [{
+    An `scf.while` whose condition depends on a plain (not volatile)
+    `tile.load` of the same pointers in every iteration, and whose regions
+    write no memory (no store, atomic,
+    volatile load or other op with a write effect) can only run zero times
+    or for ever: nothing in it changes what it reads, and the compiler may
+    read the memory once (LLVM hoists the load out of the loop, on the GPU
+    as on the emulator's host), so another program's write is never seen.
+    That is a spin-wait written with a plain load; the pass reports it at
+    the load, before the canonicalizer would erase such a loop as free of
+    effects. A spin-wait loads with `volatile=True` (`{isVolatile}`) or
+    polls with an atomic.
+
+    Before (an error at the load):
+    ```mlir
+    scf.while : () -> () {
+      %v = tile.load %flag : !tile.ptr<i32> -> i32
+      %wait = arith.cmpi eq, %v, %c0 : i32
+      scf.condition(%wait)
+    } do {
+      scf.yield
+    }
+    ```
+    After: unchanged where no loop is such a spin.
+  }];
+}
+
 def PipelineCopies : Pass<"tile-pipeline-copies", "mlir::ModuleOp"> {
   let summary = "Software-pipeline a loop's block copies and dot operand loads over N stages (num_stages)";
   let description = [{
