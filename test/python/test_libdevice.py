@@ -80,15 +80,30 @@ def ulps(got, want):
     return np.abs(got.astype(np.float64) - want) / spacing
 
 
+def unary_rows(table, sample, error, target, rng):
+    """(name, largest error, bound, domain) of each function of `table`
+    (name -> reference, domain, bound) on `sample`'s points of its domain."""
+    rows = []
+    for name, (ref, (lo, hi), bound) in table.items():
+        x = sample(lo, hi, rng)
+        out = np.zeros_like(x)
+        unary[(N // 256,)](x, out, FN=getattr(libdevice, name), BLOCK=256, target=target)
+        rows.append((name, error(out, ref(x.astype(np.float64))).max(), bound, f"[{lo:g}, {hi:g}]"))
+    return rows
+
+
+def check_rows(rows, title):
+    """Prints the rows (with -s) and holds each to its bound."""
+    print(f"\n{title}")
+    for name, err, bound, domain in rows:
+        print(f"  {name:6} {err:7.2f}  (bound {bound:g}) over {domain}")
+    assert not [(name, err) for name, err, bound, _ in rows if err > bound]
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_float32_accuracy(target):
     rng = np.random.default_rng(0)
-    rows = []
-    for name, (ref, (lo, hi), bound) in ACCURACY.items():
-        x = samples(lo, hi, rng)
-        out = np.zeros_like(x)
-        unary[(N // 256,)](x, out, FN=getattr(libdevice, name), BLOCK=256, target=target)
-        rows.append((name, ulps(out, ref(x.astype(np.float64))).max(), bound, f"[{lo:g}, {hi:g}]"))
+    rows = unary_rows(ACCURACY, samples, ulps, target, rng)
     for name, (ref, (a, b), (c, d), bound) in BINARY_ACCURACY.items():
         x, y = rng.uniform(a, b, N).astype(np.float32), rng.uniform(c, d, N).astype(np.float32)
         out = np.zeros_like(x)
@@ -96,10 +111,7 @@ def test_float32_accuracy(target):
         want = ref(x.astype(np.float64), y.astype(np.float64))
         finite = np.abs(want) < float(np.finfo(np.float32).max)
         rows.append((name, ulps(out[finite], want[finite]).max(), bound, f"[{a:g}, {b:g}] x [{c:g}, {d:g}]"))
-    print(f"\n{target}: max error in float32 ulps")
-    for name, err, bound, domain in rows:
-        print(f"  {name:6} {err:7.2f}  (bound {bound:g}) over {domain}")
-    assert not [(name, err) for name, err, bound, _ in rows if err > bound]
+    check_rows(rows, f"{target}: max error in float32 ulps")
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -247,21 +259,13 @@ def ulps64(got, want):
 @pytest.mark.parametrize("target", TARGETS)
 def test_float64_accuracy(target):
     rng = np.random.default_rng(1)
-    rows = []
-    for name, (ref, (lo, hi), bound) in ACCURACY64.items():
-        x = samples64(lo, hi, rng)
-        out = np.zeros_like(x)
-        unary[(N // 256,)](x, out, FN=getattr(libdevice, name), BLOCK=256, target=target)
-        rows.append((name, ulps64(out, ref(x)).max(), bound, f"[{lo:g}, {hi:g}]"))
+    rows = unary_rows(ACCURACY64, samples64, ulps64, target, rng)
     # pow as exp(y log x), as in float32: log's rounding grows with |y log x|.
     x, y = rng.uniform(0.01, 100, N), rng.uniform(-10, 10, N)
     out = np.zeros_like(x)
     binary[(N // 256,)](x, y, out, FN=libdevice.pow, BLOCK=256, target=target)
     rows.append(("pow", ulps64(out, np.power(x, y)).max(), 64, "[0.01, 100] x [-10, 10]"))
-    print(f"\n{target}: max error in float64 ulps")
-    for name, err, bound, domain in rows:
-        print(f"  {name:6} {err:7.2f}  (bound {bound:g}) over {domain}")
-    assert not [(name, err) for name, err, bound, _ in rows if err > bound]
+    check_rows(rows, f"{target}: max error in float64 ulps")
 
 
 SPECIALS64 = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 1e-310, 1e-20, -1e-20, 1.0, -1.0,
