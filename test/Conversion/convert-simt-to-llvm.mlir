@@ -165,3 +165,26 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A compare-and-swap (tl.atomic_cas) is one relaxed cmpxchg at its scope,
+// not the generic lowering's retry loop.
+// CHECK-LABEL: llvm.func @compare_exchange
+// CHECK: %[[X:.*]] = llvm.cmpxchg %{{.*}}, %{{.*}}, %{{.*}} syncscope("agent") monotonic monotonic : !llvm.ptr<1>, i32
+// CHECK: llvm.extractvalue %[[X]][0]
+// CHECK-NOT: llvm.cmpxchg
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @compare_exchange(%lock: memref<?xi32, #gpu.address_space<global>>, %cmp: i32, %v: i32) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %old = memref.generic_atomic_rmw %lock[%c0] : memref<?xi32, #gpu.address_space<global>> {
+      ^bb0(%current: i32):
+        %same = arith.cmpi eq, %current, %cmp : i32
+        %new = arith.select %same, %v, %current : i32
+        memref.atomic_yield %new : i32
+      } {rocktile.compare_exchange, rocktile.syncscope = "agent"}
+      gpu.return
+    }
+  }
+}

@@ -139,6 +139,31 @@ struct ScopedAtomicRMW : public ConvertOpToLLVMPattern<memref::AtomicRMWOp> {
   }
 };
 
+/// A compare-and-swap (kCompareExchange) is one relaxed cmpxchg at its
+/// scope, as Triton's atomic_cas (the generic lowering's retry loop would
+/// also write memory back where the comparison fails).
+struct ScopedCompareExchange : public ConvertOpToLLVMPattern<memref::GenericAtomicRMWOp> {
+  explicit ScopedCompareExchange(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/10) {}
+  LogicalResult matchAndRewrite(memref::GenericAtomicRMWOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto scope = op->getAttrOfType<StringAttr>(rocktile::kAtomicScope);
+    auto select = dyn_cast<arith::SelectOp>(op.getBody()->getTerminator()->getOperand(0).getDefiningOp());
+    auto same = select ? select.getCondition().getDefiningOp<arith::CmpIOp>() : nullptr;
+    if (!scope || !op->hasAttr(rocktile::kCompareExchange) || !same)
+      return failure();
+    Location loc = op.getLoc();
+    Value address = getStridedElementPtr(rewriter, loc, op.getMemRefType(), adaptor.getMemref(),
+                                         adaptor.getIndices());
+    auto exchange = LLVM::AtomicCmpXchgOp::create(
+        rewriter, loc, address, rewriter.getRemappedValue(same.getRhs()),
+        rewriter.getRemappedValue(select.getTrueValue()), LLVM::AtomicOrdering::monotonic,
+        LLVM::AtomicOrdering::monotonic, scope.getValue());
+    rewriter.replaceOpWithNewOp<LLVM::ExtractValueOp>(op, exchange, ArrayRef<int64_t>{0});
+    return success();
+  }
+};
+
 /// A barrier after explicit waits (kBarrierAfterWaits): s_barrier between
 /// wavefront-scope fences, which order memory accesses in the compiler and
 /// wait for nothing.
@@ -207,7 +232,7 @@ struct ConvertSimtToLLVMPass
     patterns.add<GridDimFromHiddenArgs>(converter, /*benefit=*/10);
     patterns.add<rocktile::FlatMemoryToLLVM, rocktile::DropEmulatorChecks,
                  rocktile::VolatileLoadToLLVM<memref::LoadOp>, rocktile::VolatileLoadToLLVM<vector::LoadOp>,
-                 ScopedAtomicRMW>(
+                 ScopedAtomicRMW, ScopedCompareExchange>(
         converter);
     populateGpuToROCDLConversionPatterns(converter, patterns, gpu::amd::Runtime::HIP, *chip);
     populateAMDGPUToROCDLConversionPatterns(converter, patterns, *chip);

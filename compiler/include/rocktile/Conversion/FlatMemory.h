@@ -85,6 +85,10 @@ struct VolatileLoadToLLVM : public mlir::ConvertOpToLLVMPattern<LoadOp> {
 /// in fences around it); the emulator's atomics stay sequentially
 /// consistent, which is stronger.
 inline constexpr llvm::StringLiteral kAtomicScope = "rocktile.syncscope";
+/// Marks a memref.generic_atomic_rmw whose body is a compare-and-swap
+/// (`select(current == cmp, value, current)`): the GPU's lowering makes it
+/// one cmpxchg at its kAtomicScope.
+inline constexpr llvm::StringLiteral kCompareExchange = "rocktile.compare_exchange";
 
 /// Marks a cf.assert that only the emulator checks (an int_to_ptr address
 /// between elements).

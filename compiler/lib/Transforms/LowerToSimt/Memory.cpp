@@ -406,11 +406,16 @@ Value KernelLowering::emitAtomic(OpBuilder &bb, Location l, Operation *op, Value
     memref::AtomicYieldOp::create(body, l, combine(body, rmw.getCurrentValue()));
     return rmw.getResult();
   };
-  if (cmp)
-    return generic([&](OpBuilder &body, Value current) -> Value {
+  if (cmp) {
+    Value old = generic([&](OpBuilder &body, Value current) -> Value {
       Value same = arith::CmpIOp::create(body, l, arith::CmpIPredicate::eq, current, cmp);
       return arith::SelectOp::create(body, l, same, value, current);
     });
+    Operation *rmw = old.getDefiningOp();
+    rmw->setAttr(kAtomicScope, bb.getStringAttr(syncScope(op)));
+    rmw->setAttr(kCompareExchange, bb.getUnitAttr());
+    return old;
+  }
   using K = arith::AtomicRMWKind;
   K kind{}; // every AtomicKind sets it below
   switch (cast<tile::AtomicRMWOp>(op).getKind()) {
