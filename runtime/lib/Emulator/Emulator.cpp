@@ -335,7 +335,7 @@ struct LaunchState {
       w.waitSite = site, w.waitBits = bits, w.waitRepeats = 0;
       lastProgress = std::chrono::steady_clock::now();
     }
-    if (!failed && w.waitRepeats % kRepeats == kRepeats - 1 && w.fibers->full() &&
+    if (!failed && w.waitRepeats % kRepeats == kRepeats - 1 && w.fibers->allStarted() &&
         llvm::all_of(resident, [](WorkerContext *r) { return r->waitRepeats >= kRepeats - 1; }) &&
         std::chrono::steady_clock::now() - lastProgress > deadlockTimeout())
       reportDeadlock();
@@ -702,6 +702,7 @@ struct WorkgroupRunner {
 
   void run(int64_t wg) {
     ctx.workgroup = {wg % grid[0], wg / grid[0] % grid[1], wg / (grid[0] * grid[1])};
+    ctx.waitSite = -1, ctx.waitRepeats = 0; // nor what it last waited for
     ++ctx.epoch; // a new workgroup: nothing of the last one's LDS accesses counts
     for (auto &queue : ctx.copies) // nor its copies never waited for
       queue.clear();
@@ -747,45 +748,51 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
     return "";
 
   LaunchState state{*this, args};
-  bankUse.assign(sites.size(), {});
-  auto finish = [&](WorkgroupRunner &runner) {
-    std::lock_guard<std::mutex> lock(state.mutex);
-    for (auto [total, mine] : llvm::zip(bankUse, runner.ctx.bankUse))
-      total.executions += mine.executions, total.extraCycles += mine.extraCycles;
-  };
+  // Each runner serves one workgroup after another; its bank use is the
+  // launch's once all have run.
+  std::vector<std::unique_ptr<WorkgroupRunner>> runners;
   if (spins || cooperative) {
     // Workgroups may wait for each other: all of them resident, as fibers
-    // on this thread that give way where they wait.
-    std::vector<std::unique_ptr<WorkgroupRunner>> runners(total);
-    Fibers fibers(total, total, [&](size_t wg) {
-      WorkgroupRunner &runner = *(runners[wg] = std::make_unique<WorkgroupRunner>(state, grid));
-      runner.ctx.fibers = &fibers;
+    // on this thread that give way where they wait; a returned one's runner
+    // serves the next.
+    std::vector<WorkgroupRunner *> idle;
+    Fibers fibers(total, [&](size_t wg) {
+      if (idle.empty()) {
+        runners.push_back(std::make_unique<WorkgroupRunner>(state, grid));
+        runners.back()->ctx.fibers = &fibers;
+        idle.push_back(runners.back().get());
+      }
+      WorkgroupRunner &runner = *idle.back();
+      idle.pop_back();
       state.resident.push_back(&runner.ctx);
       runner.run(int64_t(wg));
       llvm::erase(state.resident, &runner.ctx);
       state.lastProgress = std::chrono::steady_clock::now();
-      finish(runner);
-      runners[wg].reset();
+      idle.push_back(&runner);
     });
     if (!fibers.run())
-      state.fault = llvm::formatv("kernel {0}: the emulator could not map a stack for workgroup {1} of {2}, "
-                                  "which must all be resident at once", name, fibers.resident(), total);
+      state.fault = llvm::formatv("kernel {0}: the emulator could not map a stack for another workgroup, with {1} "
+                                  "of {2} resident (all must be at once)", name, fibers.resident(), total);
   } else {
+    unsigned n = std::max<unsigned>(1, std::min<int64_t>(workers, total));
+    for (unsigned i = 0; i < n; ++i)
+      runners.push_back(std::make_unique<WorkgroupRunner>(state, grid));
     std::atomic<int64_t> next{0};
-    auto work = [&]() {
-      WorkgroupRunner runner(state, grid);
+    auto work = [&](WorkgroupRunner &runner) {
       for (int64_t wg; !state.failed && (wg = next++) < total;)
         runner.run(wg);
-      finish(runner);
     };
-    unsigned n = std::max<unsigned>(1, std::min<int64_t>(workers, total));
     std::vector<std::thread> threads;
     for (unsigned i = 1; i < n; ++i)
-      threads.emplace_back(work);
-    work();
+      threads.emplace_back(work, std::ref(*runners[i]));
+    work(*runners[0]);
     for (std::thread &t : threads)
       t.join();
   }
+  bankUse.assign(sites.size(), {});
+  for (const auto &runner : runners)
+    for (auto [sum, mine] : llvm::zip(bankUse, runner->ctx.bankUse))
+      sum.executions += mine.executions, sum.extraCycles += mine.extraCycles;
   std::fflush(stdout); // device_print output, before the caller prints more
   return state.fault;
 }

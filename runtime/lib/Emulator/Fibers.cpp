@@ -38,9 +38,8 @@ struct Fibers::Scheduler {
 /// Fibers object's address goes in two halves).
 static thread_local size_t startingTask;
 
-Fibers::Fibers(size_t count, size_t maxResident, std::function<void(size_t)> task)
-    : count(count), maxResident(std::max<size_t>(maxResident, 1)), task(std::move(task)), fibers(count),
-      scheduler(new Scheduler) {}
+Fibers::Fibers(size_t count, std::function<void(size_t)> task)
+    : count(count), task(std::move(task)), fibers(count), scheduler(new Scheduler) {}
 
 Fibers::~Fibers() = default;
 
@@ -61,7 +60,7 @@ void Fibers::switchTo(size_t next) {
 
 bool Fibers::run() {
   while (!stopped) {
-    if (!full()) {
+    if (!allStarted()) {
       size_t i = started++;
       if (spare.empty()) {
         fibers[i] = std::make_unique<Fiber>();

@@ -16,8 +16,8 @@ namespace rocktile::emulator {
 class Fibers {
 public:
   /// `task(i)` for i in [0, count), each on a fiber of its own, started in
-  /// order as the running ones give way, at most `maxResident` at once.
-  Fibers(size_t count, size_t maxResident, std::function<void(size_t)> task);
+  /// order as the running ones give way.
+  Fibers(size_t count, std::function<void(size_t)> task);
   ~Fibers();
 
   /// Runs until every task has returned or stop() was called (tasks not
@@ -30,12 +30,9 @@ public:
   /// From inside a task: ends run() at this task's next yield.
   void stop() { stopped = true; }
 
-  /// The task running now.
-  size_t current() const { return running; }
-  /// Whether no task can start before a resident one returns: every task
-  /// has started, or `maxResident` are resident.
-  bool full() const { return started == count || resident() == maxResident; }
-  /// How many tasks are resident.
+  /// Whether every task has started.
+  bool allStarted() const { return started == count; }
+  /// How many tasks are resident (started, not returned).
   size_t resident() const { return started - finished; }
 
 private:
@@ -43,7 +40,7 @@ private:
   static void entry(unsigned high, unsigned low);
   void switchTo(size_t next);
 
-  size_t count, maxResident, started = 0, finished = 0, running = 0;
+  size_t count, started = 0, finished = 0, running = 0;
   bool stopped = false;
   std::function<void(size_t)> task;
   std::vector<std::unique_ptr<Fiber>> fibers;   // by task, null until started or once returned
