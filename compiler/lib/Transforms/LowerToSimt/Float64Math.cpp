@@ -107,18 +107,21 @@ public:
     return fma(mul(r, r), horner(c, r), r);
   }
 
+  /// 2^k e^r, or x where x is NaN.
+  Value scaledExp(Value x, Value k, Value r) {
+    return select(isNan(x), x, ldexp(add(expm1Reduced(r), f(1)), k));
+  }
+
   Value exp(Value x) {
     auto [k, r] = reduceByLn2(clamp(x, -746, 710));
-    Value result = ldexp(add(expm1Reduced(r), f(1)), k);
-    return select(isNan(x), x, result);
+    return scaledExp(x, k, r);
   }
 
   Value exp2(Value x) {
     Value clamped = clamp(x, -1076, 1025);
     Value k = math::RoundEvenOp::create(b, clamped);
     Value frac = sub(clamped, k);
-    Value r = fma(frac, f(kLn2), mul(frac, f(kLn2Low)));
-    return select(isNan(x), x, ldexp(add(expm1Reduced(r), f(1)), k));
+    return scaledExp(x, k, fma(frac, f(kLn2), mul(frac, f(kLn2Low))));
   }
 
   /// 2^k (1 + q) - 1 as 2^k q + (2^k - 1), both exact or nearly so for
@@ -195,21 +198,23 @@ public:
     return mul(x, horner(c, mul(x, x)));
   }
   /// erfc(a) for a >= 0.75: exp(-a^2) erfcx(a), exp(-a^2) with a^2 in two
-  /// parts (its rounding would otherwise cost up to 16 ulps at 6).
-  Value erfcTail(Value a) {
+  /// parts (its rounding would otherwise cost up to 16 ulps at 6); with
+  /// `beyondSix`, a >= 6 too (erf needs only a < 6: it is 1 beyond).
+  Value erfcTail(Value a, bool beyondSix) {
     Value square = mul(a, a);
     Value squareLow = fma(a, a, arith::NegFOp::create(b, square));
     Value gauss = mul(exp(arith::NegFOp::create(b, square)), sub(f(1), squareLow));
     // Chebyshev's sum by Clenshaw's recurrence.
     Value t = mul(sub(mul(a, f(2)), f(6.75)), f(1 / 5.25));
     Value twoT = mul(t, f(2)), b1 = f(0), b2 = f(0);
-    for (double c : llvm::reverse(ArrayRef(kErfcxChebyshev).drop_front()))
-    {
+    for (double c : llvm::reverse(ArrayRef(kErfcxChebyshev).drop_front())) {
       Value next = add(fma(twoT, b1, arith::NegFOp::create(b, b2)), f(c));
       b2 = b1;
       b1 = next;
     }
     Value chebyshev = add(fma(t, b1, arith::NegFOp::create(b, b2)), f(kErfcxChebyshev[0]));
+    if (!beyondSix)
+      return mul(gauss, chebyshev);
     // Beyond 6: 1/sqrt(pi) / (a + (1/2) / (a + 1 / (a + (3/2) / (a + ...)))).
     Value fraction = f(0);
     for (int n = 16; n >= 1; --n)
@@ -220,7 +225,7 @@ public:
 
   Value erf(Value x) {
     Value a = abs(x);
-    Value tail = select(lt(a, 6), sub(f(1), erfcTail(a)), f(1));
+    Value tail = select(lt(a, 6), sub(f(1), erfcTail(a, /*beyondSix=*/false)), f(1));
     Value result = select(lt(a, 0.75), erfSeries(x), copysign(tail, x));
     return select(isNan(x), x, result);
   }
@@ -228,7 +233,7 @@ public:
   Value erfc(Value x) {
     Value a = abs(x);
     // erfc underflows beyond 27.3, where a^2's low part would be inf - inf.
-    Value tail = select(lt(a, 27.3), erfcTail(clamp(a, 0, 27.3)), f(0));
+    Value tail = select(lt(a, 27.3), erfcTail(clamp(a, 0, 27.3), /*beyondSix=*/true), f(0));
     Value outer = select(lt(x, 0), sub(f(2), tail), tail);
     Value result = select(lt(a, 0.75), sub(f(1), erfSeries(x)), outer);
     return select(isNan(x), x, result);
