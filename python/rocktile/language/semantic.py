@@ -950,14 +950,20 @@ def where(condition, x, y):
     return _emit("arith.select", [condition, x, y], x.type)
 
 
+def floating_operand(x, fname):
+    """`x` as a tensor of floats; anything else is an error naming `fname`."""
+    x = _numeric(x, fname)
+    if not x.dtype.is_floating():
+        raise SemanticError(f"{fname} expects a floating-point tensor, got {x.dtype}; "
+                            "convert it first, e.g. x.to(tl.float32)")
+    return x
+
+
 def float_math(op_name, x, fname, approximate=False):
     """A math-dialect function of a float (fp16/bf16/fp8 computed in fp32);
     `approximate`: in fp32, the hardware's instruction where there is one
     (`afn`), not the correctly scaled expansion."""
-    x = _numeric(x, f"tl.{fname}")
-    if not x.dtype.is_floating():
-        raise SemanticError(f"tl.{fname} expects a floating-point tensor, got {x.dtype}; "
-                            "convert it first, e.g. x.to(tl.float32)")
+    x = floating_operand(x, f"tl.{fname}")
     return _in_float32(op_name, [x], {"fastmath": "#arith.fastmath<afn>"} if approximate else None)
 
 
@@ -990,10 +996,7 @@ def exp(x, fname="exp"):
     (math.exp2 without `afn`: LLVM scales results below 2^-126 into range,
     as for Triton's llvm.exp2.f32); its error grows with |x| (docs/language.md).
     fp64: math.exp, within 1 ulp. libdevice.exp is math.exp in fp32 too."""
-    x = _numeric(x, f"tl.{fname}")
-    if not x.dtype.is_floating():
-        raise SemanticError(f"tl.{fname} expects a floating-point tensor, got {x.dtype}; "
-                            "convert it first, e.g. x.to(tl.float32)")
+    x = floating_operand(x, f"tl.{fname}")
     if x.dtype == float64:
         return _emit("math.exp", [x], x.type)
     wide = cast(x, float32) if _narrow_float(x.dtype) else x

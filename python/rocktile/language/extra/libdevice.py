@@ -19,11 +19,7 @@ from .. import core, semantic
 from ..semantic import SemanticError, _unwrap
 
 def _float(x, fname):
-    x = semantic._numeric(_unwrap(x), f"libdevice.{fname}")
-    if not x.dtype.is_floating():
-        raise SemanticError(f"libdevice.{fname} expects a floating-point tensor, got {x.dtype}; convert it "
-                            "first, e.g. x.to(tl.float32)")
-    return x
+    return semantic.floating_operand(_unwrap(x), f"libdevice.{fname}")
 
 
 def _unary(op, fname):
