@@ -1,7 +1,12 @@
 """How fast the CPU emulator runs real kernels: softmax over a 4096 x 1024
 fp32 matrix, and the tutorial GEMM at 512 x 512 x 512 in bf16 (128 x 128 x 64
 tiles, 4 warps), on each target, beside the same computation in numpy, in
-one run. Prints best-of-N wall times and their ratio (not a test)."""
+one run. Each runs three ways: with the emulator's global-memory racechecks
+off (ROCKTILE_EMULATOR_RACECHECK=0; bounds, LDS and sync checks stay), with
+them on (the default), and on top through librocktile_hip's device path,
+where every buffer is hipMalloc memory and initcheck covers it too. Prints
+best-of-N wall times and their ratios (not a test)."""
+import contextlib
 import os
 import sys
 import time
@@ -10,10 +15,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 import rocktile  # noqa: E402
-from matmul import matmul  # noqa: E402
+from rocktile import aot, runtime  # noqa: E402
+from matmul import matmul_kernel  # noqa: E402
 from softmax import softmax_kernel  # noqa: E402
 
 ROWS, COLS, REPEATS = 4096, 1024, 5
+MODES = ("checks off", "racecheck", "+initcheck")
 
 
 def best_of(fn):
@@ -25,35 +32,67 @@ def best_of(fn):
     return min(times)
 
 
-def numpy_softmax(x):
+@contextlib.contextmanager
+def mode(name):
+    """The environment of one way to run: see the module's text."""
+    env = {"checks off": {"ROCKTILE_EMULATOR_RACECHECK": "0"}, "racecheck": {},
+           "+initcheck": {"ROCKTILE_DEVICE": "hip", "ROCKTILE_HIP_LIBRARY": aot.HIP_EMULATOR}}[name]
+    saved = {k: os.environ.get(k) for k in ("ROCKTILE_EMULATOR_RACECHECK", "ROCKTILE_DEVICE", "ROCKTILE_HIP_LIBRARY")}
+    for k in saved:
+        os.environ.pop(k, None)
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k, None)
+            if v is not None:
+                os.environ[k] = v
+
+
+def run_case(title, numpy_fn, arrays, launch, result):
+    """Times `launch(target, *buffers)` in each mode beside `numpy_fn`; the
+    buffers are `arrays` (copied to librocktile_hip's memory for
+    +initcheck), and `result(*buffers)` is the answer checked against numpy's."""
+    reference = numpy_fn()
+    t_numpy = best_of(numpy_fn)
+    print(f"\n{title}, best of {REPEATS}, {os.cpu_count()} host threads; numpy {t_numpy * 1e3:.1f} ms")
+    print(f"{'target':8} " + " ".join(f"{m:>20}" for m in MODES) + f" {'max error':>10}")
+    for target in ("gfx950", "gfx1250"):
+        cells, err = [], 0.0
+        for m in MODES:
+            with mode(m):
+                buffers = [runtime.to_device(a) for a in arrays] if m == "+initcheck" else [a.copy() for a in arrays]
+                launch(target, *buffers)  # compile and JIT outside the timing
+                t = best_of(lambda: launch(target, *buffers))
+                out = result(*buffers)
+                if m == "+initcheck":
+                    out = runtime.to_host(out)
+                err = max(err, float(np.abs(out.astype(np.float32) - reference).max()))
+            cells.append(f"{t * 1e3:8.1f}ms {t / t_numpy:6.1f}x")
+        print(f"{target:8} " + " ".join(f"{c:>20}" for c in cells) + f" {err:10.2e}")
+
+
+def softmax_reference(x):
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
 
 
 if __name__ == "__main__":
     x = np.random.default_rng(0).standard_normal((ROWS, COLS), np.float32)
-    out = np.empty_like(x)
-    reference = numpy_softmax(x)
-    t_numpy = best_of(lambda: numpy_softmax(x))
-    print(f"softmax {ROWS} x {COLS} fp32, best of {REPEATS}, {os.cpu_count()} host threads")
-    print(f"{'target':8} {'emulator':>10} {'numpy':>10} {'ratio':>8} {'max error':>10}")
-    for target in ("gfx950", "gfx1250"):
-        launch = lambda: softmax_kernel[(ROWS,)](out, x, COLS, COLS, COLS, BLOCK=COLS, target=target)  # noqa: E731
-        launch()  # compile and JIT outside the timing
-        t_emu = best_of(launch)
-        err = np.abs(out - reference).max()
-        print(f"{target:8} {t_emu * 1e3:8.1f}ms {t_numpy * 1e3:8.1f}ms {t_emu / t_numpy:7.1f}x {err:10.2e}")
+    run_case(f"softmax {ROWS} x {COLS} fp32", lambda: softmax_reference(x), [x, np.zeros_like(x)],
+             lambda target, x, out: softmax_kernel[(ROWS,)](out, x, COLS, COLS, COLS, BLOCK=COLS, target=target),
+             lambda x, out: out)
 
     import ml_dtypes
     rng = np.random.default_rng(1)
     a, b = (rng.standard_normal((512, 512)).astype(ml_dtypes.bfloat16) for _ in range(2))
     a32, b32 = a.astype(np.float32), b.astype(np.float32)
-    t_numpy = best_of(lambda: a32 @ b32)
-    print(f"\nGEMM 512 x 512 x 512 bf16 -> fp32, 128 x 128 x 64 tiles, best of {REPEATS}")
-    print(f"{'target':8} {'emulator':>10} {'numpy':>10} {'ratio':>8} {'max error':>10}")
-    for target in ("gfx950", "gfx1250"):
-        launch = lambda: matmul(a, b, target=target, blocks=(128, 128, 64))  # noqa: E731
-        c = launch()
-        t_emu = best_of(launch)
-        err = np.abs(c - a32 @ b32).max()
-        print(f"{target:8} {t_emu * 1e3:8.1f}ms {t_numpy * 1e3:8.1f}ms {t_emu / t_numpy:7.1f}x {err:10.2e}")
+
+    def gemm(target, a, b, c):
+        blocks = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8)
+        matmul_kernel[(16,)](a, b, c, c, 512, 512, 512, 512, 1, 512, 1, 512, 1, **blocks, HAS_BIAS=False,
+                             ACTIVATION="", target=target)
+
+    run_case("GEMM 512 x 512 x 512 bf16 -> fp32, 128 x 128 x 64 tiles", lambda: a32 @ b32,
+             [a, b, np.zeros((512, 512), np.float32)], gemm, lambda a, b, c: c)

@@ -13,7 +13,7 @@ gfx950 and gfx1250.
 """
 from . import language
 from .tuning import Config, autotune, heuristics
-from .buffers import DeviceBuffer, TensorWrapper, reinterpret
+from .buffers import DeviceBuffer, TensorWrapper, reinterpret, uninitialized
 from .compiler import compile
 from .kernel import CompiledKernel
 from .errors import CompilationError, CompilationWarning, EmulatorError
@@ -30,5 +30,5 @@ def next_power_of_2(n: int) -> int:
 
 
 __all__ = ["jit", "compile", "cdiv", "autotune", "Config", "heuristics", "next_power_of_2", "CompilationError", "CompilationWarning", "EmulatorError",
-           "CompiledKernel", "DeviceBuffer", "TensorWrapper", "reinterpret", "set_target", "get_target",
+           "CompiledKernel", "DeviceBuffer", "TensorWrapper", "reinterpret", "uninitialized", "set_target", "get_target",
            "JITFunction", "language", "constexpr", "constexpr_function"]

@@ -10,6 +10,7 @@ another dtype of the same width.
 from __future__ import annotations
 
 import ctypes
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -137,3 +138,46 @@ def from_dlpack(value, name):
         raise TypeError(f"kernel argument '{name}' has negative strides; pass a contiguous array")
     elements = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides))
     return DeviceBuffer(Buffer((t.data or 0) + t.byte_offset, elements, dtype, itemsize, t.device_id), capsule)
+
+
+class _Unwritten(NamedTuple):
+    """Memory marked by `uninitialized`: its bytes [start, end), and a flag
+    per byte that a kernel wrote it."""
+    start: int
+    end: int
+    flags: np.ndarray
+
+
+_unwritten: dict[int, _Unwritten] = {}  # by id of the marked object, while it lives
+
+
+def uninitialized(value):
+    """Marks the memory of `value` (a numpy array or CPU tensor, whole
+    allocation) as never written, as `np.empty`'s or `torch.empty`'s is: in
+    the emulator, a kernel that reads a byte of it that no kernel wrote is an
+    EmulatorError (initcheck). Writes by the host afterwards are not seen, so
+    mark memory that only kernels write, such as outputs. Returns `value`."""
+    b = describe(value, "the argument of rocktile.uninitialized")
+    if b.device is not None:
+        raise TypeError("rocktile.uninitialized marks host memory, which the emulator runs kernels on; "
+                        f"this is memory of HIP device {b.device}")
+    owner = value.base if isinstance(value, TensorWrapper) else value
+    if isinstance(owner, np.ndarray):
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        start = np.lib.array_utils.byte_bounds(owner)[0]
+    else:  # a CPU torch tensor
+        start = owner.untyped_storage().data_ptr()
+    end = b.address + b.elements * b.itemsize
+    _unwritten[id(owner)] = _Unwritten(start, end, np.zeros(end - start, np.uint8))
+    weakref.finalize(owner, _unwritten.pop, id(owner), None)
+    return value
+
+
+def initcheck_flags(b: Buffer) -> int:
+    """The address of the initcheck flag of `b`'s first byte, where memory
+    marked by `uninitialized` holds all of `b` (else 0)."""
+    for r in _unwritten.values():
+        if r.start <= b.address and b.address + b.elements * b.itemsize <= r.end:
+            return r.flags.ctypes.data + b.address - r.start
+    return 0

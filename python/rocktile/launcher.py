@@ -68,7 +68,7 @@ def _emulator_arg(value, spec):
         if b.device is not None:
             raise TypeError(f"kernel argument '{name}' is memory of HIP device {b.device}; the emulator needs "
                             "host memory (numpy arrays, CPU tensors)")
-        return ("buffer", name, b.address, b.elements)
+        return ("buffer", name, b.address, b.elements, buffers.initcheck_flags(b))
     if isinstance(value, np.generic):
         value = value.item()
     if spec.type.is_floating():

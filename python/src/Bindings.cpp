@@ -262,7 +262,8 @@ PYBIND11_MODULE(_C, m) {
       })
       .def("launch", [](const EmulatedKernel &k, std::array<int64_t, 3> grid, const py::list &args,
                         unsigned workers, bool cooperative) {
-        // args: ("buffer", name, address, elements) | ("int", name, value) | ("float", name, value)
+        // args: ("buffer", name, address, elements[, initcheck flags' address]) | ("int", name, value) |
+        // ("float", name, value)
         std::vector<KernelArg> converted;
         for (py::handle h : args) {
           auto t = h.cast<py::tuple>();
@@ -272,6 +273,8 @@ PYBIND11_MODULE(_C, m) {
             a.kind = KernelArg::Buffer;
             a.address = t[2].cast<uint64_t>();
             a.numElements = t[3].cast<int64_t>();
+            if (t.size() > 4)
+              a.initialized = reinterpret_cast<uint8_t *>(t[4].cast<uintptr_t>());
           } else if (kind == "float") {
             a.kind = KernelArg::Float;
             a.floatValue = t[2].cast<double>();

@@ -15,6 +15,7 @@
 // CHECK: %[[I:.*]] = arith.addi %[[ROW]], %[[T]]
 // CHECK: memref.dim %[[X]]
 // CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK: func.call @rocktile_emu_global_access
 // CHECK-NEXT: memref.load %[[X]][%[[I]]]
 // CHECK: } else {
 // CHECK: func.call @rocktile_emu_fault
@@ -345,6 +346,7 @@ module attributes {gpu.container_module} {
 // CHECK: %[[NEAR:.*]] = arith.cmpi slt, %[[BYTE]], %c2147483648
 // CHECK: %[[OK:.*]] = arith.andi %{{.*}}, %[[NEAR]] : i1
 // CHECK: scf.if %[[OK]] {
+// CHECK: func.call @rocktile_emu_global_access
 // CHECK-NEXT: memref.store
 // CHECK-NEXT: } else {
 // CHECK-NEXT: scf.if %[[NEAR]] {
@@ -382,6 +384,7 @@ module attributes {gpu.container_module} {
 // CHECK: %[[BYTE:.*]] = arith.muli %[[AT]], %c4
 // CHECK: %[[NEAR:.*]] = arith.cmpi slt, %[[BYTE]], %c2147483648
 // CHECK: scf.if
+// CHECK: func.call @rocktile_emu_global_access
 // CHECK-NEXT: memref.load %[[X]][%[[ARG]]]
 module attributes {gpu.container_module} {
   gpu.module @m {
@@ -600,6 +603,51 @@ module attributes {gpu.container_module} {
       } do {
         scf.yield
       }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Racecheck and initcheck: each access to a buffer argument tells the
+// runtime its site, first element, element count, thread and kind (0 load,
+// 1 store, 2 atomic) before it runs; LDS accesses do not (they have their
+// own check). Fences at device or system scope order workgroups: a release
+// fence counts a release, an acquire fence records the count; a fence at
+// workgroup scope does neither.
+// CHECK-LABEL: func.func @hand_off_workgroup(
+// CHECK: scf.for
+// CHECK: func.call @rocktile_emu_global_access(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i64{{[_0-9]*}}) :
+// CHECK-NEXT: memref.store
+// CHECK: func.call @rocktile_emu_release(
+// CHECK-NEXT: llvm.fence syncscope("agent") release
+// CHECK: func.call @rocktile_emu_global_access(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{[_0-9]*}}) :
+// CHECK-NEXT: memref.atomic_rmw
+// CHECK-NOT: rocktile_emu_release
+// CHECK: llvm.fence syncscope("workgroup") acquire
+// CHECK: func.call @rocktile_emu_acquire(
+// CHECK-NEXT: llvm.fence acquire
+// CHECK: func.call @rocktile_emu_global_access(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i64{{[_0-9]*}}) :
+// CHECK-NEXT: memref.load
+// CHECK-NOT: rocktile_emu_global_access
+// CHECK: return
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @hand_off(%data: memref<?xi32, #gpu.address_space<global>>, %flag: memref<?xi32, #gpu.address_space<global>>)
+        workgroup(%lds : memref<256xi8, #gpu.address_space<workgroup>>)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %one = arith.constant 1 : i32
+      %t = gpu.thread_id x
+      memref.store %one, %data[%t] : memref<?xi32, #gpu.address_space<global>>
+      llvm.fence syncscope("agent") release
+      %old = memref.atomic_rmw addi %one, %flag[%c0] : (i32, memref<?xi32, #gpu.address_space<global>>) -> i32
+      llvm.fence syncscope("workgroup") acquire
+      llvm.fence acquire
+      %v = memref.load %data[%t] : memref<?xi32, #gpu.address_space<global>>
+      %view = memref.view %lds[%c0][] : memref<256xi8, #gpu.address_space<workgroup>> to memref<64xi32, #gpu.address_space<workgroup>>
+      memref.store %v, %view[%t] : memref<64xi32, #gpu.address_space<workgroup>>
       gpu.return
     }
   }

@@ -6,7 +6,9 @@ compares what comes back with a torch reference. It returns a list of
 `(label, got, want)` triples, or raises `NotApplicable` with the reason the
 entry point cannot run here (it needs a CUDA device, ...).
 """
+import contextlib
 import dataclasses
+import os
 import traceback
 
 import torch
@@ -81,6 +83,21 @@ def classify(exc: BaseException) -> tuple[str, str]:
     where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
     origin = f" [{type(exc).__name__} at {where.filename.rsplit('/', 2)[-1]}:{where.lineno}]" if where and kind == "error" else ""
     return kind, (first + origin)[:300]
+
+
+@contextlib.contextmanager
+def races_across_programs():
+    """For a kernel that means two programs to write the same bytes (the
+    same values, say): the emulator's racecheck stays within workgroups."""
+    saved = os.environ.get("ROCKTILE_EMULATOR_RACECHECK")
+    os.environ["ROCKTILE_EMULATOR_RACECHECK"] = "workgroup"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["ROCKTILE_EMULATOR_RACECHECK"]
+        else:
+            os.environ["ROCKTILE_EMULATOR_RACECHECK"] = saved
 
 
 def fwd_bwd(fn, reference, *inputs, outputs=None, backward=True):

@@ -337,6 +337,17 @@ int main(void) {
   printf("memset past the block %d\n", hipMemset(b, 0, 2048));
   printf("memset %d\n", hipMemset(b, 0, 1024));
   printf("launch %d\n", launch_add_kernel(0, 1, 1, 1, a, b, c, 256));
+  void *d, *e;
+  hipMalloc(&d, 1024);
+  hipMalloc(&e, 1024);
+  printf("launch reading memory never written %d\n", launch_add_kernel(0, 1, 1, 1, a, d, b, 256));
+  hipMemset(d, 0, 512);
+  printf("launch reading memory half written %d\n", launch_add_kernel(0, 1, 1, 1, a, d, b, 256));
+  printf("launch reading its written half %d\n", launch_add_kernel(0, 1, 1, 1, a, d, b, 128));
+  hipMemcpy(e, d, 1024, 3);
+  printf("launch reading a copy of it %d\n", launch_add_kernel(0, 1, 1, 1, a, e, b, 256));
+  printf("launch writing it %d\n", launch_add_kernel(0, 1, 1, 1, a, b, e, 256));
+  printf("launch reading what a kernel wrote %d\n", launch_add_kernel(0, 1, 1, 1, a, e, b, 256));
   printf("launch on NULL %d\n", launch_add_kernel(0, 1, 1, 1, a, b, NULL, 256));
   printf("launch on host memory %d\n", launch_add_kernel(0, 1, 1, 1, a, b, malloc(1024), 256));
   hipFree(c);
@@ -354,7 +365,10 @@ def test_hip_emulator_memcheck(tmp_path, arch):
     hipErrorInvalidMemcpyDirection 21, hipErrorLaunchFailure 719 with the
     located access): before, a NULL or freed kernel argument crashed or hung
     the process, memcpy past a block overwrote the host heap, memset past
-    one aborted in glibc, a host pointer argument was written unchecked."""
+    one aborted in glibc, a host pointer argument was written unchecked.
+    Initcheck: a kernel's read of hipMalloc'd bytes that no copy, memset or
+    kernel wrote (a device-to-device copy carries what its source had) is a
+    located hipErrorLaunchFailure; before, it read whatever was there."""
     out = tmp_path / "aot"
     aot.run([ADD, "--target", "gfx950,gfx1250", "--signature", "x_ptr=*fp32:16,y_ptr=*fp32:16,out_ptr=*fp32:16,"
              "n_elements=i32", "--constexpr", "BLOCK=1024", "-o", str(out)])
@@ -368,7 +382,10 @@ def test_hip_emulator_memcheck(tmp_path, arch):
     codes = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
     assert codes == {"memcpy": "0", "memcpy past the block": "1", "memcpy to NULL": "1", "memcpy of kind 77": "21",
                      "memcpy to host memory as the device": "1", "memset past the block": "1", "memset": "0",
-                     "launch": "0", "launch on NULL": "719", "launch on host memory": "719",
+                     "launch": "0", "launch reading memory never written": "719",
+                     "launch reading memory half written": "719", "launch reading its written half": "0",
+                     "launch reading a copy of it": "719", "launch writing it": "0",
+                     "launch reading what a kernel wrote": "0", "launch on NULL": "719", "launch on host memory": "719",
                      "launch on freed memory": "719", "free twice": "1"}, done.stdout
     for text in ("hipMemcpy of 1028 bytes: the destination reaches 4 bytes past the end of its hipMalloc block",
                  "hipMemcpy: the destination is NULL", "hipMemcpy: 77 is no hipMemcpyKind",
@@ -377,3 +394,6 @@ def test_hip_emulator_memcheck(tmp_path, arch):
         assert text in done.stderr, done.stderr
     line = next(i for i, t in enumerate(open(os.path.join(EXAMPLES, "vector_add.py")), 1) if "tl.store(" in t)
     assert done.stderr.count(f"vector_add.py:{line}:") == 3, done.stderr  # the three bad launches, located
+    assert done.stderr.count(f"vector_add.py:{line - 1}:") == 3, done.stderr  # the three reads of unwritten bytes
+    assert "index 0 reads byte 0 of 'argument 1'" in done.stderr and "reads byte 512 of 'argument 1'" in done.stderr
+    assert done.stderr.count("which neither the host nor a kernel wrote (uninitialized memory)") == 3

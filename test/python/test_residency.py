@@ -55,10 +55,18 @@ def test_spin_lock_serializes_programs(target):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_missing_lock_loses_updates(target):
-    """The planted bug: without the lock, programs interleave between the
-    read and the write, and updates are lost (not silently right)."""
+def test_missing_lock_is_a_race_and_loses_updates(target, monkeypatch):
+    """The planted bug: without the lock, racecheck reports the programs'
+    unordered writes of the counter; with the check across workgroups off,
+    programs interleave between the read and the write, and updates are lost
+    (not silently right)."""
+    line = next(i for i, t in enumerate(open(__file__), 1) if "tl.store(counter_ptr, count + 1)" in t)
     lock, counter = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    with pytest.raises(rocktile.EmulatorError, match=f"global memory race on byte 0 of 'counter_ptr'.*"
+                       f"writes it at {__file__}:{line}:.* wrote it at {__file__}:{line}:"):
+        count_under_lock[(12,)](lock, counter, USE_LOCK=False, target=target)
+    monkeypatch.setenv("ROCKTILE_EMULATOR_RACECHECK", "workgroup")
+    counter[0] = 0
     count_under_lock[(12,)](lock, counter, USE_LOCK=False, target=target)
     assert counter[0] < 12
 

@@ -1,5 +1,6 @@
 #include "rocktile/Emulator/Emulator.h"
 #include "rocktile/Emulator/Fibers.h"
+#include "rocktile/Emulator/GlobalChecks.h"
 #include "rocktile/Emulator/HostJit.h"
 #include "rocktile/Emulator/Passes.h"
 #include "rocktile/Emulator/TensorDataMover.h"
@@ -30,6 +31,9 @@ struct LaunchState;
 struct WorkerContext {
   LaunchState *launch;
   std::array<int64_t, 3> workgroup;
+  int64_t linearWorkgroup = 0;
+  /// The launch's release count at this workgroup's last acquire fence.
+  uint32_t acquired = 0;
   /// Per LDS byte: which waves touched it since the last barrier (valid
   /// while `epoch` is the current one), and where.
   struct LdsByte {
@@ -77,6 +81,8 @@ struct WorkerContext {
 struct LaunchState {
   const EmulatedKernel &kernel;
   const std::vector<KernelArg> &args;
+  std::array<int64_t, 3> grid;
+  GlobalMemoryChecks checks;
   std::mutex mutex;
   std::string fault;
   std::atomic<bool> failed{false};
@@ -433,6 +439,47 @@ struct LaunchState {
                           otherWrote ? "wrote" : "read", kernel.sites[otherSite].location);
   }
 
+  /// A global access at `site` (racecheck and initcheck).
+  void globalAccess(WorkerContext &w, int64_t site, int64_t index, int64_t count, int64_t thread,
+                    GlobalMemoryChecks::Kind kind) {
+    const FaultSite &s = kernel.sites[site];
+    GlobalAccessor who{w.linearWorkgroup, w.epoch, int32_t(thread / kernel.waveSize), w.acquired};
+    GlobalConflict c = checks.access(who, s.argIndex, index * s.elementBytes, count * s.elementBytes, kind,
+                                     int32_t(site));
+    if (c.kind == GlobalConflict::None)
+      return;
+    const KernelArg &a = args[s.argIndex];
+    std::string memory = llvm::formatv("byte {0} of '{1}' (address {2:x})", c.byte, a.name, a.address + c.byte);
+    if (c.kind == GlobalConflict::Uninitialized)
+      return fail(w, site, thread,
+                  llvm::formatv("{0} of {1} element(s) at index {2} reads {3}, which neither the host nor a kernel "
+                                "wrote (uninitialized memory)",
+                                s.kind, count, index, memory));
+    const char *verb = kind == GlobalMemoryChecks::Kind::Read    ? "reads"
+                       : kind == GlobalMemoryChecks::Kind::Write ? "writes"
+                                                                 : "atomically updates";
+    std::lock_guard<std::mutex> lock(mutex);
+    if (failed)
+      return;
+    failed = true;
+    if (c.kind == GlobalConflict::WithinWorkgroup) {
+      fault = llvm::formatv("kernel {0}, workgroup ({1}, {2}, {3}): global memory race on {4}: wave {5} {6} it "
+                            "at {7}, and wave {8} {9} it at {10} with no barrier between them",
+                            kernel.name, w.workgroup[0], w.workgroup[1], w.workgroup[2], memory, who.wave, verb,
+                            s.location, c.otherWave, c.otherWrote ? "wrote" : "read",
+                            kernel.sites[c.otherSite].location);
+      return;
+    }
+    int64_t o = c.otherWorkgroup;
+    fault = llvm::formatv("kernel {0}: global memory race on {1}: workgroup ({2}, {3}, {4}) writes it at {5}, and "
+                          "workgroup ({6}, {7}, {8}) wrote it at {9}, neither with an atomic nor ordered by a "
+                          "release and an acquire (ROCKTILE_EMULATOR_RACECHECK=workgroup turns this check off "
+                          "where a kernel means such a race)",
+                          kernel.name, memory, w.workgroup[0], w.workgroup[1], w.workgroup[2], s.location,
+                          o % grid[0], o / grid[0] % grid[1], o / (grid[0] * grid[1]),
+                          kernel.sites[c.otherSite].location);
+  }
+
   void report(const WorkerContext &w, int64_t site, int64_t index, int64_t count, int64_t size,
               int64_t thread) {
     const FaultSite &s = kernel.sites[site];
@@ -509,6 +556,19 @@ extern "C" void rocktile_emu_spin(int64_t ctx, int64_t site, int64_t bits) {
   auto *w = reinterpret_cast<WorkerContext *>(ctx);
   if (w->fibers)
     w->launch->wait(*w, site, uint64_t(bits));
+}
+
+extern "C" void rocktile_emu_global_access(int64_t ctx, int64_t site, int64_t index, int64_t count,
+                                           int64_t thread, int64_t kind) {
+  auto *w = reinterpret_cast<WorkerContext *>(ctx);
+  w->launch->globalAccess(*w, site, index, count, thread, GlobalMemoryChecks::Kind(kind));
+}
+
+extern "C" void rocktile_emu_release(int64_t ctx) { reinterpret_cast<WorkerContext *>(ctx)->launch->checks.release(); }
+
+extern "C" void rocktile_emu_acquire(int64_t ctx) {
+  auto *w = reinterpret_cast<WorkerContext *>(ctx);
+  w->acquired = w->launch->checks.acquire();
 }
 
 extern "C" int64_t rocktile_emu_realtime() {
@@ -702,6 +762,7 @@ struct WorkgroupRunner {
 
   void run(int64_t wg) {
     ctx.workgroup = {wg % grid[0], wg / grid[0] % grid[1], wg / (grid[0] * grid[1])};
+    ctx.linearWorkgroup = wg, ctx.acquired = 0;
     ctx.waitSite = -1, ctx.waitRepeats = 0; // nor what it last waited for
     ++ctx.epoch; // a new workgroup: nothing of the last one's LDS accesses counts
     for (auto &queue : ctx.copies) // nor its copies never waited for
@@ -747,7 +808,16 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
   if (total == 0)
     return "";
 
-  LaunchState state{*this, args};
+  // Racecheck's granule for a buffer: the smallest element any access to it
+  // uses, so that accesses to neighbouring elements never share one.
+  std::vector<GlobalMemoryChecks::Buffer> buffers(args.size());
+  for (auto [b, slot, a] : llvm::zip(buffers, slots, args))
+    if (slot.isBuffer)
+      b = {a.address, uint64_t(a.numElements) * slot.elementBytes, slot.elementBytes, a.initialized};
+  for (const FaultSite &s : sites)
+    if (s.argIndex >= 0 && (s.kind == "load" || s.kind == "store" || s.kind == "atomic update"))
+      buffers[s.argIndex].granule = std::min<unsigned>(buffers[s.argIndex].granule, s.elementBytes);
+  LaunchState state{*this, args, grid, {buffers, RacecheckScope::fromEnvironment()}};
   // Each runner serves one workgroup after another; its bank use is the
   // launch's once all have run.
   std::vector<std::unique_ptr<WorkgroupRunner>> runners;

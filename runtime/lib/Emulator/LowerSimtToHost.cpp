@@ -901,6 +901,20 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
     });
     return success();
   }
+  if (auto fence = dyn_cast<LLVM::FenceOp>(op)) {
+    // Fences at device or system scope order workgroups (racecheck).
+    std::optional<StringRef> scope = fence.getSyncscope();
+    if (!scope || scope->empty() || *scope == "agent") {
+      bool release = fence.getOrdering() != LLVM::AtomicOrdering::acquire;
+      bool acquire = fence.getOrdering() != LLVM::AtomicOrdering::release;
+      if (release)
+        func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_release", 1), ValueRange{ctx});
+      if (acquire)
+        func::CallOp::create(b, loc(), runtimeFunction("rocktile_emu_acquire", 1), ValueRange{ctx});
+    }
+    builder.clone(*op, map);
+    return success();
+  }
   if (auto lane = dyn_cast<gpu::LaneIdOp>(op)) {
     map.map(lane.getResult(), arith::RemUIOp::create(builder, loc(), tid, idx(waveSize)));
     return success();
@@ -1024,6 +1038,12 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
       func::CallOp::create(bb, l, runtimeFunction("rocktile_emu_lds_access", 6),
                            ValueRange{ctx, i64(site), asI64(hostIndex), i64(count * eltBytes), asI64(tid),
                                       i64(stored ? 1 : 0)});
+    // What each wave did to a buffer argument's bytes since its last
+    // barrier, and which workgroup wrote them: racecheck and initcheck.
+    if (origin && origin->argIndex >= 0)
+      func::CallOp::create(bb, l, runtimeFunction("rocktile_emu_global_access", 6),
+                           ValueRange{ctx, i64(site), asI64(hostIndex), i64(count), asI64(tid),
+                                      i64(atomic ? 2 : stored ? 1 : 0)});
     Operation *clone = bb.clone(*op, map);
     clone->setOperand(indexOperand, hostIndex);
     // Host vector accesses need no alignment; the device's claim was checked.

@@ -57,7 +57,13 @@ struct Module {
 };
 
 std::mutex mutex; // guards the state below
-std::map<uintptr_t, size_t> allocations;
+/// A hipMalloc block: its size, and a flag per byte that the host (a copy,
+/// a memset) or a kernel wrote it (initcheck).
+struct Block {
+  size_t bytes;
+  std::vector<uint8_t> initialized;
+};
+std::map<uintptr_t, Block> allocations;
 thread_local int lastError = hipSuccess;
 
 int fail(int error, const std::string &message) {
@@ -146,10 +152,17 @@ int loadModule(Module &module, const void *image) {
 int64_t bytesInBlock(uint64_t address) {
   std::lock_guard<std::mutex> lock(mutex);
   auto it = allocations.upper_bound(address);
-  if (it == allocations.begin() || address >= std::prev(it)->first + std::prev(it)->second)
+  if (it == allocations.begin() || address >= std::prev(it)->first + std::prev(it)->second.bytes)
     return -1;
   --it;
-  return int64_t(it->first + it->second - address);
+  return int64_t(it->first + it->second.bytes - address);
+}
+
+/// The initcheck flag of the byte at `address`, in a live block.
+uint8_t *initializedFlags(uint64_t address) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = std::prev(allocations.upper_bound(address));
+  return it->second.initialized.data() + (address - it->first);
 }
 
 /// A buffer argument's elements: what its hipMalloc block holds from its
@@ -216,6 +229,8 @@ int launch(const Module &module, std::array<int64_t, 3> grid, unsigned block, co
       a.kind = emulator::KernelArg::Buffer;
       a.address = read(slots[next + 1]) + read(slots[next + 2]) * slot.elementBytes;
       a.numElements = bufferElements(a.address, slot.elementBytes);
+      if (a.numElements)
+        a.initialized = initializedFlags(a.address);
     } else if (slot.isFloat) {
       a.kind = emulator::KernelArg::Float;
       uint64_t bits = read(slots[next]);
@@ -299,7 +314,7 @@ int hipMalloc(void **ptr, size_t bytes) {
   if (!*ptr)
     return lastError = hipErrorOutOfMemory;
   std::lock_guard<std::mutex> lock(mutex);
-  allocations[uintptr_t(*ptr)] = bytes;
+  allocations[uintptr_t(*ptr)] = {bytes, std::vector<uint8_t>(bytes)};
   return hipSuccess;
 }
 int hipFree(void *ptr) {
@@ -334,12 +349,20 @@ int hipMemcpy(void *dst, const void *src, size_t bytes, int kind) {
     if (std::string why = device ? deviceRangeError(ptr, bytes, what) : ""; !why.empty())
       return fail(hipErrorInvalidValue, "hipMemcpy of " + std::to_string(bytes) + " bytes: " + why);
   std::memmove(dst, src, bytes);
+  // What a copy writes is initialized where its source was (host memory
+  // always is).
+  if (uint8_t *flags = dstDevice ? initializedFlags(uintptr_t(dst)) : nullptr; flags && srcDevice)
+    std::memmove(flags, initializedFlags(uintptr_t(src)), bytes);
+  else if (flags)
+    std::memset(flags, 1, bytes);
   return hipSuccess;
 }
 int hipMemset(void *dst, int value, size_t bytes) {
   if (std::string why = bytes ? deviceRangeError(dst, bytes, "the destination") : ""; !why.empty())
     return fail(hipErrorInvalidValue, "hipMemset of " + std::to_string(bytes) + " bytes: " + why);
   std::memset(dst, value, bytes);
+  if (bytes)
+    std::memset(initializedFlags(uintptr_t(dst)), 1, bytes);
   return hipSuccess;
 }
 

@@ -24,6 +24,7 @@ struct KernelArg {
   std::string name;
   uint64_t address = 0;      // Buffer: the host address of element 0
   int64_t numElements = 0;   // Buffer: elements from `address` to the end of the allocation
+  uint8_t *initialized = nullptr; // Buffer: a flag per byte, set where written (initcheck; null: not checked)
   int64_t intValue = 0;
   double floatValue = 0;
 };

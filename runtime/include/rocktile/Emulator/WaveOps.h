@@ -86,6 +86,15 @@ int64_t rocktile_emu_addressed_access(int64_t ctx, int64_t address, int64_t byte
 /// while loop) and read `bits` (its value, folded) at `site`: in a launch on
 /// fibers, the other workgroups run; a deadlock is a fault.
 void rocktile_emu_spin(int64_t ctx, int64_t site, int64_t bits);
+/// An access to buffer argument memory at `site`, `count` elements from
+/// `index`, by `thread`; `kind` 0 reads, 1 writes, 2 is an atomic: racecheck
+/// and initcheck (GlobalChecks.h).
+void rocktile_emu_global_access(int64_t ctx, int64_t site, int64_t index, int64_t count, int64_t thread,
+                                int64_t kind);
+/// A release (acquire) fence at device or system scope, for racecheck's
+/// ordering of workgroups' writes.
+void rocktile_emu_release(int64_t ctx);
+void rocktile_emu_acquire(int64_t ctx);
 /// A memory access outside its buffer: records the first one of a launch.
 void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int64_t count,
                         int64_t size, int64_t thread);

@@ -1,0 +1,154 @@
+"""The emulator's racecheck and initcheck for global memory, on both chips:
+- within a workgroup, an access that conflicts with another wave's since
+  their last barrier (at least one a write, not both atomics) is an error
+  naming both lines, whichever order the emulator ran them in;
+- across workgroups, two plain writes of the same bytes in one launch are an
+  error naming both workgroups, unless a release and an acquire order them;
+- reads of memory marked uninitialized that no kernel wrote are an error
+  naming the byte and the line (the C path's hipMalloc memory: test_aot)."""
+import numpy as np
+import pytest
+
+import rocktile
+import rocktile.language as tl
+
+TARGETS = ["gfx950", "gfx1250"]
+
+
+def line_of(text):
+    return next(i for i, t in enumerate(open(__file__), 1) if text in t)
+
+
+@rocktile.jit
+def reverse_through_memory(x_ptr, y_ptr, BLOCK: tl.constexpr, BARRIER: tl.constexpr):
+    """Writes a tile to x, then reads it back reversed: the elements come
+    from other waves, which a barrier must separate from their writes."""
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, offs)  # WRITE-TILE
+    if BARRIER:
+        tl.debug_barrier()
+    tl.store(y_ptr + offs, tl.load(x_ptr + (BLOCK - 1 - offs)))  # READ-REVERSED
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_waves_reading_each_others_writes_need_a_barrier(target):
+    x, y = np.zeros(256, np.int32), np.zeros(256, np.int32)
+    reverse_through_memory[(1,)](x, y, BLOCK=256, BARRIER=True, num_warps=4, target=target)
+    np.testing.assert_array_equal(y, np.arange(255, -1, -1))
+    with pytest.raises(rocktile.EmulatorError, match=r"workgroup \(0, 0, 0\): global memory race on byte \d+ of "
+                       rf"'x_ptr'.*: wave \d (reads|writes) it at {__file__}:\d+:\d+, and wave \d (wrote|read) it "
+                       rf"at {__file__}:\d+:\d+ with no barrier between them") as info:
+        reverse_through_memory[(1,)](x, y, BLOCK=256, BARRIER=False, num_warps=4, target=target)
+    message = str(info.value)
+    assert f":{line_of('# WRITE-TILE')}:" in message and f":{line_of('# READ-REVERSED')}:" in message, message
+
+
+@rocktile.jit
+def every_program_writes(out_ptr, counter_ptr, ATOMIC: tl.constexpr):
+    if ATOMIC:
+        tl.atomic_add(counter_ptr, 1)
+        tl.atomic_max(out_ptr, tl.program_id(0))
+    else:
+        tl.store(out_ptr, tl.program_id(0))  # PLAIN-WRITE
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_programs_writing_one_address_race_unless_atomic(target, monkeypatch):
+    out, counter = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    every_program_writes[(64,)](out, counter, ATOMIC=True, target=target)
+    assert out[0] == 63 and counter[0] == 64
+    line = line_of("# PLAIN-WRITE")
+    with pytest.raises(rocktile.EmulatorError, match=rf"global memory race on byte 0 of 'out_ptr' .*: workgroup "
+                       rf"\(\d+, 0, 0\) writes it at {__file__}:{line}:\d+, and workgroup \(\d+, 0, 0\) wrote it at "
+                       rf"{__file__}:{line}:\d+, neither with an atomic nor ordered by a release and an acquire"):
+        every_program_writes[(64,)](out, counter, ATOMIC=False, target=target)
+    # A kernel that means the race (any program's id will do) turns the
+    # check across workgroups off; the one within workgroups stays.
+    monkeypatch.setenv("ROCKTILE_EMULATOR_RACECHECK", "workgroup")
+    every_program_writes[(64,)](out, counter, ATOMIC=False, target=target)
+    assert 0 <= out[0] < 64
+    x, y = np.zeros(256, np.int32), np.zeros(256, np.int32)
+    with pytest.raises(rocktile.EmulatorError, match="no barrier between them"):
+        reverse_through_memory[(1,)](x, y, BLOCK=256, BARRIER=False, num_warps=4, target=target)
+    monkeypatch.setenv("ROCKTILE_EMULATOR_RACECHECK", "0")
+    reverse_through_memory[(1,)](x, y, BLOCK=256, BARRIER=False, num_warps=4, target=target)
+
+
+@rocktile.jit
+def bump(counter_ptr, out_ptr):
+    """Every program's read-modify-write of its own counter: all waves read
+    it, one thread writes it; the waves' older copies are never used."""
+    pid = tl.program_id(0)
+    count = tl.load(counter_ptr + pid)
+    tl.store(counter_ptr + pid, count + 1)
+    tl.store(out_ptr + pid * 128 + tl.arange(0, 128), tl.full((128,), 0, tl.int32) + count)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_scalar_read_modify_write_is_not_a_race(target):
+    counter, out = np.arange(4, dtype=np.int32), np.zeros(4 * 128, np.int32)
+    bump[(4,)](counter, out, num_warps=4, target=target)
+    np.testing.assert_array_equal(counter, np.arange(4) + 1)
+    np.testing.assert_array_equal(out, np.repeat(np.arange(4), 128))
+
+
+@rocktile.jit
+def scale_in_place(x_ptr, out_ptr, n, BLOCK: tl.constexpr, READ_BACK: tl.constexpr):
+    """An update in place, as Liger's kernels write them, over a tile that
+    every wave holds a copy of (64 elements, 8 warps): each wave reads every
+    element, one writes it; reading it back at another line, without a
+    barrier, races with that write."""
+    for i in range(0, n, BLOCK):
+        offs = i + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n)
+        tl.store(x_ptr + offs, x * 2, mask=offs < n)  # UPDATE-IN-PLACE
+    if READ_BACK:
+        tl.store(out_ptr + tl.arange(0, BLOCK), tl.load(x_ptr + tl.arange(0, BLOCK)) + 1)  # READ-BACK
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_update_in_place_is_not_a_race_but_reading_it_back_is(target):
+    x, out = np.arange(200, dtype=np.float32), np.zeros(64, np.float32)
+    scale_in_place[(1,)](x, out, 200, BLOCK=64, READ_BACK=False, num_warps=8, target=target)
+    np.testing.assert_array_equal(x, np.arange(200) * 2)
+    with pytest.raises(rocktile.EmulatorError, match=rf"reads it at {__file__}:{line_of('# READ-BACK')}:\d+, and wave "
+                       rf"\d wrote it at {__file__}:{line_of('# UPDATE-IN-PLACE')}:"):
+        scale_in_place[(1,)](x, out, 200, BLOCK=64, READ_BACK=True, num_warps=8, target=target)
+
+
+@rocktile.jit
+def accumulate(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    total = tl.load(out_ptr + offs, mask=mask) + tl.load(x_ptr + offs, mask=mask)  # READ-OUT
+    tl.store(out_ptr + offs, total, mask=mask)
+
+
+@rocktile.jit
+def fill(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, offs.to(tl.float32), mask=offs < n)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_reading_memory_no_kernel_wrote(target):
+    x = np.ones(200, np.float32)
+    out = rocktile.uninitialized(np.empty(200, np.float32))
+    fill[(2,)](out, 150, BLOCK=128, target=target)  # the first 150 elements
+    with pytest.raises(rocktile.EmulatorError, match=r"workgroup \(1, 0, 0\), wave 0, lane 22: load of 1 element\(s\) "
+                       r"at index 150 reads byte 600 of 'out_ptr' .*which neither the host nor a kernel wrote "
+                       rf"\(uninitialized memory\)\n  at {__file__}:{line_of('# READ-OUT')}:"):
+        accumulate[(2,)](x, out, 200, BLOCK=128, target=target)
+    fill[(2,)](out, 200, BLOCK=128, target=target)
+    accumulate[(2,)](x, out, 200, BLOCK=128, target=target)
+    np.testing.assert_array_equal(out, np.arange(200) + 1)
+    # A view of marked memory is covered; unmarked memory is not checked.
+    tail = rocktile.uninitialized(np.empty(300, np.float32))[100:]
+    with pytest.raises(rocktile.EmulatorError, match="index 0 reads byte 0 of 'out_ptr'"):
+        accumulate[(2,)](x, tail, 200, BLOCK=128, target=target)
+    accumulate[(2,)](x, np.empty(200, np.float32), 200, BLOCK=128, target=target)
+
+
+def test_uninitialized_marks_host_memory_only():
+    with pytest.raises(TypeError, match="marks host memory"):
+        rocktile.uninitialized(rocktile.DeviceBuffer(rocktile.buffers.Buffer(4096, 16, "float32", 4, 0)))
