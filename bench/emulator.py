@@ -33,11 +33,13 @@ def best_of(fn):
 
 
 @contextlib.contextmanager
-def mode(name):
-    """The environment of one way to run: see the module's text."""
+def mode(name, target):
+    """The environment of one way to run on `target`: see the module's text."""
     env = {"checks off": {"ROCKTILE_EMULATOR_RACECHECK": "0"}, "racecheck": {},
-           "+initcheck": {"ROCKTILE_DEVICE": "hip", "ROCKTILE_HIP_LIBRARY": aot.HIP_EMULATOR}}[name]
-    saved = {k: os.environ.get(k) for k in ("ROCKTILE_EMULATOR_RACECHECK", "ROCKTILE_DEVICE", "ROCKTILE_HIP_LIBRARY")}
+           "+initcheck": {"ROCKTILE_DEVICE": "hip", "ROCKTILE_HIP_LIBRARY": aot.HIP_EMULATOR,
+                          "ROCKTILE_HIP_ARCH": target}}[name]
+    saved = {k: os.environ.get(k) for k in ("ROCKTILE_EMULATOR_RACECHECK", "ROCKTILE_DEVICE", "ROCKTILE_HIP_LIBRARY",
+                                            "ROCKTILE_HIP_ARCH")}
     for k in saved:
         os.environ.pop(k, None)
     os.environ.update(env)
@@ -61,7 +63,7 @@ def run_case(title, numpy_fn, arrays, launch, result):
     for target in ("gfx950", "gfx1250"):
         cells, err = [], 0.0
         for m in MODES:
-            with mode(m):
+            with mode(m, target):
                 buffers = [runtime.to_device(a) for a in arrays] if m == "+initcheck" else [a.copy() for a in arrays]
                 launch(target, *buffers)  # compile and JIT outside the timing
                 t = best_of(lambda: launch(target, *buffers))

@@ -1,6 +1,8 @@
 #include "rocktile/Emulator/GlobalChecks.h"
+#include "llvm/ADT/STLExtras.h"
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <sys/mman.h>
 
 using namespace rocktile::emulator;
@@ -35,7 +37,62 @@ struct Recent {
 };
 } // namespace
 
+namespace {
+/// Shadows outlive their launch, so that the next launch on the same memory
+/// finds their pages mapped (a fresh mapping's page faults cost more than
+/// the checks), at most kKeptShadows of them, the least recently used
+/// dropped first. A launch's granules carry its generation: any other
+/// generation reads as untouched.
+struct ShadowMapping {
+  uint64_t address, bytes;
+  unsigned granule;
+  void *pages;
+  size_t mapped;
+  uint64_t lastUse;
+  bool inUse;
+};
+constexpr size_t kKeptShadows = 16;
+std::mutex poolMutex;
+std::vector<ShadowMapping> pool;
+uint64_t useClock = 0;
+uint32_t generations = 0;
+
+void *takeShadow(uint64_t address, uint64_t bytes, unsigned granule, size_t mapped) {
+  std::lock_guard<std::mutex> lock(poolMutex);
+  for (ShadowMapping &m : pool)
+    if (!m.inUse && m.address == address && m.bytes == bytes && m.granule == granule) {
+      m.inUse = true, m.lastUse = ++useClock;
+      return m.pages;
+    }
+  void *p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    return nullptr;
+  pool.push_back({address, bytes, granule, p, mapped, ++useClock, true});
+  return p;
+}
+
+void giveBackShadow(void *pages) {
+  std::lock_guard<std::mutex> lock(poolMutex);
+  llvm::find_if(pool, [&](const ShadowMapping &m) { return m.pages == pages; })->inUse = false;
+  while (pool.size() > kKeptShadows) {
+    auto idle = [](const ShadowMapping &m) { return !m.inUse; };
+    auto oldest = pool.end();
+    for (auto it = pool.begin(); it != pool.end(); ++it)
+      if (idle(*it) && (oldest == pool.end() || it->lastUse < oldest->lastUse))
+        oldest = it;
+    if (oldest == pool.end())
+      return;
+    munmap(oldest->pages, oldest->mapped);
+    pool.erase(oldest);
+  }
+}
+} // namespace
+
 GlobalMemoryChecks::GlobalMemoryChecks(const std::vector<Buffer> &buffers, RacecheckScope scope) : scope(scope) {
+  {
+    std::lock_guard<std::mutex> lock(poolMutex);
+    generation = ++generations;
+  }
   for (const Buffer &b : buffers) {
     initialized.push_back(b.initialized);
     shadowOf.push_back(-1);
@@ -49,17 +106,17 @@ GlobalMemoryChecks::GlobalMemoryChecks(const std::vector<Buffer> &buffers, Racec
       continue;
     // Pages the kernel never touches are never backed.
     size_t mapped = (b.bytes + b.granule - 1) / b.granule * sizeof(Granule);
-    void *p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
+    void *pages = takeShadow(b.address, b.bytes, b.granule, mapped);
+    if (!pages)
       continue; // too large to shadow: that argument goes unchecked
     shadowOf.back() = int(shadows.size());
-    shadows.push_back({b.address, b.bytes, b.granule, static_cast<Granule *>(p), mapped});
+    shadows.push_back({b.address, b.bytes, b.granule, static_cast<Granule *>(pages)});
   }
 }
 
 GlobalMemoryChecks::~GlobalMemoryChecks() {
   for (const Shadow &s : shadows)
-    munmap(s.granules, s.mapped);
+    giveBackShadow(s.granules);
 }
 
 GlobalConflict GlobalMemoryChecks::access(const GlobalAccessor &who, int arg, int64_t byte, int64_t bytes, Kind kind,
@@ -86,6 +143,8 @@ GlobalConflict GlobalMemoryChecks::access(const GlobalAccessor &who, int arg, in
 
 GlobalConflict GlobalMemoryChecks::checkRace(const GlobalAccessor &who, Granule &g, Kind kind, int32_t site) {
   GlobalConflict conflict;
+  if (g.generation != generation)
+    g = {0, 0, 0, -1, -1, -1, -1, generation};
   if (scope.withinWorkgroups) {
     // Waves of one workgroup between two of its barriers: an access
     // conflicts with another wave's write (unless both are atomics), and a

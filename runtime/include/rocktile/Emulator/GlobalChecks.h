@@ -72,13 +72,13 @@ private:
   struct Granule {
     uint64_t recent, plainWrite;
     uint32_t readers;
-    int32_t writeSite, readSite, writerReadSite, plainWriteSite, unused;
+    int32_t writeSite, readSite, writerReadSite, plainWriteSite;
+    uint32_t generation; // of the launch that touched it last
   };
   struct Shadow {
     uint64_t address, bytes;
     unsigned granule;
-    Granule *granules; // mapped on demand, zero until touched
-    size_t mapped;
+    Granule *granules;
   };
   GlobalConflict checkRace(const GlobalAccessor &who, Granule &g, Kind kind, int32_t site);
 
@@ -87,6 +87,7 @@ private:
   std::vector<int> shadowOf; // per argument, -1 for none
   std::vector<uint8_t *> initialized;
   std::atomic<uint32_t> releases{1};
+  uint32_t generation;
 };
 
 } // namespace rocktile::emulator
