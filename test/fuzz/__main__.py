@@ -1,11 +1,12 @@
 """rocktile's fuzzers, from the command line.
 
-    python test/fuzz --cases 5000 --seed 1            # all three kinds, 5000 cases each
+    python test/fuzz --cases 5000 --seed 1            # all four kinds, 5000 cases each
     python test/fuzz --kinds kernel --cases 300       # only random well-typed kernels
     python test/fuzz --replay kernel:1234             # run one case here and print its kernel
 
 Kinds: `kernel` (random well-typed kernels, emulator vs numpy on gfx950 and
-gfx1250), `frontend` (broken kernels into rocktile.compile), `mlir`
+gfx1250), `pattern` (kernels as users write them, with random parameters:
+gen_patterns.py), `frontend` (broken kernels into rocktile.compile), `mlir`
 (mutated lit inputs into rocktile-opt).  Every failure is printed with the
 command that replays it and kept, its kernel (or MLIR) with what failed and
 that command, in --keep's directory; invalid mutants count as skipped, not
@@ -26,7 +27,7 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", type=int, default=300, help="cases per kind (default 300)")
     parser.add_argument("--seed", type=int, default=0, help="first seed (cases use seed, seed+1, ...)")
-    parser.add_argument("--kinds", default="kernel,frontend,mlir", help="comma-separated kinds")
+    parser.add_argument("--kinds", default="kernel,pattern,frontend,mlir", help="comma-separated kinds")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds before a case counts as a hang")
     parser.add_argument("--replay", metavar="KIND:SEED", help="run one case in this process and show it")
     parser.add_argument("--record", metavar="FILE", help="also write the failures to FILE, one JSON object a line")

@@ -29,7 +29,7 @@ for path in (HERE, os.path.join(ROOT, "python")):
 # Cases a worker runs before it is replaced (bounds the memory of MLIR
 # contexts and JIT-compiled emulator code kept by the process).
 CASES_PER_WORKER = 150
-KINDS = {"kernel": "gen_kernels", "frontend": "malformed", "mlir": "malformed"}
+KINDS = {"kernel": "gen_kernels", "pattern": "gen_patterns", "frontend": "malformed", "mlir": "malformed"}
 
 
 @dataclass

@@ -2,6 +2,9 @@
 5000 --seed 1` or `make fuzz` runs more):
 
 - random well-typed kernels, emulator vs numpy on gfx950 and gfx1250;
+- kernels as users write them (dots, dot_scaled, descriptors, block
+  pointers, atomics, scans and sorts, helpers and early returns), with
+  random parameters, emulator vs numpy on both chips;
 - broken kernels into rocktile.compile: compile or a clean error;
 - mutated lit inputs into rocktile-opt: exit 0 or an `error:` diagnostic.
 
@@ -27,6 +30,11 @@ def run(kind, seeds, timeout=30.0):
 
 def test_fuzz_random_kernels_against_numpy():
     run("kernel", range(0, 60))
+
+
+def test_fuzz_user_patterns_against_numpy():
+    """Two cases of each family of test/fuzz/gen_patterns.py."""
+    run("pattern", range(0, 14), timeout=120.0)
 
 
 def test_fuzz_kernels_with_dots():
