@@ -36,3 +36,37 @@ func.func @accumulator_too_large(%a: tensor<512x32xf16>, %b: tensor<32x512xf16>,
   %d = tile.dot %a, %b, %c : tensor<512x32xf16>, tensor<32x512xf16> -> tensor<512x512xf32>
   return
 }
+
+// -----
+
+// Past registers and scratch (gfx950: 512 + 32764 per lane), tiles cannot
+// spill: an error where the most is live, naming both figures.
+func.func @beyond_scratch(%x: !tile.ptr<i64>, %y: !tile.ptr<i64>) {
+  %r = tile.make_range {end = 4194304 : i32, start = 0 : i32} : tensor<4194304xi32>
+  %p = tile.splat %x : !tile.ptr<i64> -> tensor<4194304x!tile.ptr<i64>>
+  %px = tile.addptr %p, %r : tensor<4194304x!tile.ptr<i64>>, tensor<4194304xi32>
+  %q = tile.splat %y : !tile.ptr<i64> -> tensor<4194304x!tile.ptr<i64>>
+  %py = tile.addptr %q, %r : tensor<4194304x!tile.ptr<i64>>, tensor<4194304xi32>
+  %v = tile.load %px : tensor<4194304x!tile.ptr<i64>> -> tensor<4194304xi64>
+  // expected-error @+1 {{the tiles live here need 49152 registers in each lane of 4 warps; gfx950 holds 512 in registers and 32764 more in scratch: use smaller blocks or more warps}}
+  %w = arith.muli %v, %v : tensor<4194304xi64>
+  tile.store %py, %w : tensor<4194304x!tile.ptr<i64>>, tensor<4194304xi64>
+  return
+}
+
+// -----
+
+// Past twice the register file, tiles spill heavily: a warning (the kernel
+// still compiles).
+func.func @spills_heavily(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) {
+  %r = tile.make_range {end = 262144 : i32, start = 0 : i32} : tensor<262144xi32>
+  %p = tile.splat %x : !tile.ptr<f32> -> tensor<262144x!tile.ptr<f32>>
+  %px = tile.addptr %p, %r : tensor<262144x!tile.ptr<f32>>, tensor<262144xi32>
+  %q = tile.splat %y : !tile.ptr<f32> -> tensor<262144x!tile.ptr<f32>>
+  %py = tile.addptr %q, %r : tensor<262144x!tile.ptr<f32>>, tensor<262144xi32>
+  %v = tile.load %px : tensor<262144x!tile.ptr<f32>> -> tensor<262144xf32>
+  // expected-warning @+1 {{the tiles live here need 2048 registers in each lane of 4 warps; gfx950 holds 512 in registers: LLVM spills the rest to scratch, which makes the kernel slow and its compile take minutes; use smaller blocks or more warps}}
+  %w = arith.mulf %v, %v : tensor<262144xf32>
+  tile.store %py, %w : tensor<262144x!tile.ptr<f32>>, tensor<262144xf32>
+  return
+}

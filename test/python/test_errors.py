@@ -233,3 +233,31 @@ def test_bad_num_warps_is_the_error_triton_raises():
     for error in (AssertionError, ValueError):
         with pytest.raises(error, match="num_warps must be a power of 2"):
             one[(1,)](np.zeros(1, np.float32), num_warps=3)
+
+
+@rocktile.jit
+def ten_live_tiles(x_ptr, y_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    a, b, c, d, e = (tl.load(x_ptr + o + i) for i in (0, 1, 2, 3, 4))
+    f, g, h, i, j = (tl.load(x_ptr + o + i) for i in (5, 6, 7, 8, 9))
+    tl.store(y_ptr + o, a * b * c * d * e * f * g * h * i * j)  # ALL LIVE
+
+
+@pytest.mark.parametrize("target,registers,scratch", [("gfx950", 512, 32764), ("gfx1250", 1024, 524286)])
+def test_tiles_beyond_registers_and_scratch_are_an_error(target, registers, scratch):
+    """Ten 2^20-element int64 tiles live at once on one warp: more than a
+    lane's registers and scratch. An error at the line, at once (LLVM
+    would spill for many minutes, then fail), naming both figures."""
+    import time
+    line = next(i for i, t in enumerate(open(__file__), 1) if "# ALL LIVE" in t)
+    start = time.monotonic()
+    with pytest.raises(rocktile.CompilationError) as info:
+        rocktile.compile(ten_live_tiles, signature={"x_ptr": "*i64", "y_ptr": "*i64"}, constexprs={"N": 1 << 20},
+                         target=target, num_warps=1)
+    assert time.monotonic() - start < 30
+    assert info.value.lineno == line, str(info.value)
+    import re
+    found = re.search(rf"the tiles live here need (\d+) registers in each lane of 1 warp; {target} holds "
+                      rf"{registers} in registers and {scratch} more in scratch: use smaller blocks or more warps",
+                      str(info.value))
+    assert found and int(found[1]) > registers + scratch, str(info.value)

@@ -34,17 +34,17 @@ def test_programs_wait_for_programs_that_start_later(target):
 
 
 @rocktile.jit
-def count_under_lock(lock_ptr, counter_ptr, USE_LOCK: tl.constexpr):
+def count_under_lock(lock_ptr, counter_ptr, USE_LOCK: tl.constexpr, SEM: tl.constexpr = "acq_rel"):
     """A read-modify-write of a counter by every program, under a spin lock
     taken with atomic_cas. The counter's read is volatile: a point where the
     other programs run, as they would on the GPU between read and write."""
     if USE_LOCK:
-        while tl.atomic_cas(lock_ptr, 0, 1) != 0:
+        while tl.atomic_cas(lock_ptr, 0, 1, sem=SEM) != 0:
             pass
     count = tl.load(counter_ptr, volatile=True)
     tl.store(counter_ptr, count + 1)
     if USE_LOCK:
-        tl.atomic_xchg(lock_ptr, 0)
+        tl.atomic_xchg(lock_ptr, 0, sem=SEM)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -69,6 +69,16 @@ def test_missing_lock_is_a_race_and_loses_updates(target, monkeypatch):
     counter[0] = 0
     count_under_lock[(12,)](lock, counter, USE_LOCK=False, target=target)
     assert counter[0] < 12
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_lock_without_acquire_and_release_is_a_race(target):
+    """The planted missing fence: with relaxed atomics the lock orders
+    nothing on the GPU (a program may see the counter before the last
+    holder's write lands); racecheck reports the unordered writes."""
+    lock, counter = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    with pytest.raises(rocktile.EmulatorError, match="global memory race on byte 0 of 'counter_ptr'"):
+        count_under_lock[(12,)](lock, counter, USE_LOCK=True, SEM="relaxed", target=target)
 
 
 @rocktile.jit

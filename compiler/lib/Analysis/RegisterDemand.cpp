@@ -30,7 +30,7 @@ static int64_t registersPerLane(Value v) {
 /// nested in it, `around` being those live around the block's parent op.
 /// One walk back from the block's end: a loop's body also keeps what it
 /// takes in, needed again by the next iteration.
-static int64_t demandIn(Block &block, const Liveness &liveness, int64_t around, bool nested) {
+static int64_t demandIn(Block &block, const Liveness &liveness, int64_t around, bool nested, Operation *&peak) {
   const LivenessBlockInfo *info = liveness.getLiveness(&block);
   llvm::DenseSet<Value> live(info->out().begin(), info->out().end());
   if (nested)
@@ -46,10 +46,15 @@ static int64_t demandIn(Block &block, const Liveness &liveness, int64_t around, 
         words -= registersPerLane(r), results += registersPerLane(r);
       else
         results += registersPerLane(r);
-    most = std::max(most, around + words + results);
+    if (around + words + results > most)
+      most = around + words + results, peak = &op;
     for (Region &region : op.getRegions())
-      for (Block &inner : region)
-        most = std::max(most, demandIn(inner, liveness, around + words, /*nested=*/true));
+      for (Block &inner : region) {
+        Operation *innerPeak = nullptr;
+        int64_t demand = demandIn(inner, liveness, around + words, /*nested=*/true, innerPeak);
+        if (demand > most)
+          most = demand, peak = innerPeak;
+      }
     for (Value v : op.getOperands())
       if (live.insert(v).second)
         words += registersPerLane(v);
@@ -57,11 +62,15 @@ static int64_t demandIn(Block &block, const Liveness &liveness, int64_t around, 
   return most;
 }
 
-int64_t rocktile::registerDemand(Operation *func) {
+int64_t rocktile::registerDemand(Operation *func, Operation **peak) {
   Liveness liveness(func);
   int64_t most = 0;
   for (Region &region : func->getRegions())
-    for (Block &block : region)
-      most = std::max(most, demandIn(block, liveness, 0, /*nested=*/false));
+    for (Block &block : region) {
+      Operation *at = nullptr;
+      int64_t demand = demandIn(block, liveness, 0, /*nested=*/false, at);
+      if (demand > most && (most = demand, peak))
+        *peak = at;
+    }
   return most;
 }

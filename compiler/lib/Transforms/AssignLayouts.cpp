@@ -1,5 +1,6 @@
 #include "rocktile/Analysis/AxisInfo.h"
 #include "rocktile/Analysis/LdsScratch.h"
+#include "rocktile/Analysis/RegisterDemand.h"
 #include "rocktile/Dialect/Tile/IR/Tile.h"
 #include "rocktile/Target/MatrixCore.h"
 #include "rocktile/Transforms/Passes.h"
@@ -1132,6 +1133,29 @@ struct AssignLayoutsPass
       LayoutAssigner assigner(func, chooseDefaults(func, *t), *t, numWarps);
       if (failed(assigner.run()) || failed(verifyLayouts(func)))
         return signalPassFailure();
+      // Tiles larger than the register file compile: LLVM spills what does
+      // not fit to scratch, as for Triton's kernels. But a lane's scratch is
+      // bounded too, and past registers and scratch LLVM could only fail.
+      // Short of that, spilling several register files' worth takes LLVM
+      // minutes (65536 fp32 elements on one gfx950 warp: 2 minutes, twice
+      // that: more than 5): a warning at once, naming the figures.
+      Operation *peak = nullptr;
+      int64_t demand = registerDemand(func, &peak);
+      int64_t registers = t->waveRegisters(numWarps), scratch = t->scratchBytesPerLane / 4;
+      auto figures = [&](InFlightDiagnostic d) {
+        d << "the tiles live here need " << demand << " registers in each lane of "
+          << static_cast<unsigned>(numWarps) << (numWarps == 1 ? " warp; " : " warps; ") << t->chip
+          << " holds " << registers << " in registers";
+        return d;
+      };
+      if (demand > registers + scratch) {
+        figures(peak->emitError()) << " and " << scratch
+                                   << " more in scratch: use smaller blocks or more warps";
+        return signalPassFailure();
+      }
+      if (demand > 2 * registers)
+        figures(peak->emitWarning()) << ": LLVM spills the rest to scratch, which makes the kernel slow "
+                                        "and its compile take minutes; use smaller blocks or more warps";
       func->setAttr("tile.num_warps",
                     IntegerAttr::get(IntegerType::get(&getContext(), 32), numWarps));
     }

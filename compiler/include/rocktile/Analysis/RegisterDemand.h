@@ -13,8 +13,9 @@ namespace rocktile {
 /// layout's registers per lane, packed 32 bits to a register; conditions
 /// count none, as lane masks live in scalar registers, and pointers one per
 /// access, a 32-bit offset from a base for up to 16 contiguous bytes).
-/// Scalars and temporaries are left out.
-int64_t registerDemand(mlir::Operation *func);
+/// Scalars and temporaries are left out. `peak`, if given, gets an op
+/// across which that many are live.
+int64_t registerDemand(mlir::Operation *func, mlir::Operation **peak = nullptr);
 
 } // namespace rocktile
 

@@ -67,6 +67,7 @@ struct Target {
   ScaledUpcast scaledUpcast;
   unsigned vgprsPerSimd;       // a SIMD's VGPRs per lane, shared by its waves
   unsigned maxWaveVgprs;       // the most one wave may address (AGPRs apart)
+  int64_t scratchBytesPerLane; // the most private memory (spills) a lane may have
 
   /// Registers per lane (VGPRs and AGPRs) a wave of a workgroup of
   /// `numWarps` may use: its share of each of the (4 per compute unit)

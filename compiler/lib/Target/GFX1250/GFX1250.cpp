@@ -95,5 +95,9 @@ extern const Target gfx1250Target = {
     /*ldsBanks=*/64, /*hasTensorDataMover=*/true, /*asyncLoads=*/AsyncLoads::AsyncToLds,
     /*scaledUpcast=*/ScaledUpcast::PerDwordFromRowLanes,
     // 1024 VGPRs, no AGPRs (shared/isa/README.md)
-    /*vgprsPerSimd=*/1024, /*maxWaveVgprs=*/1024, matrixInstrs, transposeReads};
+    /*vgprsPerSimd=*/1024, /*maxWaveVgprs=*/1024,
+    // A wave's scratch: a 18-bit COMPUTE_TMPRING_SIZE.WAVESIZE in units of
+    // 64 dwords (LLVM's GCNSubtarget::getMaxWaveScratchSize), over 32 lanes
+    /*scratchBytesPerLane=*/2097144,
+    matrixInstrs, transposeReads};
 } // namespace rocktile

@@ -99,5 +99,9 @@ extern const Target gfx950Target = {
     /*scaledUpcast=*/ScaledUpcast::PerByte,
     // 512 per SIMD and lane, of which a wave addresses 256 as VGPRs and the
     // rest as AGPRs (shared/isa/README.md)
-    /*vgprsPerSimd=*/512, /*maxWaveVgprs=*/256, matrixInstrs, transposeReads};
+    /*vgprsPerSimd=*/512, /*maxWaveVgprs=*/256,
+    // A wave's scratch: a 13-bit COMPUTE_TMPRING_SIZE.WAVESIZE in units of
+    // 256 dwords (LLVM's GCNSubtarget::getMaxWaveScratchSize), over 64 lanes
+    /*scratchBytesPerLane=*/131056,
+    matrixInstrs, transposeReads};
 } // namespace rocktile
