@@ -316,6 +316,8 @@ class Gen:
             signed = [cat(x.dtype) == "int" for x in (a, b) if is_int(x.dtype) or x.dtype == "int1"]
             if a.literal is None and b.literal is None and len(signed) == 2 and signed[0] != signed[1]:
                 raise Retry()  # between signed and unsigned tensors an error, as in Triton
+            if "int1" in (a.dtype, b.dtype) and (a.literal is not None or b.literal is not None):
+                raise Retry()  # an int literal outranks a boolean tensor: int1 (unsigned) with int32, an error
             t = self.result_type(a, b, div=True)
             if op == "//" and not is_int(t):
                 raise Retry()

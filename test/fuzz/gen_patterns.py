@@ -15,7 +15,8 @@ in the emulator on gfx950 and gfx1250 and checks it against numpy:
   masks and every `sem` and `scope`, and scalar counters whose old values
   must be a permutation;
 - scan: cumsum, cumprod, an associative_scan through a `@jit` combine
-  function, sort, gather and flip along either axis of a 2-D tile;
+  function, gather and flip along either axis of a 2-D tile, and sort
+  along its last (as Triton's);
 - control: early returns, `@jit` helpers, `continue`, `break` out of a
   static_range, 64-bit offsets beyond 2^32 that cancel, num_warps 8, and
   tiles large enough to spill.
@@ -250,7 +251,7 @@ def scan(rng, name):
         "cumsum": f"tl.cumsum(x, axis={axis}, reverse={reverse})",
         "cumprod": f"tl.cumprod(x, axis={axis}, reverse={reverse})",
         "scan_max": f"tl.associative_scan(x, {axis}, larger_{name}, reverse={reverse})",
-        "sort": f"tl.sort(x, dim={axis}, descending={descending})",
+        "sort": f"tl.sort(x, descending={descending})",  # the last dimension, as in Triton
         "gather": f"tl.gather(x, tl.load(g_ptr + offs), {axis})",
         "flip": f"tl.flip(x, {axis})",
     }[op]
@@ -276,8 +277,8 @@ def {name}(x_ptr, g_ptr, y_ptr, R: tl.constexpr, C: tl.constexpr):
     elif op == "scan_max":
         want = along(np.maximum.accumulate, x)
     elif op == "sort":
-        want = np.sort(x, axis=axis)
-        want = np.flip(want, axis) if descending else want
+        want = np.sort(x, axis=1)
+        want = np.flip(want, 1) if descending else want
     elif op == "gather":
         want = np.take_along_axis(x, gather, axis)
     else:

@@ -152,3 +152,26 @@ def test_reading_memory_no_kernel_wrote(target):
 def test_uninitialized_marks_host_memory_only():
     with pytest.raises(TypeError, match="marks host memory"):
         rocktile.uninitialized(rocktile.DeviceBuffer(rocktile.buffers.Buffer(4096, 16, "float32", 4, 0)))
+
+
+@rocktile.jit
+def copy_through_descriptor(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    x_desc = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    y_desc = tl.make_tensor_descriptor(y_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    y_desc.store([0, 0], x_desc.load([0, 0]) + 1)  # DESCRIPTOR-COPY
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_descriptor_copies_are_checked_too(target):
+    """Initcheck and racecheck see the global side of descriptor loads and
+    stores: on gfx1250 the Tensor Data Mover's, on gfx950 the loads and
+    stores they lower to."""
+    x = rocktile.uninitialized(np.empty((16, 32), np.float32))
+    x[:8] = 1  # the host's writes after the mark are not seen: row 0 is unwritten
+    with pytest.raises(rocktile.EmulatorError, match=r"reads byte 0 of 'x_ptr' .*which neither the host nor a kernel "
+                       rf"wrote \(uninitialized memory\)\n  at {__file__}:{line_of('# DESCRIPTOR-COPY')}:") as info:
+        copy_through_descriptor[(1,)](x, np.zeros((16, 32), np.float32), 16, 32, BM=16, BN=32, target=target)
+    assert ("tensor_load_to_lds (row 0 of the tile) reads" in str(info.value)) == (target == "gfx1250"), info.value
+    y = np.zeros((16, 32), np.float32)
+    copy_through_descriptor[(1,)](np.ones((16, 32), np.float32), y, 16, 32, BM=16, BN=32, target=target)
+    np.testing.assert_array_equal(y, 2)

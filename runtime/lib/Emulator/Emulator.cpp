@@ -188,6 +188,14 @@ struct LaunchState {
                     llvm::formatv("{0} {1} bytes at address {2:x} (row {3} of the tile), {4}",
                                   c.store ? "tensor_store_from_lds writes" : "tensor_load_to_lds reads", bytes,
                                   global, r, outside));
+      if (int arg = bytes && ofArgument ? bufferHolding(global, bytes).first : -1; arg >= 0) {
+        globalAccess(w, c.site, arg, int64_t(global - args[arg].address), int64_t(bytes), wave * kernel.waveSize,
+                     c.store ? GlobalMemoryChecks::Kind::Write : GlobalMemoryChecks::Kind::Read, [&] {
+                       return llvm::formatv("tensor_load_to_lds (row {0} of the tile)", r).str();
+                     });
+        if (failed)
+          return;
+      }
       for (uint64_t col = 0; col < cols; ++col) {
         uint8_t *lds = w.ldsBase + c.ldsOffset + d.ldsOffset(r * d.tileDim[0] + col);
         auto *memory = reinterpret_cast<uint8_t *>(global + col * d.elementBytes);
@@ -439,22 +447,31 @@ struct LaunchState {
                           otherWrote ? "wrote" : "read", kernel.sites[otherSite].location);
   }
 
-  /// A global access at `site` (racecheck and initcheck).
-  void globalAccess(WorkerContext &w, int64_t site, int64_t index, int64_t count, int64_t thread,
-                    GlobalMemoryChecks::Kind kind) {
+  /// A load, store or atomic by `thread` at `site` of `count` elements of
+  /// its buffer argument from `index`.
+  void elementAccess(WorkerContext &w, int64_t site, int64_t index, int64_t count, int64_t thread,
+                     GlobalMemoryChecks::Kind kind) {
+    const FaultSite &s = kernel.sites[site];
+    globalAccess(w, site, s.argIndex, index * s.elementBytes, count * s.elementBytes, thread, kind, [&] {
+      return llvm::formatv("{0} of {1} element(s) at index {2}", s.kind, count, index).str();
+    });
+  }
+
+  /// An access by `thread` at `site` to bytes [byte, byte + bytes) of
+  /// buffer argument `arg` (racecheck and initcheck); `what` names it.
+  void globalAccess(WorkerContext &w, int64_t site, int arg, int64_t byte, int64_t bytes, int64_t thread,
+                    GlobalMemoryChecks::Kind kind, llvm::function_ref<std::string()> what) {
     const FaultSite &s = kernel.sites[site];
     GlobalAccessor who{w.linearWorkgroup, w.epoch, int32_t(thread / kernel.waveSize), w.acquired};
-    GlobalConflict c = checks.access(who, s.argIndex, index * s.elementBytes, count * s.elementBytes, kind,
-                                     int32_t(site));
+    GlobalConflict c = checks.access(who, arg, byte, bytes, kind, int32_t(site));
     if (c.kind == GlobalConflict::None)
       return;
-    const KernelArg &a = args[s.argIndex];
+    const KernelArg &a = args[arg];
     std::string memory = llvm::formatv("byte {0} of '{1}' (address {2:x})", c.byte, a.name, a.address + c.byte);
     if (c.kind == GlobalConflict::Uninitialized)
       return fail(w, site, thread,
-                  llvm::formatv("{0} of {1} element(s) at index {2} reads {3}, which neither the host nor a kernel "
-                                "wrote (uninitialized memory)",
-                                s.kind, count, index, memory));
+                  llvm::formatv("{0} reads {1}, which neither the host nor a kernel wrote (uninitialized memory)",
+                                what(), memory));
     const char *verb = kind == GlobalMemoryChecks::Kind::Read    ? "reads"
                        : kind == GlobalMemoryChecks::Kind::Write ? "writes"
                                                                  : "atomically updates";
@@ -561,7 +578,7 @@ extern "C" void rocktile_emu_spin(int64_t ctx, int64_t site, int64_t bits) {
 extern "C" void rocktile_emu_global_access(int64_t ctx, int64_t site, int64_t index, int64_t count,
                                            int64_t thread, int64_t kind) {
   auto *w = reinterpret_cast<WorkerContext *>(ctx);
-  w->launch->globalAccess(*w, site, index, count, thread, GlobalMemoryChecks::Kind(kind));
+  w->launch->elementAccess(*w, site, index, count, thread, GlobalMemoryChecks::Kind(kind));
 }
 
 extern "C" void rocktile_emu_release(int64_t ctx) { reinterpret_cast<WorkerContext *>(ctx)->launch->checks.release(); }
