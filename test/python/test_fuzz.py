@@ -49,6 +49,13 @@ def test_fuzz_bf16_remainders():
     run("kernel", [100197, 100499])
 
 
+def test_fuzz_bf16_compares_on_avx512_bf16_hosts():
+    """A kernel comparing converted bf16 tiles: on a host with AVX512-BF16,
+    LLVM 22's x86 backend failed to select the emulator's host code and
+    aborted the process (HostJit turns the feature off)."""
+    run("kernel", [20261637])
+
+
 def test_fuzz_broken_kernels_fail_cleanly():
     run("frontend", range(0, 200))
 
