@@ -54,7 +54,7 @@ module attributes {gpu.container_module} {
       %r0 = math.rsqrt %l : f32
       %r1 = math.rsqrt %r0 fastmath<afn> : f32
       %r = math.sqrt %r1 fastmath<afn> : f32
-      %d = amdgpu.dpp %r %r quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32]) : f32
+      %d = rocdl.update.dpp %r, %r with 177, 15, 15, true : f32
       %w = amdgpu.swizzle_bitmode %d 31 0 4 : f32
       %p = amdgpu.permlane_swap %w 32 : f32
       %view = memref.view %lds[%c0][] : memref<16xi8, #gpu.address_space<workgroup>> to memref<4xf32, #gpu.address_space<workgroup>>

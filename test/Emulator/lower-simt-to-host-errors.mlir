@@ -40,9 +40,9 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.module @m {
-    gpu.func @row_shr(%v: f32) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
-      // expected-error @+1 {{the emulator implements DPP quad_perm with full masks only}}
-      %w = amdgpu.dpp %v %v row_shr(1 : i32) : f32
+    gpu.func @row_bcast15(%v: f32) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      // expected-error @+1 {{the emulator implements DPP quad_perm, row_shl, row_shr, row_ror, row_mirror, row_half_mirror, row_share and row_xmask, not DPP control 0x142}}
+      %w = rocdl.update.dpp %v, %v with 322, 15, 15, true : f32
       gpu.return
     }
   }

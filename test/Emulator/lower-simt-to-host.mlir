@@ -168,7 +168,7 @@ module attributes {gpu.container_module} {
 // CHECK-NEXT: memref.store %{{.*}}, %[[CARRIED:.*]][%[[T0]]] : memref<64xf32>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK: memref.extract_aligned_pointer_as_index %[[CARRIED]]
-// CHECK: func.call @rocktile_emu_dpp_quad_perm
+// CHECK: func.call @rocktile_emu_dpp(
 // CHECK: memref.load %[[CARRIED]]
 // CHECK: memref.store %{{.*}}, %[[CARRIED]]
 module attributes {gpu.container_module} {
@@ -178,7 +178,7 @@ module attributes {gpu.container_module} {
       %c1 = arith.constant 1 : index
       %zero = arith.constant 0.0 : f32
       %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
-        %w = amdgpu.dpp %acc %acc quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32]) : f32
+        %w = rocdl.update.dpp %acc, %acc with 177, 15, 15, true : f32
         %s = arith.addf %w, %acc : f32
         scf.yield %s : f32
       }

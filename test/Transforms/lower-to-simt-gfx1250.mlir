@@ -203,12 +203,17 @@ func.func @async_load(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32, tile.po
 
 #b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 
-// Rows of 16 lanes exchange through one permlanex16 whose selects name each
-// lane's own position, not through a swap that would need a copy.
+// Within a row of 16 lanes, DPP row_xmask:1, 2, 4, 8 (0x161...0x168); rows
+// of 16 exchange through one permlanex16 whose selects name each lane's own
+// position, not through a swap that would need a copy.
 // CHECK-LABEL: gpu.func @sum
 // CHECK: %[[SEL0:.*]] = arith.constant 1985229328 : i32
 // CHECK: %[[SEL1:.*]] = arith.constant -19088744 : i32
-// CHECK: amdgpu.swizzle_bitmode %{{.*}} 31 0 8
+// CHECK: rocdl.update.dpp %[[D1:.*]], %[[D1]] with 353, 15, 15, true : f32
+// CHECK: rocdl.update.dpp %[[D2:.*]], %[[D2]] with 354, 15, 15, true : f32
+// CHECK: rocdl.update.dpp %[[D4:.*]], %[[D4]] with 356, 15, 15, true : f32
+// CHECK: rocdl.update.dpp %[[D8:.*]], %[[D8]] with 360, 15, 15, true : f32
+// CHECK-NOT: swizzle
 // CHECK: rocdl.permlanex16 %[[V:.*]], %[[V]], %[[SEL0]], %[[SEL1]], true, false : f32, i32
 // CHECK-NOT: permlane16.swap
 // CHECK: gpu.barrier

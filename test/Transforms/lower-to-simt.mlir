@@ -129,7 +129,9 @@ func.func @choose_pointer(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %c: i1) attrib
 
 // A sum over the whole tile: 4 registers in a lane (a running pair absorbs
 // the next two as one packed add, then the pair's halves), then a butterfly
-// over the lane bits with the cheapest exchange for each distance, then the
+// over the lane bits with the cheapest exchange for each distance (DPP
+// quad_perm [1,0,3,2] and [2,3,0,1]; then, the lower lanes agreeing, DPP
+// row_half_mirror (0x141) and row_mirror (0x140); permlane swaps), then the
 // partials of the 4 warps through LDS.
 // CHECK-LABEL: gpu.func @sum
 // CHECK-SAME: workgroup(%[[LDS:.*]] : memref<16xi8, #gpu.address_space<workgroup>>)
@@ -139,10 +141,11 @@ func.func @choose_pointer(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %c: i1) attrib
 // CHECK: %[[LO:.*]] = vector.extract %[[PAIR]][0]
 // CHECK: %[[HI:.*]] = vector.extract %[[PAIR]][1]
 // CHECK: arith.addf %[[LO]], %[[HI]] : f32
-// CHECK: amdgpu.dpp {{.*}} quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32])
-// CHECK: amdgpu.dpp {{.*}} quad_perm([2 : i32, 3 : i32, 0 : i32, 1 : i32])
-// CHECK: amdgpu.swizzle_bitmode %{{.*}} 31 0 4
-// CHECK: amdgpu.swizzle_bitmode %{{.*}} 31 0 8
+// CHECK: rocdl.update.dpp %[[Q1:.*]], %[[Q1]] with 177, 15, 15, true : f32
+// CHECK: rocdl.update.dpp %[[Q2:.*]], %[[Q2]] with 78, 15, 15, true : f32
+// CHECK: rocdl.update.dpp %[[M4:.*]], %[[M4]] with 321, 15, 15, true : f32
+// CHECK: rocdl.update.dpp %[[M8:.*]], %[[M8]] with 320, 15, 15, true : f32
+// CHECK-NOT: swizzle
 // CHECK: %[[S16:.*]] = rocdl.permlane16.swap %[[W16:.*]], %[[W16]], false, false
 // CHECK: llvm.extractvalue %[[S16]][0]
 // CHECK: llvm.extractvalue %[[S16]][1]
@@ -178,7 +181,7 @@ func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.pt
 // CHECK-LABEL: gpu.func @max
 // CHECK-NOT: vector<2xf32>
 // CHECK-COUNT-3: arith.maximumf %{{.*}}, %{{.*}} : f32
-// CHECK: amdgpu.dpp
+// CHECK: rocdl.update.dpp
 func.func @max(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32>) attributes {tile.lds_bytes = 16 : i64, tile.num_warps = 4 : i32} {
   %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #b>
   %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
@@ -190,6 +193,29 @@ func.func @max(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.pt
     tile.reduce.return %t : f32
   }
   tile.store %out, %s : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+#c = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 16], warpsPerCTA = [1, 1], order = [0, 1]>
+
+// Row sums where lane bits 0-1 run down the rows: lanes 4 and 8 apart hold
+// other rows' values, so a mirror would mix rows; those exchanges stay
+// exact xors (ds_swizzle).
+// CHECK-LABEL: gpu.func @row_sums
+// CHECK-NOT: rocdl.update.dpp
+// CHECK: amdgpu.swizzle_bitmode %{{.*}} 31 0 4
+// CHECK: amdgpu.swizzle_bitmode %{{.*}} 31 0 8
+// CHECK: rocdl.permlane16.swap
+// CHECK: rocdl.permlane32.swap
+func.func @row_sums(%v: f32) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 1 : i32} {
+  %x = tile.splat %v : f32 -> tensor<4x16xf32, #c>
+  %s = tile.reduce(%x) axis = 1 : (tensor<4x16xf32, #c>) -> tensor<4xf32, #tile.slice<dim = 1, parent = #c>> {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tile.reduce.return %t : f32
+  }
   return
 }
 

@@ -15,12 +15,53 @@ std::vector<uint32_t> lanes(int n) {
 }
 int64_t at(std::vector<uint32_t> &v) { return reinterpret_cast<int64_t>(v.data()); }
 
+// The DPP control's quad_perm selects, two bits per lane of a quad.
+int64_t quadPerm(int p0, int p1, int p2, int p3) { return p0 | p1 << 2 | p2 << 4 | p3 << 6; }
+
 TEST(WaveOps, DppQuadPerm) {
-  auto src = lanes(8), dst = std::vector<uint32_t>(8);
-  rocktile_emu_dpp_quad_perm(at(src), at(dst), 8, 4, 1, 0, 3, 2);
+  auto src = lanes(8), old = std::vector<uint32_t>(8), dst = std::vector<uint32_t>(8);
+  rocktile_emu_dpp(at(old), at(src), at(dst), 8, 4, 64, quadPerm(1, 0, 3, 2), 0xf, 0xf, 1);
   EXPECT_EQ(dst, (std::vector<uint32_t>{101, 100, 103, 102, 105, 104, 107, 106}));
-  rocktile_emu_dpp_quad_perm(at(src), at(dst), 8, 4, 3, 3, 0, 1);
+  rocktile_emu_dpp(at(old), at(src), at(dst), 8, 4, 64, quadPerm(3, 3, 0, 1), 0xf, 0xf, 1);
   EXPECT_EQ(dst, (std::vector<uint32_t>{103, 103, 100, 101, 107, 107, 104, 105}));
+}
+
+TEST(WaveOps, DppRowPermutations) {
+  auto src = lanes(64), old = std::vector<uint32_t>(64, 7), dst = std::vector<uint32_t>(64);
+  rocktile_emu_dpp(at(old), at(src), at(dst), 64, 4, 64, 0x140, 0xf, 0xf, 1); // row_mirror
+  EXPECT_EQ(dst[0], 115u);
+  EXPECT_EQ(dst[17], 130u);
+  rocktile_emu_dpp(at(old), at(src), at(dst), 64, 4, 64, 0x141, 0xf, 0xf, 1); // row_half_mirror
+  EXPECT_EQ(dst[1], 106u);
+  EXPECT_EQ(dst[12], 111u);
+  rocktile_emu_dpp(at(old), at(src), at(dst), 64, 4, 64, 0x165, 0xf, 0xf, 1); // row_xmask:5
+  EXPECT_EQ(dst[0], 105u);
+  EXPECT_EQ(dst[38], 135u);
+  rocktile_emu_dpp(at(old), at(src), at(dst), 64, 4, 64, 0x153, 0xf, 0xf, 1); // row_share:3
+  EXPECT_EQ(dst[30], 119u);
+  rocktile_emu_dpp(at(old), at(src), at(dst), 64, 4, 64, 0x122, 0xf, 0xf, 1); // row_ror:2
+  EXPECT_EQ(dst[16], 130u);
+  EXPECT_EQ(dst[19], 117u);
+}
+
+// Lanes that read outside their row get 0 with bound_ctrl, else keep old;
+// masked rows and banks keep old.
+TEST(WaveOps, DppBoundsAndMasks) {
+  auto src = lanes(64), old = std::vector<uint32_t>(64, 7), dst = std::vector<uint32_t>(64);
+  rocktile_emu_dpp(at(old), at(src), at(dst), 64, 4, 64, 0x111, 0xf, 0xf, 1); // row_shr:1
+  EXPECT_EQ(dst[16], 0u);
+  EXPECT_EQ(dst[17], 116u);
+  rocktile_emu_dpp(at(old), at(src), at(dst), 64, 4, 64, 0x102, 0xf, 0xf, 0); // row_shl:2
+  EXPECT_EQ(dst[14], 7u);
+  EXPECT_EQ(dst[13], 115u);
+  rocktile_emu_dpp(at(old), at(src), at(dst), 64, 4, 64, 0x160 | 1, 0xa, 0x1, 1); // rows 1, 3; bank 0
+  EXPECT_EQ(dst[17], 116u);
+  EXPECT_EQ(dst[21], 7u); // bank 1
+  EXPECT_EQ(dst[1], 7u);  // row 0
+  // wave32: rows count within each wave
+  rocktile_emu_dpp(at(old), at(src), at(dst), 64, 4, 32, 0x160 | 1, 0x2, 0xf, 1);
+  EXPECT_EQ(dst[48], 149u);
+  EXPECT_EQ(dst[32], 7u);
 }
 
 TEST(WaveOps, SwizzleStaysWithin32Lanes) {
@@ -87,7 +128,7 @@ TEST(WaveOps, EightByteValues) {
   auto a = [](std::vector<uint64_t> &v) { return reinterpret_cast<int64_t>(v.data()); };
   rocktile_emu_permlane_swap(a(src), a(dst), 64, 8, 64, 32);
   EXPECT_EQ(dst[1], (uint64_t(33) << 32) | 0xabcd);
-  rocktile_emu_dpp_quad_perm(a(src), a(dst), 64, 8, 2, 3, 0, 1);
+  rocktile_emu_dpp(a(src), a(src), a(dst), 64, 8, 64, quadPerm(2, 3, 0, 1), 0xf, 0xf, 1);
   EXPECT_EQ(dst[5], (uint64_t(7) << 32) | 0xabcd);
 }
 

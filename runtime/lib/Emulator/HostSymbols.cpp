@@ -60,7 +60,7 @@ namespace rocktile::emulator {
 
 llvm::ArrayRef<HostSymbol> hostSymbols() {
   static const HostSymbol symbols[] = {
-      {"rocktile_emu_dpp_quad_perm", address(&rocktile_emu_dpp_quad_perm)},
+      {"rocktile_emu_dpp", address(&rocktile_emu_dpp)},
       {"rocktile_emu_ds_swizzle", address(&rocktile_emu_ds_swizzle)},
       {"rocktile_emu_permlane_swap", address(&rocktile_emu_permlane_swap)},
       {"rocktile_emu_permlanex16", address(&rocktile_emu_permlanex16)},

@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace rocktile::emulator {
@@ -68,7 +69,7 @@ constexpr llvm::StringLiteral kLaneSwap = "rocktile.lane_swap";
 
 /// Ops after which the lanes of a wave must be in lockstep.
 bool isCrossLane(Operation *op) {
-  return isa<amdgpu::DPPOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, ROCDL::PermlaneX16Op, gpu::ShuffleOp, amdgpu::MFMAOp,
+  return isa<ROCDL::DPPUpdateOp, amdgpu::SwizzleBitModeOp, amdgpu::PermlaneSwapOp, ROCDL::PermlaneX16Op, gpu::ShuffleOp, amdgpu::MFMAOp,
              amdgpu::ScaledMFMAOp, amdgpu::WMMAOp, amdgpu::ScaledWMMAOp, amdgpu::ScaledExtPackedMatrixOp, ROCDL::TensorLoadToLDSD2Op, ROCDL::TensorStoreFromLDSD2Op,
              ROCDL::WaitTensorcntOp, ROCDL::WaitAsynccntOp, amdgpu::MemoryCounterWaitOp, ROCDL::ReadfirstlaneOp>(op) ||
          (isa<UnrealizedConversionCastOp>(op) && (op->hasAttr(kLaneTranspose) || op->hasAttr(kAsyncLoad) || op->hasAttr(kLaneSwap)));
@@ -1247,15 +1248,17 @@ LogicalResult WorkgroupLowering::emitCrossLane(Operation *op) {
     func::CallOp::create(b, loc(), runtimeFunction(name, args.size()), args);
   };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](amdgpu::DPPOp dpp) -> LogicalResult {
-        auto perm = dyn_cast_or_null<ArrayAttr>(dpp.getPermArgumentAttr());
-        if (dpp.getKind() != amdgpu::DPPPerm::quad_perm || !perm || dpp.getRowMask() != 0xf ||
-            dpp.getBankMask() != 0xf || dpp.getOld() != dpp.getSrc())
-          return op->emitError("the emulator implements DPP quad_perm with full masks only");
-        SmallVector<Value> args{addressOf(srcArray), addressOf(dst), n, bytes};
-        for (Attribute p : perm)
-          args.push_back(i64(cast<IntegerAttr>(p).getInt()));
-        call("rocktile_emu_dpp_quad_perm", args);
+      .Case([&](ROCDL::DPPUpdateOp dpp) -> LogicalResult {
+        uint32_t ctrl = dpp.getDppCtrl();
+        if (ctrl > 0x16f || (ctrl >= 0x130 && ctrl < 0x140) || (ctrl > 0x141 && ctrl < 0x150) ||
+            ctrl == 0x100 || ctrl == 0x110 || ctrl == 0x120)
+          return op->emitError("the emulator implements DPP quad_perm, row_shl, row_shr, row_ror, row_mirror, "
+                               "row_half_mirror, row_share and row_xmask, not DPP control 0x")
+                 << llvm::utohexstr(ctrl);
+        // Operand 0, `srcArray` above, is the old value; the lanes read `src`.
+        call("rocktile_emu_dpp", {addressOf(srcArray), addressOf(threadArray(dpp.getSrc(), op)), addressOf(dst), n,
+                                  bytes, i64(waveSize), i64(ctrl), i64(dpp.getRowMask()), i64(dpp.getBankMask()),
+                                  i64(dpp.getBoundCtrl())});
         return success();
       })
       .Case([&](amdgpu::SwizzleBitModeOp s) {

@@ -17,10 +17,40 @@ template <typename From> void gather(int64_t src, int64_t dst, int64_t n, int64_
 
 extern "C" {
 
-void rocktile_emu_dpp_quad_perm(int64_t src, int64_t dst, int64_t n, int64_t bytes,
-                                int64_t perm0, int64_t perm1, int64_t perm2, int64_t perm3) {
-  const int64_t perm[4] = {perm0, perm1, perm2, perm3};
-  gather(src, dst, n, bytes, [&](int64_t lane) { return (lane & ~int64_t(3)) + perm[lane & 3]; });
+void rocktile_emu_dpp(int64_t old, int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t waveSize,
+                      int64_t ctrl, int64_t rowMask, int64_t bankMask, int64_t boundCtrl) {
+  auto *prior = reinterpret_cast<const char *>(old), *in = reinterpret_cast<const char *>(src);
+  auto *out = reinterpret_cast<char *>(dst);
+  int64_t shift = ctrl & 15;
+  for (int64_t lane = 0; lane < n; ++lane) {
+    int64_t row = lane & ~int64_t(15), l = lane & 15;
+    // The lane read, or -1 where it lies outside the row (row_shl, row_shr).
+    int64_t from = -1;
+    if (ctrl <= 0xff)
+      from = (lane & ~int64_t(3)) + (ctrl >> (2 * (lane & 3)) & 3);
+    else if (ctrl < 0x110)
+      from = l + shift < 16 ? lane + shift : -1;
+    else if (ctrl < 0x120)
+      from = l - shift >= 0 ? lane - shift : -1;
+    else if (ctrl < 0x130)
+      from = row + ((l - shift) & 15);
+    else if (ctrl == 0x140)
+      from = row + 15 - l;
+    else if (ctrl == 0x141)
+      from = (lane & ~int64_t(7)) + 7 - (lane & 7);
+    else if (ctrl < 0x160)
+      from = row + shift;
+    else
+      from = row + (l ^ shift);
+    bool writes = (rowMask >> (lane % waveSize / 16) & 1) && (bankMask >> (l / 4) & 1);
+    char *to = out + lane * bytes;
+    if (writes && from >= 0)
+      std::memcpy(to, in + from * bytes, bytes);
+    else if (writes && boundCtrl)
+      std::memset(to, 0, bytes);
+    else
+      std::memcpy(to, prior + lane * bytes, bytes);
+  }
 }
 
 void rocktile_emu_ds_swizzle(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t andMask,

@@ -61,6 +61,7 @@ struct Target {
   bool hasPermlane16Swap;      // v_permlane16_swap: exchange rows of 16 lanes
   bool hasPermlane32Swap;      // v_permlane32_swap: exchange wave halves
   bool hasPermlaneX16;         // v_permlanex16: any lane of the other 16-lane row
+  bool hasDppRowXmask;         // DPP row_xmask: lane i reads lane i ^ m of its 16-lane row (GFX10+)
   unsigned ldsBanks;           // LDS banks, 4 bytes wide
   bool hasTensorDataMover;     // tensor_load_to_lds: whole blocks from global memory to LDS
   AsyncLoads asyncLoads;

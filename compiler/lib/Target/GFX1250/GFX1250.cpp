@@ -90,6 +90,8 @@ extern const Target gfx1250Target = {
     /*hasPermlane16Swap=*/true,
     /*hasPermlane32Swap=*/false,
     /*hasPermlaneX16=*/true,
+    // GFX12's DPP16 (RDNA4 ISA, "DPP16"; LLVM's DppCtrl::ROW_XMASK0 for GFX10+)
+    /*hasDppRowXmask=*/true,
     // 64 banks: an inference (RDNA2 and later GFX10+/GFX12 LDS have 64 banks,
     // ROCm's HIP hardware documentation; gfx1250 is not documented there)
     /*ldsBanks=*/64, /*hasTensorDataMover=*/true, /*asyncLoads=*/AsyncLoads::AsyncToLds,

@@ -93,6 +93,7 @@ extern const Target gfx950Target = {
     /*hasPermlane16Swap=*/true,
     /*hasPermlane32Swap=*/true,
     /*hasPermlaneX16=*/false,
+    /*hasDppRowXmask=*/false,
     // 64 banks, twice CDNA3's [LLVM's AMDGPU.td, "gfx950 doubled the bank count
     // to 64" (llvm-project #220632); ROCm's HIP hardware documentation]
     /*ldsBanks=*/64, /*hasTensorDataMover=*/false, /*asyncLoads=*/AsyncLoads::DirectToLds,

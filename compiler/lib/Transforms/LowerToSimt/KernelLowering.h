@@ -303,7 +303,10 @@ private:
   /// `distance`, the one with it clear first, from one v_permlane16_swap /
   /// v_permlane32_swap.
   std::pair<Value, Value> laneHalves(Value v, unsigned distance);
-  Value shuffleXor(Value v, unsigned mask);
+  /// Every lane's value of `v` from lane ^ `mask`. `uniformBelow`: lanes
+  /// that differ only in bits below the mask's hold one value (those bits
+  /// are reduced already), so a mirror within the row serves.
+  Value shuffleXor(Value v, unsigned mask, bool uniformBelow);
   /// Elements per memory access of `op`, and the byte alignment it has.
   std::pair<int64_t, int64_t> accessWidth(Value ptr, Value mask);
 

@@ -118,22 +118,41 @@ std::pair<Value, Value> KernelLowering::laneHalves(Value v, unsigned distance) {
   return {lower, half(1)};
 }
 
-Value KernelLowering::shuffleXor(Value v, unsigned mask) {
+// DPP controls (the ISA's DPP_CTRL field): a lane reads another lane of its
+// row of 16. Full row and bank masks and bound_ctrl let LLVM fold the move
+// into the VALU op that uses it (v_add_f32_dpp).
+namespace dpp {
+constexpr uint32_t quadPerm(unsigned mask) {
+  uint32_t ctrl = 0;
+  for (unsigned lane = 0; lane < 4; ++lane)
+    ctrl |= (lane ^ mask) << (2 * lane);
+  return ctrl;
+}
+constexpr uint32_t rowMirror = 0x140, rowHalfMirror = 0x141, rowXmask = 0x160;
+} // namespace dpp
+
+Value KernelLowering::shuffleXor(Value v, unsigned mask, bool uniformBelow) {
   Type type = v.getType();
   unsigned bits = type.getIntOrFloatBitWidth();
   if (bits < 32)
-    return fromLaneWord(b, loc(), shuffleXor(toLaneWord(b, loc(), v), mask), type);
+    return fromLaneWord(b, loc(), shuffleXor(toLaneWord(b, loc(), v), mask, uniformBelow), type);
   // The cheapest exchange the hardware has for each distance: DPP within a
-  // quad, a permlanex16 between rows of 16 (its selects name each lane's
-  // own position), ds_swizzle within 32 lanes, a permlane swap between wave
-  // halves.
-  if (bits == 32 && mask <= 2) {
-    SmallVector<Attribute> perm;
-    for (unsigned lane = 0; lane < 4; ++lane)
-      perm.push_back(b.getI32IntegerAttr(lane ^ mask));
-    return amdgpu::DPPOp::create(b, loc(), type, v, v, amdgpu::DPPPerm::quad_perm,
-                                 b.getArrayAttr(perm));
-  }
+  // row of 16 (any xor on GFX10+; on gfx950 within a quad, or a mirror,
+  // which is the xor where the lower lanes agree), a permlanex16 between
+  // rows of 16 (its selects name each lane's own position), ds_swizzle
+  // within 32 lanes, a permlane swap between wave halves.
+  std::optional<uint32_t> ctrl;
+  if (mask < 16 && target.hasDppRowXmask)
+    ctrl = dpp::rowXmask | mask;
+  else if (mask <= 2)
+    ctrl = dpp::quadPerm(mask);
+  else if (mask == 4 && uniformBelow)
+    ctrl = dpp::rowHalfMirror;
+  else if (mask == 8 && uniformBelow)
+    ctrl = dpp::rowMirror;
+  if (bits == 32 && ctrl)
+    return ROCDL::DPPUpdateOp::create(b, loc(), type, v, v, *ctrl, /*rowMask=*/0xf, /*bankMask=*/0xf,
+                                      /*boundCtrl=*/true);
   if (bits == 32 && mask == 16 && target.hasPermlaneX16)
     return ROCDL::PermlaneX16Op::create(b, loc(), type, v, v, i32(0x76543210), i32(int32_t(0xfedcba98)),
                                         /*fi=*/true, /*boundControl=*/false);
@@ -203,9 +222,17 @@ LogicalResult KernelLowering::lowerReduce(tile::ReduceOp op) {
     partial.push_back(m.front());
 
   // 2. Across the lanes of a wave: butterfly over the lane bits along the axis.
+  //    `uniform`: the lane bits across which every lane holds one value,
+  //    those reduced so far and those of replicated lanes.
+  unsigned uniform = 0;
+  for (auto [bit, basis] : llvm::enumerate(layout.getBases(LinearLayout::Lane)))
+    if (llvm::all_of(basis, [](int64_t c) { return c == 0; }))
+      uniform |= 1u << bit;
   for (auto [bit, basis] : llvm::enumerate(layout.getBases(LinearLayout::Lane))) {
     if (basis[ax] == 0)
       continue;
+    unsigned below = (1u << bit) - 1;
+    bool uniformBelow = (uniform & below) == below;
     for (auto &acc : partial) {
       // Where a permlane swap gives both lanes' values, every lane combines
       // them in the same order, with no select after the swap.
@@ -221,9 +248,10 @@ LogicalResult KernelLowering::lowerReduce(tile::ReduceOp op) {
       }
       SmallVector<Value> other;
       for (Value v : acc)
-        other.push_back(shuffleXor(v, 1u << bit));
+        other.push_back(shuffleXor(v, 1u << bit, uniformBelow));
       acc = combine(op, acc, other);
     }
+    uniform |= 1u << bit;
   }
 
   // Where each result register's element sits among the partials.

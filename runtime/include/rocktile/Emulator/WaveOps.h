@@ -10,9 +10,17 @@
 #include <cstdint>
 
 extern "C" {
-/// DPP quad_perm: lane i reads lane 4*(i/4) + perm[i%4].
-void rocktile_emu_dpp_quad_perm(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t perm0,
-                                int64_t perm1, int64_t perm2, int64_t perm3);
+/// DPP (v_mov_b32_dpp, llvm.amdgcn.update.dpp) with control `ctrl`: each
+/// lane reads a lane of its row of 16: quad_perm (0x00-0xff: lane i reads
+/// lane 4*(i/4) + bits 2(i%4).. of ctrl), row_shl:k (0x100+k: i + k),
+/// row_shr:k (0x110+k: i - k), row_ror:k (0x120+k), row_mirror (0x140: 15 - i
+/// in the row), row_half_mirror (0x141: 7 - i in each 8), row_share:k
+/// (0x150+k: lane k of the row), row_xmask:k (0x160+k: i ^ k). Lanes whose
+/// row (bit (lane % waveSize)/16 of `rowMask`) or bank (bit (lane%16)/4 of `bankMask`) is
+/// masked keep `old`; a lane reading outside its row gets 0 with
+/// `boundCtrl`, else keeps `old`.
+void rocktile_emu_dpp(int64_t old, int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t waveSize,
+                      int64_t ctrl, int64_t rowMask, int64_t bankMask, int64_t boundCtrl);
 /// ds_swizzle in bit mode: within each 32 lanes, lane i reads lane
 /// ((i & andMask) | orMask) ^ xorMask.
 void rocktile_emu_ds_swizzle(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t andMask,
