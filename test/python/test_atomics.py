@@ -219,6 +219,24 @@ def test_cas_elementwise(target, dtype):
 
 
 @rocktile.jit
+def cas_same_values(mem_ptr, old_ptr):
+    # Compare and new value one constant: an atomic read (a spin on a flag).
+    tl.store(old_ptr + tl.program_id(0), tl.atomic_cas(mem_ptr + tl.program_id(0), 1, 1))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_cas_of_equal_compare_and_new_values_reads(target):
+    """tl.atomic_cas(p, 1, 1), as a published lean attention kernel spins on
+    its locks, compiles (it crashed the LLVM lowering once the body folded
+    away) to one cmpxchg, and returns the memory it leaves unchanged."""
+    mem, old = np.array([0, 1, 5], np.int32), np.zeros(3, np.int32)
+    kernel = cas_same_values[(3,)](mem, old, target=target)
+    np.testing.assert_array_equal(old, [0, 1, 5])
+    np.testing.assert_array_equal(mem, [0, 1, 5])
+    assert kernel.asm["llir"].count("cmpxchg") == 1
+
+
+@rocktile.jit
 def locked_increment(lock_ptr, value_ptr, log_ptr, BLOCK: tl.constexpr):
     # Each program reads, increments and writes two cells without atomics,
     # under a spin lock: no update may be lost.

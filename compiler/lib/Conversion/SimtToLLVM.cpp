@@ -148,17 +148,30 @@ struct ScopedCompareExchange : public ConvertOpToLLVMPattern<memref::GenericAtom
   LogicalResult matchAndRewrite(memref::GenericAtomicRMWOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto scope = op->getAttrOfType<StringAttr>(rocktile::kAtomicScope);
-    auto select = dyn_cast<arith::SelectOp>(op.getBody()->getTerminator()->getOperand(0).getDefiningOp());
-    auto same = select ? select.getCondition().getDefiningOp<arith::CmpIOp>() : nullptr;
-    if (!scope || !op->hasAttr(rocktile::kCompareExchange) || !same)
+    if (!scope || !op->hasAttr(rocktile::kCompareExchange))
       return failure();
     Location loc = op.getLoc();
+    Value yielded = op.getBody()->getTerminator()->getOperand(0);
+    Value compared, exchanged;
+    if (yielded == op.getCurrentValue()) {
+      // The canonicalizer folded `select(old == c, c, old)` (a CAS whose
+      // compare and new values are one) to `old`: comparing with and
+      // writing any one value reads memory atomically, as that CAS does.
+      compared = exchanged = LLVM::ConstantOp::create(rewriter, loc, yielded.getType(),
+                                                      rewriter.getIntegerAttr(yielded.getType(), 0));
+    } else {
+      auto select = yielded.getDefiningOp<arith::SelectOp>();
+      auto same = select ? select.getCondition().getDefiningOp<arith::CmpIOp>() : nullptr;
+      if (!same)
+        return failure();
+      compared = rewriter.getRemappedValue(same.getRhs());
+      exchanged = rewriter.getRemappedValue(select.getTrueValue());
+    }
     Value address = getStridedElementPtr(rewriter, loc, op.getMemRefType(), adaptor.getMemref(),
                                          adaptor.getIndices());
-    auto exchange = LLVM::AtomicCmpXchgOp::create(
-        rewriter, loc, address, rewriter.getRemappedValue(same.getRhs()),
-        rewriter.getRemappedValue(select.getTrueValue()), LLVM::AtomicOrdering::monotonic,
-        LLVM::AtomicOrdering::monotonic, scope.getValue());
+    auto exchange = LLVM::AtomicCmpXchgOp::create(rewriter, loc, address, compared, exchanged,
+                                                  LLVM::AtomicOrdering::monotonic,
+                                                  LLVM::AtomicOrdering::monotonic, scope.getValue());
     rewriter.replaceOpWithNewOp<LLVM::ExtractValueOp>(op, exchange, ArrayRef<int64_t>{0});
     return success();
   }
