@@ -1,8 +1,10 @@
 """Patterns users write (bench/patterns_kernels.py), compiled by rocktile and
 by Triton 3.9 from one source, side by side per target: `acc +=` / `acc =
 acc + dot` / `acc = dot(.., acc)` with row- and column-major B, split-K with
-fp32 atomics, GELU and SiLU epilogues, a decode-shaped 16-row GEMM, RMSNorm
-and softmax rows. Not a test; read the table.
+fp32 atomics, GELU and SiLU epilogues, decode-shaped 16-row GEMMs, an int8
+GEMM, an fp8 GEMM with block scales, RMSNorm and softmax rows, and
+examples/lean_attention.py (persistent, stream-K attention for decoding).
+Not a test; read the table.
 
     python bench/patterns.py                  # rocktile, and Triton if installed
     python bench/patterns.py --install-triton # first puts Triton 3.9 into bench/.venv-triton
@@ -23,7 +25,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gemm import REPEATS, TARGETS, TRITON, count, metadata, parse_args, triton_rows  # noqa: E402
 
-KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "patterns_kernels.py")
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERNELS = os.path.join(HERE, "patterns_kernels.py")
+EXAMPLES = os.path.join(HERE, "..", "examples")
 os.environ["ROCKTILE_CACHE"] = "0"
 
 P = ":16:range32"
@@ -38,9 +42,10 @@ def gemm_signature(ab="bf16", c="fp32", extra=()):
 
 def cases():
     """(name, kernel, signature, constexprs, warps, stages, MACs per wave
-    and K-loop iteration or None)."""
+    and K-loop iteration or None). A kernel is a name in patterns_kernels.py
+    or `example.name`, from examples/example.py."""
     out = []
-    for bm, bn, bk, warps in [(128, 128, 64, 4), (16, 64, 128, 4)]:
+    for bm, bn, bk, warps in [(128, 128, 64, 4), (16, 64, 128, 4), (16, 64, 256, 4)]:
         macs = bm * bn * bk / warps
         for style, label in [(0, "acc +="), (1, "acc = acc+"), (2, "dot(acc)")]:
             for layout, strides in [("B row", {"stride_bn": 1}), ("B col", {"stride_bk": 1})]:
@@ -50,6 +55,21 @@ def cases():
                 cx = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "FOLD_STYLE": style, **strides}
                 for stages in (1, 2):
                     out.append((f"{label} {layout} {bm}x{bn}x{bk}", "gemm_acc_plus", sig, cx, warps, stages, macs))
+    for stages in (1, 2):
+        out.append(("int8 acc += 128x128x128", "gemm_acc_plus",
+                    gemm_signature("i8", "i32"),
+                    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 128, "FOLD_STYLE": 0, "stride_bn": 1}, 4, stages,
+                    128 * 128 * 128 / 4))
+        out.append(("fp8 block scales 128x128x128", "gemm_fp8_block_scale",
+                    gemm_signature("fp8e4nv", "bf16", {"a_scale_ptr": f"*fp32{P}", "b_scale_ptr": f"*fp32{P}",
+                                                       "stride_asm": "i32", "stride_bsk": "i32"}),
+                    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 128}, 4, stages, 128 * 128 * 128 / 4))
+    for bm, bn in [(16, 64), (64, 64)]:
+        out.append((f"lean attention {bm}x{bn}x128", "lean_attention.lean_attention_kernel",
+                    {"q_ptr": f"*bf16{P}", "k_ptr": f"*bf16{P}", "v_ptr": f"*bf16{P}", "out_ptr": f"*fp32{P}",
+                     "partial_ptr": f"*fp32{P}", "stats_ptr": f"*fp32{P}", "flags_ptr": f"*i32{P}", "heads": "i32",
+                     "n_ctx": "i32", "sm_scale": "fp32"},
+                    {"BLOCK_M": bm, "BLOCK_N": bn, "HEAD_DIM": 128}, 4, 1, bm * bn * 128 * 2 / 4))
     for stages in (1, 2):
         out.append(("split-K atomics 128x128x64", "gemm_split_k", gemm_signature(),
                     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "SPLIT_K": 4}, 4, stages, 128 * 128 * 64 / 4))
@@ -73,12 +93,18 @@ def instructions(asm):
     return {"instrs": len(ops), "valu": sum(op.startswith("v_") for op in ops)}
 
 
+def source_file(kernel):
+    module, _, _ = kernel.rpartition(".")
+    return os.path.join(EXAMPLES, module + ".py") if module else KERNELS
+
+
 def rocktile_compile(case, target):
+    import importlib
     import rocktile
-    sys.path.insert(0, os.path.dirname(KERNELS))
-    import patterns_kernels
-    _, name, sig, cx, warps, stages, _ = case
-    fn = getattr(patterns_kernels, name)
+    _, kernel, sig, cx, warps, stages, _ = case
+    module, _, name = kernel.rpartition(".")
+    sys.path.insert(0, os.path.dirname(source_file(kernel)))
+    fn = getattr(importlib.import_module(module or "patterns_kernels"), name)
     fn.cache.clear()
     start = time.perf_counter()
     try:
@@ -104,13 +130,21 @@ def main():
     parse_args(__doc__)
     all_cases = [(t, c) for t in TARGETS for c in cases()]
     jobs = [{"target": t, "wave": TARGETS[t], "warps": c[4], "stages": c[5], "signature": c[2],
-             "constexprs": c[3], "kernel": c[1]} for t, c in all_cases]
+             "constexprs": c[3], "kernel": c[1].rpartition(".")[2]} for t, c in all_cases]
+    files = sorted({source_file(c[1]) for _, c in all_cases})
     best_r, best_t = [None] * len(all_cases), None
     for _ in range(REPEATS):
         rows = [rocktile_compile(c, t) for t, c in all_cases]
         best_r = [r if b is None or "error" in r or r["seconds"] < b["seconds"] else b for r, b in zip(rows, best_r)]
-        rows = triton_rows(jobs, KERNELS)
-        if rows is None:
+        rows = [None] * len(jobs)
+        for path in files:  # one Triton process per source file
+            mine = [i for i, (_, c) in enumerate(all_cases) if source_file(c[1]) == path]
+            done = triton_rows([jobs[i] for i in mine], path)
+            if done is None:
+                break
+            for i, row in zip(mine, done):
+                rows[i] = row
+        if None in rows:
             break
         best_t = rows if best_t is None else [
             r if "error" in b or ("seconds" in r and r["seconds"] < b["seconds"]) else b for r, b in zip(rows, best_t)]

@@ -3,7 +3,8 @@ the same source compiles under rocktile and, with the imports swapped,
 under Triton 3.9. Each is what a kernel library holds, not what rocktile
 was tuned on: `acc +=` and `acc = tl.dot(.., acc)`, a column-major B, a
 split-K GEMM that adds fp32 partials with atomics, bias and GELU/SiLU
-epilogues, a decode-shaped skinny GEMM, RMSNorm and softmax rows."""
+epilogues, a decode-shaped skinny GEMM, an fp8 GEMM with block scales,
+RMSNorm and softmax rows."""
 import rocktile
 import rocktile.language as tl
 
@@ -86,6 +87,36 @@ def gemm_bias_act(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K, stride_am, stride_bk, 
         acc = 0.5 * acc * (1.0 + tanh)
     else:
         acc = acc * tl.sigmoid(acc)
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@rocktile.jit
+def gemm_fp8_block_scale(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                         stride_asm, stride_bsk, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """C = (A * a_scale)(B * b_scale) with fp8 A and B, as block-quantized
+    models store them: one fp32 scale per row of A and 128 K (1 x 128
+    groups, M x K/128) and one per 128 x 128 block of B (K/128 x N/128);
+    BLOCK_K is the group, 128, and BLOCK_N divides 128. Each K step's
+    product is scaled into the fp32 accumulator."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + (offs_m % M)[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + (offs_n % N)[None, :]
+    a_scales = a_scale_ptr + (offs_m % M) * stride_asm
+    b_scales = b_scale_ptr + (pid_n * BLOCK_N) // 128
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        a_s = tl.load(a_scales + k)
+        b_s = tl.load(b_scales + k * stride_bsk)
+        acc += tl.dot(a, b) * a_s[:, None] * b_s
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K * stride_bk
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 

@@ -205,6 +205,32 @@ def test_stream_k_missing_hand_off_is_a_located_deadlock(target, monkeypatch):
     assert f"waits at {stream_k.__file__}:{line}:" in str(info.value)
 
 
+def _lean_inputs(dtype, heads, rows, n_ctx, dim):
+    import ml_dtypes
+    rng = np.random.default_rng(heads + n_ctx)
+    dtype = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16}[dtype]
+    return [rng.standard_normal(shape).astype(dtype) for shape in [(heads, rows, dim), (heads, n_ctx, dim),
+                                                                      (heads, n_ctx, dim)]]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype, heads, rows, n_ctx, dim, programs, handed_on", [
+    ("bf16", 3, 16, 300, 64, 8, 6),     # 15 blocks on 8 programs, the last context block ragged
+    ("fp16", 2, 32, 129, 128, 5, 2),    # 3 blocks a head, 2 per program: two programs idle
+    ("bf16", 5, 16, 1000, 64, 7, 5),    # runs of 12 blocks over heads of 16
+])
+def test_lean_attention_example(target, dtype, heads, rows, n_ctx, dim, programs, handed_on):
+    """examples/lean_attention.py: attention for decoding whose heads' key
+    blocks are split across persistent programs that hand partial softmax
+    states to each head's owner. Tolerance: p is rounded to the inputs'
+    type before its product with v, as in flash attention."""
+    import lean_attention
+    q, k, v = _lean_inputs(dtype, heads, rows, n_ctx, dim)
+    out, flags = lean_attention.lean_attention(q, k, v, programs=programs, target=target)
+    np.testing.assert_allclose(out, lean_attention.reference(q, k, v), rtol=1e-2, atol=2e-3)
+    assert flags.sum() == handed_on
+
+
 @rocktile.jit
 def plain_spin(flag_ptr, out_ptr):
     seen = 0
