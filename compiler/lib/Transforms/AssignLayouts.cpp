@@ -419,7 +419,10 @@ private:
       for (int64_t nonKDim : {int64_t(32), int64_t(0)}) {
         const MatrixCoreInstr *i1 = chooseDotInstr(first, target, /*transposed=*/true, 1, nonKDim),
                               *i2 = chooseDotInstr(second, target, /*transposed=*/true, 1, nonKDim);
-        if (!i1 || !i2 || (nonKDim && (i1->m != nonKDim || i2->m != nonKDim || rowsPerWarp < nonKDim)))
+        // Fewer rows than one instruction's per warp would leave warps
+        // computing the same rows: those dots split their warps as any other.
+        if (!i1 || !i2 || (nonKDim && (i1->m != nonKDim || i2->m != nonKDim)) || rowsPerWarp < int64_t(i1->m) ||
+            rowsPerWarp < int64_t(i2->m))
           continue;
         DotOptions o1 = options.lookup(first), o2;
         o1.transposed = o2.transposed = true;
