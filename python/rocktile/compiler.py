@@ -172,6 +172,9 @@ CODEGEN_OPTIONS = {
     # descriptors on gfx1250): N - 1 iterations' copies in flight; 1: none.
     # 2 by default, as Triton's AMD backend; tl.range(num_stages=) per loop
     "num_stages": ("tile.num_stages", 2),
+    # 1 (True, Triton's default): a float product that is only added is one
+    # fma, rounded once (tile-fuse-multiply-add); 0 (False): never
+    "enable_fp_fusion": ("tile.fp_fusion", 1),
 }
 # These are accepted and change nothing, each for its reason:
 IGNORED_OPTIONS = {
@@ -180,7 +183,6 @@ IGNORED_OPTIONS = {
     "num_ctas": "AMD GPUs have no CTA clusters: only 1 is accepted",
     "launch_pdl": "programmatic dependent launch is NVIDIA's",
     "maxnreg": "a register cap is NVIDIA's (waves_per_eu is AMD's occupancy hint)",
-    "enable_fp_fusion": "rocktile never contracts a * b + c into an fma by itself",
     "instruction_sched_variant": "LLVM's default instruction schedule is used",
     "schedule_hint": "LLVM's default instruction schedule is used",
     "allow_flush_denorm": "fp32 denormals are kept: the option permits flushing them, it requires nothing (the "
@@ -205,10 +207,15 @@ def split_options(kwargs, params=()):
 
 def check_options(options):
     """`options` (name -> value) as a Specialization holds them."""
+    options = dict(options)
     for name, value in options.items():
         if name not in CODEGEN_OPTIONS:
             raise ValueError(f"unknown option {name!r}; the options are {', '.join(CODEGEN_OPTIONS)}")
-        if not isinstance(value, int) or isinstance(value, bool):
+        if name == "enable_fp_fusion":
+            if value not in (True, False):
+                raise ValueError(f"enable_fp_fusion must be True or False, got {value!r}")
+            options[name] = int(value)
+        elif not isinstance(value, int) or isinstance(value, bool):
             raise ValueError(f"{name} must be an int, got {value!r}")
     if options.get("matrix_instr_nonkdim", 0) not in (0, 16, 32):
         raise ValueError(f"matrix_instr_nonkdim must be 0, 16 or 32, got {options['matrix_instr_nonkdim']!r}")

@@ -444,3 +444,35 @@ def test_integer_division_never_kills_the_process(target):
     line = next(i for i, text in enumerate(open(__file__), 1) if "# ERR-divide" in text)
     with pytest.raises(rocktile.EmulatorError, match=rf"lane \d+: integer division by zero\n  at {__file__}:{line}:"):
         divide_by[(1,)](x, out, 0, N=64, target=target)
+
+
+@rocktile.jit
+def multiply_add(a_ptr, b_ptr, c_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    a, b, c = tl.load(a_ptr + offs), tl.load(b_ptr + offs), tl.load(c_ptr + offs)
+    tl.store(out_ptr + offs, a * b + c)
+    tl.store(out_ptr + N + offs, c - a * b)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_products_added_are_fused_as_triton_fuses_them(target, dtype):
+    """enable_fp_fusion (default True, Triton's): a * b + c and c - a * b are
+    each one fma, rounded once, in the emulator as on the GPU (one v_fma per
+    element); False keeps the product rounded before the sum. Inputs where
+    the two differ: a * b's rounding error is all of the result."""
+    rng = np.random.default_rng(5)
+    a = (1 + rng.integers(1, 2**20, 64) * 2.0**-23).astype(dtype)
+    b = (1 + rng.integers(1, 2**20, 64) * 2.0**-23).astype(dtype)
+    c = -(a * b)  # the product rounded: a * b + c is the rounding error exactly, in an fma
+    exact = a.astype(np.longdouble) * b.astype(np.longdouble)
+    out = np.zeros(128, dtype)
+    fused = multiply_add[(1,)](a, b, c, out, N=64, target=target)
+    np.testing.assert_array_equal(out[:64], (exact + c).astype(dtype))
+    np.testing.assert_array_equal(out[64:], (c - exact).astype(dtype))
+    assert "math.fma" in fused.asm["tile"] and "arith.mulf" not in fused.asm["tile"]
+    assert "v_fma_f64" in fused.asm["amdgcn"] if dtype == np.float64 else "fma_f32" in fused.asm["amdgcn"]
+    unfused = multiply_add[(1,)](a, b, c, out, N=64, target=target, enable_fp_fusion=False)
+    np.testing.assert_array_equal(out[:64], np.zeros(64, dtype))
+    np.testing.assert_array_equal(out[64:], 2 * c)
+    assert "math.fma" not in unfused.asm["tile"]

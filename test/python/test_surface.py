@@ -786,6 +786,8 @@ def test_amd_launch_options(target):
     assert '"amdgpu-waves-per-eu"="2"' in kernel.asm["llir"]
     with pytest.raises(ValueError, match="num_ctas must be 1"):
         small_dot[(1,)](a, b, c, M=64, N=64, K=32, num_ctas=2, target=target)
+    with pytest.raises(ValueError, match="enable_fp_fusion must be True or False"):
+        small_dot[(1,)](a, b, c, M=64, N=64, K=32, enable_fp_fusion="yes", target=target)
     with pytest.raises(ValueError, match="matrix_instr_nonkdim must be 0, 16 or 32"):
         small_dot[(1,)](a, b, c, M=64, N=64, K=32, matrix_instr_nonkdim=64, target=target)
     with pytest.raises(TypeError, match="unknown option"):

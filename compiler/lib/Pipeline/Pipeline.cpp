@@ -66,6 +66,7 @@ void rocktile::buildTilePipeline(OpPassManager &pm, const CompileOptions &o) {
   pm.addPass(createCheckSpinWaits());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createFuseMultiplyAdd());
   // The hardware converts only fp32 to and from fp8, and computes nothing in
   // fp8. The front end does fp8 arithmetic in fp32, but the canonicalizer
   // fuses truncf(sitofp) into an int -> fp8 sitofp.

@@ -32,6 +32,33 @@ def CheckSpinWaits : Pass<"tile-check-spin-waits", "mlir::ModuleOp"> {
   }];
 }
 
+def FuseMultiplyAdd : Pass<"tile-fuse-multiply-add", "mlir::ModuleOp"> {
+  let summary = "Contract float products and the sums they are added into to fmas (Triton's enable_fp_fusion)";
+  let description = [{
+    An `arith.addf` or `arith.subf` of f32 or f64 values (scalars or tiles)
+    one of whose operands is an `arith.mulf` in the same block becomes one
+    `math.fma`, rounded once, as Triton's default `enable_fp_fusion=True`
+    lets LLVM contract it (aggressively on AMDGPU: every such sum; the
+    product stays where something else uses it). Here it is done before the
+    emulator's cut, so that the GPU and the emulator round the same way. A
+    function with `tile.fp_fusion = 0` (`enable_fp_fusion=False`) keeps its
+    products and sums apart. Runs after the canonicalizer has folded adds of
+    dots into their accumulators.
+
+    Before:
+    ```mlir
+    %p = arith.mulf %a, %b : tensor<64xf32>
+    %s = arith.subf %c, %p : tensor<64xf32>
+    ```
+    After:
+    ```mlir
+    %n = arith.negf %a : tensor<64xf32>
+    %s = math.fma %n, %b, %c : tensor<64xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::math::MathDialect"];
+}
+
 def PipelineCopies : Pass<"tile-pipeline-copies", "mlir::ModuleOp"> {
   let summary = "Software-pipeline a loop's block copies and dot operand loads over N stages (num_stages)";
   let description = [{
