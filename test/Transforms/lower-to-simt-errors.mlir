@@ -59,3 +59,13 @@ func.func @float64_sin(%x: f64) attributes {tile.lds_bytes = 0 : i64, tile.num_w
   %s = math.sin %x : f64
   return
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>
+
+// expected-error @+1 {{a kernel's arguments are scalars and pointers; 'tensor<1024xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]>>' has no lowering (pass a pointer and load the tile)}}
+func.func @tile_argument(%x: tensor<1024xf32, #b>) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  return
+}
+

@@ -639,6 +639,11 @@ struct LowerToSimtPass : public rocktile::impl::LowerToSimtBase<LowerToSimtPass>
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       SmallVector<Type> argTypes;
       for (Type type : func.getArgumentTypes()) {
+        if (isa<ShapedType>(type)) {
+          func.emitError() << "a kernel's arguments are scalars and pointers; " << type
+                           << " has no lowering (pass a pointer and load the tile)";
+          return signalPassFailure();
+        }
         if (auto ptr = dyn_cast<tile::PointerType>(type))
           argTypes.push_back(MemRefType::get({ShapedType::kDynamic}, ptr.getPointeeType(),
                                              MemRefLayoutAttrInterface(), global));
