@@ -18,16 +18,15 @@ falls on both). `ratio` rows divide rocktile's figure by Triton's (below 1:
 rocktile emits less, or compiles faster).
 """
 import os
-import re
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLES = os.path.join(HERE, "..", "examples")
+sys.path[:0] = [HERE, EXAMPLES]  # the kernels: patterns_kernels.py here, `example.name` there
 from gemm import REPEATS, TARGETS, TRITON, count, metadata, parse_args, triton_rows  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 KERNELS = os.path.join(HERE, "patterns_kernels.py")
-EXAMPLES = os.path.join(HERE, "..", "examples")
 os.environ["ROCKTILE_CACHE"] = "0"
 
 P = ":16:range32"
@@ -103,7 +102,6 @@ def rocktile_compile(case, target):
     import rocktile
     _, kernel, sig, cx, warps, stages, _ = case
     module, _, name = kernel.rpartition(".")
-    sys.path.insert(0, os.path.dirname(source_file(kernel)))
     fn = getattr(importlib.import_module(module or "patterns_kernels"), name)
     fn.cache.clear()
     start = time.perf_counter()

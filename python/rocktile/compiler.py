@@ -172,7 +172,7 @@ CODEGEN_OPTIONS = {
     # descriptors on gfx1250): N - 1 iterations' copies in flight; 1: none.
     # 2 by default, as Triton's AMD backend; tl.range(num_stages=) per loop
     "num_stages": ("tile.num_stages", 2),
-    # 1 (True, Triton's default): a float product that is only added is one
+    # 1 (True, Triton's default): each fp32/fp64 sum of a product is one
     # fma, rounded once (tile-fuse-multiply-add); 0 (False): never
     "enable_fp_fusion": ("tile.fp_fusion", 1),
 }
