@@ -546,3 +546,62 @@ func.func @operand_of_two_loops(%pa: !tile.ptr<bf16>, %pb: !tile.ptr<bf16>, %pc:
   tile.store %pC, %second : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>
   return
 }
+
+// -----
+
+// In a kernel that copies tiles into LDS through pointers, a row of scales
+// loaded for a dot's result (here an iteration ahead, as the pipeliner
+// loads it: guarded before the loop, then carried) is loaded in the slice
+// of the dot's layout, so that no LDS exchange (whose barrier would wait
+// for the copies in flight) reaches each lane's rows. Both branches of the
+// guard yield it so.
+// GFX950-LABEL: func.func @scales_beside_copies
+// GFX950: scf.if {{.*}} -> (tensor<64xf32, #[[SLICE:.*]]>)
+// GFX950:   tile.load {{.*}} -> tensor<64xf32, #[[SLICE]]>
+// GFX950: scf.for
+// GFX950-NOT: tile.convert_layout {{.*}} tensor<64xf32
+// GFX950:   tile.load {{.*}} -> tensor<64xf32, #[[SLICE]]>
+// GFX950: scf.yield
+func.func @scales_beside_copies(%pa: !tile.ptr<bf16> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32},
+                                %ps: !tile.ptr<f32>, %pc: !tile.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %rows = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %re = tile.expand_dims %rows {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %ce = tile.expand_dims %rows {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %rs = arith.muli %re, %c64 : tensor<64x1xi32>
+  %rb = tile.broadcast %rs : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cb = tile.broadcast %ce : tensor<1x64xi32> -> tensor<64x64xi32>
+  %off = arith.addi %rb, %cb : tensor<64x64xi32>
+  %sa = tile.splat %pa : !tile.ptr<bf16> -> tensor<64x64x!tile.ptr<bf16>>
+  %pA = tile.addptr %sa, %off : tensor<64x64x!tile.ptr<bf16>>, tensor<64x64xi32>
+  %buf = tile.local_alloc : memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+  tile.async_load %pA into %buf[%c0] : tensor<64x64x!tile.ptr<bf16>>, memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+  %ss = tile.splat %ps : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %pS = tile.addptr %ss, %rows : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %runs = arith.cmpi slt, %c0, %n : i32
+  %first = scf.if %runs -> (tensor<64xf32>) {
+    %l = tile.load %pS : tensor<64x!tile.ptr<f32>> -> tensor<64xf32>
+    scf.yield %l : tensor<64xf32>
+  } else {
+    %z = arith.constant dense<0.0> : tensor<64xf32>
+    scf.yield %z : tensor<64xf32>
+  }
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %scale = %first) -> (tensor<64x64xf32>, tensor<64xf32>) : i32 {
+    tile.async_wait {outstanding = 0 : i32}
+    %a = tile.local_load %buf[%c0] : memref<2x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x64xbf16>
+    %d = tile.dot %a, %a, %zero : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    %e = tile.expand_dims %scale {axis = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+    %eb = tile.broadcast %e : tensor<64x1xf32> -> tensor<64x64xf32>
+    %ds = arith.mulf %d, %eb : tensor<64x64xf32>
+    %sum = arith.addf %acc, %ds : tensor<64x64xf32>
+    %next = tile.load %pS : tensor<64x!tile.ptr<f32>> -> tensor<64xf32>
+    scf.yield %sum, %next : tensor<64x64xf32>, tensor<64xf32>
+  }
+  %sc = tile.splat %pc : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %pC = tile.addptr %sc, %off : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %pC, %r#0 : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}

@@ -1,4 +1,5 @@
 // RUN: rocktile-opt %s -split-input-file --tile-pipeline-copies="target=gfx1250" | FileCheck %s
+// RUN: rocktile-opt %s -split-input-file --tile-pipeline-copies="target=gfx950" | FileCheck %s --check-prefix=GFX950
 
 // Two stages: one copy ahead. The prologue starts iteration 0's copy if the
 // loop runs at all. The loop splits: all but its last iteration wait for
@@ -222,6 +223,66 @@ func.func @async_loads(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32, tile.p
     %q = tile.addptr %p, %step : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
     scf.yield %q, %d : tensor<64x32x!tile.ptr<bf16>>, tensor<64x64xf32>
   } {tile.num_stages = 3 : i32}
+  return %r#1 : tensor<64x64xf32>
+}
+
+// -----
+
+// A row of scales loaded each iteration beside a dot operand goes one
+// iteration ahead with it, in registers: loaded in its place, its wait
+// would also wait for whatever the loop started before it (the copies into
+// LDS, on gfx950). At 2 stages only; not where the loop writes memory. The
+// operand, in 16-byte runs through a :range32 pointer, is copied into 2 LDS
+// slots at 2 stages on both targets.
+// CHECK-LABEL: func.func @side_loads
+// CHECK: tile.local_alloc : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+// CHECK: scf.if %{{.*}} -> (tensor<64xf32>)
+// CHECK: scf.for {{.*}} -> (tensor<64x32x!tile.ptr<bf16>>, tensor<64x64xf32>, tensor<64x!tile.ptr<f32>>, tensor<64x32x!tile.ptr<bf16>>, tensor<64x!tile.ptr<f32>>, tensor<64xf32>, i32, i32)
+// CHECK:   tile.async_wait {outstanding = 0 : i32}
+// CHECK:   tile.async_load
+// CHECK: scf.for {{.*}} -> (tensor<64x32x!tile.ptr<bf16>>, tensor<64x64xf32>, tensor<64x!tile.ptr<f32>>, tensor<64xf32>)
+// CHECK-NOT: tile.load
+// CHECK: scf.yield
+// GFX950-LABEL: func.func @side_loads
+// GFX950: tile.local_alloc : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+// GFX950: scf.if %{{.*}} -> (tensor<64xf32>)
+// GFX950: scf.for {{.*}} -> (tensor<64x32x!tile.ptr<bf16>>, tensor<64x64xf32>, tensor<64x!tile.ptr<f32>>, tensor<64x32x!tile.ptr<bf16>>, tensor<64x!tile.ptr<f32>>, tensor<64xf32>, i32, i32)
+// GFX950:   tile.async_wait {outstanding = 0 : i32}
+// GFX950:   tile.async_load
+func.func @side_loads(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32},
+                      %s: !tile.ptr<f32>, %w: tensor<32x64xbf16>, %n: i32) -> tensor<64x64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant 0.0 : f32
+  %init = tile.splat %zero : f32 -> tensor<64x64xf32>
+  %rows = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %cols = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %c2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %stride = arith.constant dense<64> : tensor<64x1xi32>
+  %ro = arith.muli %r2, %stride : tensor<64x1xi32>
+  %rb = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x32xi32>
+  %cb = tile.broadcast %c2 : tensor<1x32xi32> -> tensor<64x32xi32>
+  %off = arith.addi %rb, %cb : tensor<64x32xi32>
+  %base = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>>
+  %p0 = tile.addptr %base, %off : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+  %sbase = tile.splat %s : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %s0 = tile.addptr %sbase, %rows : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %step = arith.constant dense<32> : tensor<64x32xi32>
+  %sstep = arith.constant dense<1> : tensor<64xi32>
+  %r:3 = scf.for %k = %c0 to %n step %c1 iter_args(%p = %p0, %acc = %init, %sp = %s0)
+      -> (tensor<64x32x!tile.ptr<bf16>>, tensor<64x64xf32>, tensor<64x!tile.ptr<f32>>) : i32 {
+    %x = tile.load %p : tensor<64x32x!tile.ptr<bf16>> -> tensor<64x32xbf16>
+    %scale = tile.load %sp : tensor<64x!tile.ptr<f32>> -> tensor<64xf32>
+    %d = tile.dot %x, %w, %init : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+    %e = tile.expand_dims %scale {axis = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+    %sb = tile.broadcast %e : tensor<64x1xf32> -> tensor<64x64xf32>
+    %ds = arith.mulf %d, %sb : tensor<64x64xf32>
+    %sum = arith.addf %acc, %ds : tensor<64x64xf32>
+    %q = tile.addptr %p, %step : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+    %sq = tile.addptr %sp, %sstep : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    scf.yield %q, %sum, %sq : tensor<64x32x!tile.ptr<bf16>>, tensor<64x64xf32>, tensor<64x!tile.ptr<f32>>
+  } {tile.num_stages = 2 : i32}
   return %r#1 : tensor<64x64xf32>
 }
 

@@ -100,14 +100,6 @@ def test_matrix_instructions_wait_once_for_their_operand_reads(target, lds_wait)
     assert not re.search(lds_wait, body[matrix[0]:matrix[-1]]), body
 
 
-def test_two_stages_keep_the_tiles_in_registers():
-    # One tile in flight costs no register copies: num_stages=2 keeps the
-    # register pipeline (fewer instructions than async loads' LDS addressing).
-    compiled = tutorial("gfx950", num_stages=2)
-    assert "tile.async_load" not in compiled.asm["tile"]
-    assert re.search(r"ds_write_b128", k_loop(compiled.asm["amdgcn"]))
-
-
 def test_gfx1250_keeps_masked_loads_in_registers():
     # global_load_async_to_lds has no buffer form: a masked lane would need a
     # branch, which skips the count when a whole wave is masked off.

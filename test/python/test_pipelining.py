@@ -1,6 +1,7 @@
 """Software pipelining of dot operands loaded through pointers (the tutorial
 GEMM): at num_stages >= 2 each K-loop iteration loads the next iteration's
-tiles after its own are in LDS, and the tiles wait in registers; numerics
+tiles after its own are in LDS, the tiles waiting in registers (gfx1250) or
+copied straight into LDS slots (gfx950); numerics
 against numpy for stages x trip counts x targets, ragged edges included."""
 import os
 import re
@@ -35,9 +36,9 @@ def compiled(target, num_stages, blocks=(128, 128, 64), num_warps=4):
 LOAD_WAIT = {"gfx950": r"s_waitcnt vmcnt", "gfx1250": r"s_wait_loadcnt"}
 
 
-@pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
-def test_k_loop_loads_the_next_tiles_and_does_not_wait_for_them(target):
-    kernel = compiled(target, num_stages=2)
+def test_k_loop_loads_the_next_tiles_and_does_not_wait_for_them():
+    # gfx1250, whose async loads take no mask: the tiles wait in registers.
+    kernel = compiled("gfx1250", num_stages=2)
     tile_ir = kernel.asm["tile"]
     # The loop carries A's and B's bf16 tiles; the prologue loads the first.
     loop_types = re.search(r"scf\.for .*? -> \((.*)\)", tile_ir).group(1)
@@ -48,16 +49,35 @@ def test_k_loop_loads_the_next_tiles_and_does_not_wait_for_them(target):
     # iteration waits for its own loads.
     body = k_loop(kernel.asm["amdgcn"])
     after_loads = body[max(m.end() for m in re.finditer(r"buffer_load\w*", body)):]
-    assert not re.search(LOAD_WAIT[target], after_loads), after_loads
+    assert not re.search(LOAD_WAIT["gfx1250"], after_loads), after_loads
     assert kernel.n_spills == 0
-    unpipelined = k_loop(compiled(target, num_stages=1).asm["amdgcn"])
+    unpipelined = k_loop(compiled("gfx1250", num_stages=1).asm["amdgcn"])
     after_loads = unpipelined[max(m.end() for m in re.finditer(r"buffer_load\w*", unpipelined)):]
-    assert re.search(LOAD_WAIT[target], after_loads)
+    assert re.search(LOAD_WAIT["gfx1250"], after_loads)
+
+
+def test_gfx950_copies_the_next_tiles_into_lds_at_two_stages():
+    # As Triton's default: each iteration waits for its own copies, then
+    # one barrier (every wave's copies are in LDS, and every wave is done
+    # reading the slot the next copies overwrite), then starts the next
+    # iteration's copies, direct to LDS, into A's and B's second slots.
+    kernel = compiled("gfx950", num_stages=2)
+    tile_ir = kernel.asm["tile"]
+    assert re.findall(r"tile\.local_alloc .*: memref<(\w+)", tile_ir) == ["2x128x64xbf16", "2x64x128xbf16"], tile_ir
+    body = k_loop(kernel.asm["amdgcn"])
+    assert len(re.findall(r"buffer_load_dwordx4 .* lds", body)) == 8, body
+    assert not re.search(r"ds_write", body), body
+    assert body.count("s_barrier") == 1, body
+    # No wait for the copies after they start: the next iteration waits.
+    after_copies = body[max(m.end() for m in re.finditer(r"buffer_load\w*", body)):]
+    assert not re.search(r"vmcnt", after_copies), after_copies
+    assert kernel.n_spills == 0
 
 
 @pytest.mark.parametrize("target", ["gfx950", "gfx1250"])
 def test_attention_loads_k_and_v_one_block_ahead(target):
-    # K reaches its dot transposed, V directly: both are carried.
+    # K reaches its dot transposed, V directly: both are loaded ahead, K
+    # carried in registers, V too on gfx1250, copied into LDS on gfx950.
     signature = {**{p: "*bf16:16:range32" for p in ("q_ptr", "k_ptr", "v_ptr", "o_ptr")}, "sm_scale": "fp32",
                  **{n: "i32:16" for n in ("N_Q", "N_KV", "stride_qh", "stride_qm", "stride_kh", "stride_kn",
                                           "stride_vh", "stride_vn", "stride_oh", "stride_om")}}
@@ -65,7 +85,9 @@ def test_attention_loads_k_and_v_one_block_ahead(target):
                               {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False}, target=target,
                               num_warps=4, num_stages=2)
     loop_types = re.search(r"scf\.for .*? -> \((.*)\)", kernel.asm["tile"]).group(1)
-    assert loop_types.count("tensor<64x64xbf16") == 2, loop_types
+    copied = re.findall(r"tile\.local_alloc .*: memref<(\w+)", kernel.asm["tile"])
+    assert (loop_types.count("tensor<64x64xbf16"), copied) == \
+        ((1, ["2x64x64xbf16"]) if target == "gfx950" else (2, [])), loop_types
     assert kernel.n_spills == 0
 
 
