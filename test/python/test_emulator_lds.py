@@ -59,7 +59,8 @@ def test_missing_barrier_is_a_race_naming_both_lines():
     assert "exchange.py:3:5" in message and "exchange.py:4:9" in message, message
 
 
-# Thread t stores to LDS word t * STRIDE (mod 128 words), once.
+# Thread t stores to LDS word (t / RUN) * STRIDE, once: runs of RUN lanes
+# store to one word (the emulator keeps each run as one record).
 STRIDED = """
 module attributes {{gpu.container_module}} {{
   gpu.module @m {{
@@ -69,7 +70,9 @@ module attributes {{gpu.container_module}} {{
       %stride = arith.constant {stride} : index
       %t = gpu.thread_id x
       %words = memref.view %lds[%c0][] : memref<8192xi8, #gpu.address_space<workgroup>> to memref<2048xi32, #gpu.address_space<workgroup>>
-      %i = arith.muli %t, %stride : index
+      %run = arith.constant {run} : index
+      %r = arith.divui %t, %run : index
+      %i = arith.muli %r, %stride : index
       %v = arith.index_cast %t : index to i32
       memref.store %v, %words[%i] : memref<2048xi32, #gpu.address_space<workgroup>> loc("strided.py":7:5)
       gpu.return
@@ -79,17 +82,21 @@ module attributes {{gpu.container_module}} {{
 """
 
 
-@pytest.mark.parametrize("stride,banks,extra", [
-    (1, 64, 0),   # 64 lanes, 64 banks: one cycle
-    (2, 64, 1),   # lanes t and t + 32 share a bank: two cycles
-    (32, 64, 31), # 32 distinct dwords in each of two banks
-    (0, 64, 0),   # one dword for everyone: no conflict
-    (1, 32, 0),   # 32 banks: two phases of 32 lanes, each conflict-free
-    (2, 32, 2),   # 32 banks: two dwords per used bank, in each phase
+@pytest.mark.parametrize("stride,run,banks,extra", [
+    (1, 1, 64, 0),    # 64 lanes, 64 banks: one cycle
+    (2, 1, 64, 1),    # lanes t and t + 32 share a bank: two cycles
+    (32, 1, 64, 31),  # 32 distinct dwords in each of two banks
+    (0, 1, 64, 0),    # one dword for everyone: no conflict
+    (1, 1, 32, 0),    # 32 banks: two phases of 32 lanes, each conflict-free
+    (2, 1, 32, 2),    # 32 banks: two dwords per used bank, in each phase
+    (64, 32, 64, 1),  # words 0 and 64 (one bank) from two runs of 32 lanes
+    (64, 32, 32, 0),  # 32 banks: each run is a phase of its own
+    (64, 16, 32, 2),  # 32 banks: two runs, two dwords of one bank, per phase
+    (64, 48, 32, 1),  # a run across phases: words 0 and 64 in the second
 ])
-def test_bank_conflicts_per_instruction(stride, banks, extra):
+def test_bank_conflicts_per_instruction(stride, run, banks, extra):
     C = load_C()
-    kernel = C.Emulator(STRIDED.format(stride=stride), 64, banks)
+    kernel = C.Emulator(STRIDED.format(stride=stride, run=run), 64, banks)
     kernel.launch((2, 1, 1), [], 1)
     (site,) = kernel.bank_conflicts()
     assert site == {"location": "strided.py:7:5", "kind": "store", "executions": 2, "extra_cycles": 2 * extra}

@@ -66,9 +66,27 @@ struct WorkerContext {
   std::vector<int32_t> copyPending;
   /// Bank use since the last barrier: each thread's executions of each
   /// site, and for each (site, wave, execution) the (lane, first dword,
-  /// dwords) its lanes accessed; totals per site for the launch.
+  /// dwords) its lanes accessed, in `groups`, found through
+  /// `groupOf[site * waves + wave][execution]` (all reused: LDS accesses
+  /// are among the emulator's most frequent calls); totals per site for the
+  /// launch.
+  /// Consecutive lanes that accessed the same bytes (a broadcast read is
+  /// one run).
+  struct LaneRun {
+    int32_t firstLane, lastLane;
+    int64_t firstByte, bytes;
+    int64_t firstDword() const { return firstByte / 4; }
+    int64_t endDword() const { return (firstByte + bytes + 3) / 4; }
+  };
+  struct AccessGroup {
+    int32_t site, wave;
+    std::vector<LaneRun> lanes;
+  };
   std::vector<uint32_t> executions; // site * threads + thread
-  std::map<std::tuple<int64_t, int64_t, uint32_t>, std::vector<std::array<int64_t, 3>>> pending;
+  std::vector<std::vector<uint32_t>> groupOf; // 1 + index in `groups`, 0: none yet
+  std::vector<AccessGroup> groups;
+  size_t liveGroups = 0;
+  std::vector<llvm::SmallVector<int64_t, 2>> bankDwords; // scratch of flushBanks: per bank, the distinct dwords
   std::vector<BankUse> bankUse; // per site
   /// In a launch whose workgroups may wait for each other: the fibers they
   /// run on, and what this workgroup's last wait read, how many times in a
@@ -91,10 +109,32 @@ struct LaunchState {
                  bool write) {
     const FaultSite &s = kernel.sites[site];
     int64_t first = s.ldsOffset + index * s.elementBytes;
-    auto wave = int32_t(thread / kernel.waveSize);
+    // Waves are powers of two: shifts, not divisions, on this hot path.
+    unsigned shift = llvm::countr_zero(kernel.waveSize);
+    auto wave = int32_t(thread >> shift);
     uint32_t execution = w.executions[site * kernel.numThreads + thread]++;
-    w.pending[{site, wave, execution}].push_back(
-        {thread % kernel.waveSize, first / 4, (first + bytes + 3) / 4 - first / 4});
+    std::vector<uint32_t> &groupOf = w.groupOf[((site * kernel.numThreads) >> shift) + wave];
+    if (groupOf.size() <= execution)
+      groupOf.resize(execution + 1);
+    if (!groupOf[execution]) {
+      if (w.liveGroups == w.groups.size())
+        w.groups.emplace_back();
+      WorkerContext::AccessGroup &g = w.groups[w.liveGroups++];
+      g.site = int32_t(site), g.wave = wave;
+      g.lanes.clear();
+      groupOf[execution] = uint32_t(w.liveGroups);
+    }
+    auto lane = int32_t(thread & (kernel.waveSize - 1));
+    std::vector<WorkerContext::LaneRun> &runs = w.groups[groupOf[execution] - 1].lanes;
+    // The next lane of the wave accessing the same bytes changes nothing
+    // the checks below would find: a race needs another wave, and pending
+    // copies change only between segments.
+    if (!runs.empty() && runs.back().lastLane + 1 == lane && runs.back().firstByte == first &&
+        runs.back().bytes == bytes) {
+      runs.back().lastLane = lane;
+      return;
+    }
+    runs.push_back({lane, lane, first, bytes});
     for (int64_t byte = first; byte < first + bytes; ++byte) {
       if (int32_t copy = w.copyPending[byte]; blocks(copy, write))
         return reportPending(w, site, std::abs(copy) - 1, byte, thread, write);
@@ -410,28 +450,47 @@ struct LaunchState {
   /// distinct dwords takes k cycles. (CDNA4 serves 128-bit accesses in a
   /// non-consecutive lane order: not modelled yet.)
   void flushBanks(WorkerContext &w) {
-    for (auto &[key, lanes] : w.pending) {
+    auto &banks = w.bankDwords;
+    banks.resize(kernel.ldsBanks);
+    for (WorkerContext::AccessGroup &g : llvm::MutableArrayRef(w.groups).take_front(w.liveGroups)) {
+      auto &runs = g.lanes;
+      auto byLane = [](const WorkerContext::LaneRun &x, const WorkerContext::LaneRun &y) {
+        return x.firstLane < y.firstLane;
+      };
+      if (!llvm::is_sorted(runs, byLane))
+        llvm::sort(runs, byLane);
       int64_t dwords = 1;
-      for (const auto &l : lanes)
-        dwords = std::max(dwords, l[2]);
+      for (const auto &r : runs)
+        dwords = std::max(dwords, r.endDword() - r.firstDword());
       int64_t perPhase = std::max<int64_t>(1, kernel.ldsBanks / dwords), extra = 0;
-      std::map<std::pair<int64_t, int64_t>, std::set<int64_t>> banks; // (phase, bank) -> dwords
-      for (const auto &[lane, first, count] : lanes)
-        for (int64_t d = first; d < first + count; ++d)
-          banks[{lane / perPhase, d % kernel.ldsBanks}].insert(d);
-      std::map<int64_t, int64_t> worst; // phase -> most dwords of one bank
-      for (auto &[at, set] : banks)
-        worst[at.first] = std::max<int64_t>(worst[at.first], set.size());
-      for (auto &[phase, most] : worst)
-        extra += most - 1;
-      auto [site, wave, execution] = key;
-      BankUse &use = w.bankUse[site];
+      // Per phase, each bank's distinct dwords: the most of any bank, less
+      // one, is the phase's extra cycles.
+      size_t r = 0;
+      for (int64_t phase = runs.front().firstLane / perPhase; r < runs.size(); ++phase) {
+        int64_t lo = phase * perPhase, hi = lo + perPhase;
+        while (r < runs.size() && runs[r].lastLane < lo)
+          ++r;
+        size_t most = 1;
+        for (size_t k = r; k < runs.size() && runs[k].firstLane < hi; ++k)
+          for (int64_t d = runs[k].firstDword(); d < runs[k].endDword(); ++d) {
+            auto &seen = banks[d % kernel.ldsBanks];
+            if (!llvm::is_contained(seen, d))
+              seen.push_back(d), most = std::max(most, seen.size());
+          }
+        extra += int64_t(most) - 1;
+        for (size_t k = r; k < runs.size() && runs[k].firstLane < hi; ++k)
+          for (int64_t d = runs[k].firstDword(); d < runs[k].endDword(); ++d)
+            banks[d % kernel.ldsBanks].clear();
+      }
+      BankUse &use = w.bankUse[g.site];
       use.executions += 1, use.extraCycles += extra;
       // Only the counters of the threads that ran the site start again.
-      for (const auto &l : lanes)
-        w.executions[site * kernel.numThreads + wave * kernel.waveSize + l[0]] = 0;
+      for (const auto &run : runs)
+        for (int32_t lane = run.firstLane; lane <= run.lastLane; ++lane)
+          w.executions[g.site * kernel.numThreads + g.wave * kernel.waveSize + lane] = 0;
+      w.groupOf[g.site * kernel.numThreads / kernel.waveSize + g.wave].clear();
     }
-    w.pending.clear();
+    w.liveGroups = 0;
   }
 
   void reportRace(const WorkerContext &w, int64_t site, int64_t otherSite, int64_t byte, int64_t wave,
@@ -753,6 +812,7 @@ struct WorkgroupRunner {
     ctx.copies.resize(k.numThreads / k.waveSize);
     ctx.asyncLoads.resize(k.numThreads / k.waveSize);
     ctx.executions.resize(k.sites.size() * k.numThreads);
+    ctx.groupOf.resize(k.sites.size() * k.numThreads / k.waveSize);
     ctx.bankUse.resize(k.sites.size());
     lds.assign(std::max<int64_t>(k.ldsBytes, 1), 0xcd);
     ctx.ldsBase = lds.data();
