@@ -652,3 +652,43 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// An LDS read at an address every thread shares, by an op every thread
+// runs, is recorded for the whole workgroup at thread 0's turn (one call,
+// not one per thread); a read under a per-thread branch, or at a per-thread
+// address, is recorded per thread.
+// CHECK-LABEL: func.func @shared_lds_read_workgroup(
+// CHECK: scf.for %[[T:.*]] =
+// CHECK:   %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %c0
+// CHECK:   scf.if %[[FIRST]] {
+// CHECK:     call @rocktile_emu_lds_access_all(%{{.*}}, %{{.*}}, %{{.*}}, %c4_i64, %c0_i64{{.*}})
+// CHECK:   call @rocktile_emu_lds_access(%{{.*}}, %c{{[0-9]}}_i64, %{{.*}}, %c4_i64, %{{[0-9]+}}, %c0_i64)
+// CHECK:   call @rocktile_emu_lds_access(%{{.*}}, %c{{[0-9]}}_i64, %{{.*}}, %c4_i64, %{{[0-9]+}}, %c0_i64)
+// CHECK-NOT: call @rocktile_emu_lds_access_all
+// CHECK: return
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @shared_lds_read(%x: memref<?xf32, #gpu.address_space<global>>)
+        workgroup(%lds: memref<64xf32, #gpu.address_space<workgroup>>)
+        kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %t = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %c3 = arith.constant 3 : index
+      %a = memref.load %lds[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+      %low = arith.cmpi ult, %t, %c3 : index
+      %b = scf.if %low -> (f32) {
+        %v = memref.load %lds[%c3] : memref<64xf32, #gpu.address_space<workgroup>>
+        scf.yield %v : f32
+      } else {
+        scf.yield %a : f32
+      }
+      %c = memref.load %lds[%t] : memref<64xf32, #gpu.address_space<workgroup>>
+      %s = arith.addf %a, %b : f32
+      %r = arith.addf %s, %c : f32
+      memref.store %r, %x[%t] : memref<?xf32, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}

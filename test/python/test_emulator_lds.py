@@ -59,6 +59,48 @@ def test_missing_barrier_is_a_race_naming_both_lines():
     assert "exchange.py:3:5" in message and "exchange.py:4:9" in message, message
 
 
+# Thread 0 writes LDS word 0; then every thread reads it (an address they
+# share, which the emulator records for the whole workgroup at once).
+SHARED = """
+module attributes {{gpu.container_module}} {{
+  gpu.module @m {{
+    gpu.func @shared(%out: memref<?xi32, #gpu.address_space<global>>)
+        workgroup(%lds: memref<512xi8, #gpu.address_space<workgroup>>)
+        kernel attributes {{known_block_size = array<i32: 128, 1, 1>}} {{
+      %c0 = arith.constant 0 : index
+      %c7 = arith.constant 7 : i32
+      %t = gpu.thread_id x
+      %words = memref.view %lds[%c0][] : memref<512xi8, #gpu.address_space<workgroup>> to memref<128xi32, #gpu.address_space<workgroup>>
+      %first = arith.cmpi eq, %t, %c0 : index
+      scf.if %first {{
+        memref.store %c7, %words[%c0] : memref<128xi32, #gpu.address_space<workgroup>> loc("shared.py":3:5)
+      }}
+      {barrier}
+      %w = memref.load %words[%c0] : memref<128xi32, #gpu.address_space<workgroup>> loc("shared.py":4:9)
+      memref.store %w, %out[%t] : memref<?xi32, #gpu.address_space<global>>
+      gpu.return
+    }}
+  }}
+}}
+"""
+
+
+def test_a_read_every_thread_shares_is_checked_for_every_wave():
+    C = load_C()
+    out = np.zeros(128, np.int32)
+    args = [("buffer", "out", out.ctypes.data, out.size)]
+    kernel = C.Emulator(SHARED.format(barrier="gpu.barrier"), 64, 64)
+    kernel.launch((1, 1, 1), args, 1)
+    np.testing.assert_array_equal(out, np.full(128, 7))
+    (read,) = [s for s in kernel.bank_conflicts() if s["kind"] == "load"]
+    assert read == {"location": "shared.py:4:9", "kind": "load", "executions": 2, "extra_cycles": 0}
+    # Without the barrier, wave 1 reads what wave 0 wrote: a race.
+    kernel = C.Emulator(SHARED.format(barrier=""), 64, 64)
+    with pytest.raises(C.EmulatorFault) as info:
+        kernel.launch((1, 1, 1), args, 1)
+    assert "LDS race on byte 0" in str(info.value) and "shared.py:3:5" in str(info.value), str(info.value)
+
+
 # Thread t stores to LDS word (t / RUN) * STRIDE, once: runs of RUN lanes
 # store to one word (the emulator keeps each run as one record).
 STRIDED = """

@@ -82,6 +82,14 @@ struct WorkerContext {
     int32_t site, wave;
     std::vector<LaneRun> lanes;
   };
+  /// Per site, the run its last access extended: the thread that would
+  /// extend it next, and what it must access (valid while `flushes` is).
+  struct SiteRun {
+    int64_t nextThread = -1, firstByte = 0, bytes = 0;
+    uint32_t execution = 0, group = 0, flushes = 0;
+  };
+  std::vector<SiteRun> lastRun;
+  uint32_t flushes = 0;
   std::vector<uint32_t> executions; // site * threads + thread
   std::vector<std::vector<uint32_t>> groupOf; // 1 + index in `groups`, 0: none yet
   std::vector<AccessGroup> groups;
@@ -113,6 +121,17 @@ struct LaunchState {
     unsigned shift = llvm::countr_zero(kernel.waveSize);
     auto wave = int32_t(thread >> shift);
     uint32_t execution = w.executions[site * kernel.numThreads + thread]++;
+    // The next lane of the wave accessing the same bytes changes nothing
+    // the checks below would find: a race needs another wave, and pending
+    // copies change only between segments. It extends the run the site's
+    // last access started.
+    WorkerContext::SiteRun &last = w.lastRun[site];
+    if (thread == last.nextThread && execution == last.execution && first == last.firstByte &&
+        bytes == last.bytes && last.flushes == w.flushes && (thread & (kernel.waveSize - 1))) {
+      w.groups[last.group].lanes.back().lastLane += 1;
+      last.nextThread += 1;
+      return;
+    }
     std::vector<uint32_t> &groupOf = w.groupOf[((site * kernel.numThreads) >> shift) + wave];
     if (groupOf.size() <= execution)
       groupOf.resize(execution + 1);
@@ -125,21 +144,24 @@ struct LaunchState {
       groupOf[execution] = uint32_t(w.liveGroups);
     }
     auto lane = int32_t(thread & (kernel.waveSize - 1));
-    std::vector<WorkerContext::LaneRun> &runs = w.groups[groupOf[execution] - 1].lanes;
-    // The next lane of the wave accessing the same bytes changes nothing
-    // the checks below would find: a race needs another wave, and pending
-    // copies change only between segments.
-    if (!runs.empty() && runs.back().lastLane + 1 == lane && runs.back().firstByte == first &&
-        runs.back().bytes == bytes) {
-      runs.back().lastLane = lane;
-      return;
-    }
-    runs.push_back({lane, lane, first, bytes});
+    w.groups[groupOf[execution] - 1].lanes.push_back({lane, lane, first, bytes});
+    last = {thread + 1, first, bytes, execution, groupOf[execution] - 1, w.flushes};
     for (int64_t byte = first; byte < first + bytes; ++byte) {
       if (int32_t copy = w.copyPending[byte]; blocks(copy, write))
         return reportPending(w, site, std::abs(copy) - 1, byte, thread, write);
       if (!touchLds(w, site, byte, wave, write))
         return;
+    }
+  }
+
+  /// The same access by every thread of the workgroup (an LDS address all
+  /// of them read or write): each wave's lanes as one run.
+  void ldsAccessAll(WorkerContext &w, int64_t site, int64_t index, int64_t bytes, bool write) {
+    for (int64_t first = 0; first < kernel.numThreads && !failed; first += kernel.waveSize) {
+      ldsAccess(w, site, index, bytes, first, write);
+      WorkerContext::SiteRun &last = w.lastRun[site];
+      w.groups[last.group].lanes.back().lastLane = int32_t(kernel.waveSize - 1);
+      last.nextThread = first + kernel.waveSize;
     }
   }
 
@@ -491,6 +513,7 @@ struct LaunchState {
       w.groupOf[g.site * kernel.numThreads / kernel.waveSize + g.wave].clear();
     }
     w.liveGroups = 0;
+    w.flushes += 1;
   }
 
   void reportRace(const WorkerContext &w, int64_t site, int64_t otherSite, int64_t byte, int64_t wave,
@@ -693,6 +716,12 @@ extern "C" void rocktile_emu_lds_access(int64_t ctx, int64_t site, int64_t index
   w->launch->ldsAccess(*w, site, index, bytes, thread, write);
 }
 
+extern "C" void rocktile_emu_lds_access_all(int64_t ctx, int64_t site, int64_t index, int64_t bytes,
+                                            int64_t write) {
+  auto *w = reinterpret_cast<WorkerContext *>(ctx);
+  w->launch->ldsAccessAll(*w, site, index, bytes, write);
+}
+
 extern "C" int64_t rocktile_emu_shared_value(int64_t ctx, int64_t site, int64_t values, int64_t n,
                                              int64_t bytes) {
   auto *v = reinterpret_cast<const char *>(values);
@@ -813,6 +842,7 @@ struct WorkgroupRunner {
     ctx.asyncLoads.resize(k.numThreads / k.waveSize);
     ctx.executions.resize(k.sites.size() * k.numThreads);
     ctx.groupOf.resize(k.sites.size() * k.numThreads / k.waveSize);
+    ctx.lastRun.resize(k.sites.size());
     ctx.bankUse.resize(k.sites.size());
     lds.assign(std::max<int64_t>(k.ldsBytes, 1), 0xcd);
     ctx.ldsBase = lds.data();

@@ -82,6 +82,7 @@ llvm::ArrayRef<HostSymbol> hostSymbols() {
       {"rocktile_emu_async_load", address(&rocktile_emu_async_load)},
       {"rocktile_emu_wait_async_loads", address(&rocktile_emu_wait_async_loads)},
       {"rocktile_emu_lds_access", address(&rocktile_emu_lds_access)},
+      {"rocktile_emu_lds_access_all", address(&rocktile_emu_lds_access_all)},
       {"rocktile_emu_shared_value", address(&rocktile_emu_shared_value)},
       {"rocktile_emu_cvt_f32_fp8", address(&rocktile_emu_cvt_f32_fp8)},
       {"rocktile_emu_cvt_fp8_f32", address(&rocktile_emu_cvt_fp8_f32)},

@@ -1032,13 +1032,28 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
       scf::YieldOp::create(bb, l);
     });
   }
+  // An LDS address every thread shares, in an op every thread runs (the
+  // segment's own, not nested in a branch), is recorded for all of them at
+  // thread 0's turn: a row's partial results read back by every lane made
+  // one call per thread.
+  bool allThreadsShare = builder.getInsertionBlock() == tid.getParentBlock() &&
+                         !tid.getParentBlock()->getParentOp()->isAncestor(hostIndex.getParentBlock()->getParentOp());
   auto access = [&](OpBuilder &bb, Location l) -> Operation * {
     // Which wave touched each LDS byte since the last barrier: the runtime
     // reports an access that conflicts with another wave's.
-    if (lds)
+    if (lds && allThreadsShare) {
+      Value first = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::eq, tid, idx(0));
+      scf::IfOp::create(bb, l, first, [&](OpBuilder &ib, Location il) {
+        func::CallOp::create(ib, il, runtimeFunction("rocktile_emu_lds_access_all", 5),
+                             ValueRange{ctx, i64(site), asI64(hostIndex), i64(count * eltBytes),
+                                        i64(stored ? 1 : 0)});
+        scf::YieldOp::create(ib, il);
+      });
+    } else if (lds) {
       func::CallOp::create(bb, l, runtimeFunction("rocktile_emu_lds_access", 6),
                            ValueRange{ctx, i64(site), asI64(hostIndex), i64(count * eltBytes), asI64(tid),
                                       i64(stored ? 1 : 0)});
+    }
     // What each wave did to a buffer argument's bytes since its last
     // barrier, and which workgroup wrote them: racecheck and initcheck.
     if (origin && origin->argIndex >= 0)

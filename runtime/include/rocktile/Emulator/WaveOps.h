@@ -65,6 +65,9 @@ int64_t rocktile_emu_realtime();
 /// write, read them) since the last barrier.
 void rocktile_emu_lds_access(int64_t ctx, int64_t site, int64_t index, int64_t bytes, int64_t thread,
                              int64_t write);
+/// rocktile_emu_lds_access by every thread of the workgroup at once (an
+/// access at an address they share, which they all make).
+void rocktile_emu_lds_access_all(int64_t ctx, int64_t site, int64_t index, int64_t bytes, int64_t write);
 /// Each wave's tensor_load_to_lds (`.d2`: groups 0 and 1, per thread in
 /// `g0` and `g1`, the wave's lanes agreeing): queued, its LDS destination
 /// unreadable until a wait covers it.
