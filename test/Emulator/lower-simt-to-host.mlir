@@ -10,6 +10,7 @@
 // CHECK-LABEL: func.func @k_workgroup(
 // CHECK-SAME: %[[CTX:[^:]*]]: index, %[[BX:[^:]*]]: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index,
 // CHECK-SAME: %[[X:[^:]*]]: memref<?xf32, #gpu.address_space<global>>, %[[LDS:[^:]*]]: memref<8xi8, #gpu.address_space<workgroup>>)
+// CHECK: memref.alloca() : memref<128xf32>
 // CHECK: %[[ROW:.*]] = arith.muli %[[BX]]
 // CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step
 // CHECK: %[[I:.*]] = arith.addi %[[ROW]], %[[T]]
@@ -24,7 +25,8 @@
 // CHECK: memref.view %[[LDS]]
 // CHECK: scf.for
 // CHECK: memref.store %{{.*}}, %[[X]]
-// CHECK: memref.dealloc
+// CHECK-NOT: memref.dealloc
+// CHECK: return
 module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @k(%x: memref<?xf32, #gpu.address_space<global>>) workgroup(%lds : memref<8xi8, #gpu.address_space<workgroup>>)
@@ -688,6 +690,30 @@ module attributes {gpu.container_module} {
       %s = arith.addf %a, %b : f32
       %r = arith.addf %s, %c : f32
       memref.store %r, %x[%t] : memref<?xf32, #gpu.address_space<global>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Per-thread arrays beyond 1 MiB in all (here 1024 threads' 512 floats
+// across a barrier: 2 MiB) are allocated on the heap and freed, not on the
+// stack.
+// CHECK-LABEL: func.func @large_arrays_workgroup(
+// CHECK: %[[A:.*]] = memref.alloc() : memref<1024xvector<512xf32>>
+// CHECK: call @rocktile_emu_lds_barrier
+// CHECK: memref.dealloc %[[A]]
+// CHECK: return
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @large_arrays(%x: memref<?xvector<512xf32>, #gpu.address_space<global>>)
+        kernel attributes {known_block_size = array<i32: 1024, 1, 1>} {
+      %t = gpu.thread_id x
+      %v = memref.load %x[%t] : memref<?xvector<512xf32>, #gpu.address_space<global>>
+      gpu.barrier
+      %w = arith.addf %v, %v : vector<512xf32>
+      memref.store %w, %x[%t] : memref<?xvector<512xf32>, #gpu.address_space<global>>
       gpu.return
     }
   }

@@ -89,6 +89,10 @@ void hoistWorkgroupIds(gpu::GPUFuncOp kernel) {
     op->moveBefore(&entry, entry.begin());
 }
 
+/// The most bytes of per-thread arrays a workgroup's host function keeps
+/// on its stack.
+constexpr int64_t kStackArrayBytes = int64_t(1) << 20;
+
 /// Bytes of a scalar (a byte for i1); index values (exchanged pointer
 /// offsets) are 64-bit, as the GPU lowering makes them.
 int64_t scalarBytes(Type type) {
@@ -583,8 +587,27 @@ LogicalResult WorkgroupLowering::run() {
     return failure();
   b.setInsertionPointToEnd(entry);
   currentLoc = kernel.getLoc();
-  for (Value a : allocations)
-    memref::DeallocOp::create(b, loc(), a);
+  // The per-thread arrays live on the stack when they fit well within it
+  // (a host thread's or fiber's 8 MiB): a malloc and free of each per
+  // workgroup cost more than small kernels' work.
+  int64_t arrayBytes = 0;
+  for (Value a : allocations) {
+    Type element = cast<MemRefType>(a.getType()).getElementType();
+    auto vector = dyn_cast<VectorType>(element);
+    Type scalar = vector ? vector.getElementType() : element;
+    arrayBytes += numThreads * (vector ? vector.getNumElements() : 1) *
+                  (scalar.isIntOrIndexOrFloat() ? scalarBytes(scalar) : int64_t(8));
+  }
+  for (Value a : allocations) {
+    if (arrayBytes > kStackArrayBytes) {
+      memref::DeallocOp::create(b, loc(), a);
+      continue;
+    }
+    Operation *alloc = a.getDefiningOp();
+    OpBuilder at(alloc);
+    a.replaceAllUsesWith(memref::AllocaOp::create(at, alloc->getLoc(), cast<MemRefType>(a.getType())).getResult());
+    alloc->erase();
+  }
   func::ReturnOp::create(b, loc());
   return success();
 }
