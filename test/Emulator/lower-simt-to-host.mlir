@@ -4,7 +4,7 @@
 // A workgroup becomes a host function; segments between cross-lane ops and
 // barriers are loops over the 128 threads; the uniform row offset is
 // computed once; accesses are bounds-checked and report their source site.
-// CHECK: module attributes {rocktile.emulator_sites = [{arg = 0 : i64, element_bytes = 4 : i64, kind = "load", lds_offset = 0 : i64, location = "kernel.py:3:7", message = ""}, {arg = 0 : i64, element_bytes = 4 : i64, kind = "store"
+// CHECK: module attributes {rocktile.emulator_sites = [{access_bytes = 4 : i64, arg = 0 : i64, element_bytes = 4 : i64, kind = "load", lds_offset = 0 : i64, location = "kernel.py:3:7", message = ""}, {access_bytes = 4 : i64, arg = 0 : i64, element_bytes = 4 : i64, kind = "store"
 // CHECK-DAG: func.func private @rocktile_emu_fault(i64, i64, i64, i64, i64, i64)
 // CHECK-DAG: func.func private @rocktile_emu_ds_swizzle(i64, i64, i64, i64, i64, i64, i64)
 // CHECK-LABEL: func.func @k_workgroup(
@@ -487,7 +487,7 @@ module attributes {gpu.container_module} {
 // Memory from address 0 is made once per workgroup; an access through it
 // asks the runtime about its address (bytes = index * 4), since only the
 // address says what it reaches (its sites carry arg = -3).
-// CHECK: rocktile.emulator_sites = [{arg = -3 : i64, element_bytes = 4 : i64, kind = "load"
+// CHECK: rocktile.emulator_sites = [{access_bytes = 4 : i64, arg = -3 : i64, element_bytes = 4 : i64, kind = "load"
 // CHECK-LABEL: func.func @addressed_workgroup(
 // CHECK: %[[FLAT:.*]] = builtin.unrealized_conversion_cast to memref<?xf32, #gpu.address_space<global>> {rocktile.flat_memory}
 // CHECK: scf.for

@@ -789,6 +789,7 @@ FailureOr<std::unique_ptr<EmulatedKernel>> EmulatedKernel::create(ModuleOp simt,
                         int(d.getAs<IntegerAttr>("arg").getInt()),
                         d.getAs<IntegerAttr>("lds_offset").getInt(),
                         d.getAs<IntegerAttr>("element_bytes").getInt(),
+                        d.getAs<IntegerAttr>("access_bytes").getInt(),
                         d.getAs<StringAttr>("location").str(),
                         d.getAs<StringAttr>("message").str()});
   }
@@ -915,15 +916,28 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
   if (total == 0)
     return "";
 
-  // Racecheck's granule for a buffer: the smallest element any access to it
-  // uses, so that accesses to neighbouring elements never share one.
+  // Racecheck's granule for a buffer: the smallest block any access to it
+  // covers whole (a load of 4 floats aligned to 16 bytes covers one block of
+  // 16), so that accesses to neighbouring blocks never share one; the
+  // element where a copy (async, or the Tensor Data Mover's rows, which
+  // name no argument) may start anywhere.
+  bool tensorCopies = llvm::any_of(sites, [](const FaultSite &s) { return s.kind == "tensor copy"; });
   std::vector<GlobalMemoryChecks::Buffer> buffers(args.size());
   for (auto [b, slot, a] : llvm::zip(buffers, slots, args))
     if (slot.isBuffer)
-      b = {a.address, uint64_t(a.numElements) * slot.elementBytes, slot.elementBytes, a.initialized};
-  for (const FaultSite &s : sites)
-    if (s.argIndex >= 0 && (s.kind == "load" || s.kind == "store" || s.kind == "atomic update"))
-      buffers[s.argIndex].granule = std::min<unsigned>(buffers[s.argIndex].granule, s.elementBytes);
+      b = {a.address, uint64_t(a.numElements) * slot.elementBytes, tensorCopies ? slot.elementBytes : 0u,
+           a.initialized};
+  for (const FaultSite &s : sites) {
+    bool access = s.kind == "load" || s.kind == "store" || s.kind == "atomic update";
+    if (s.argIndex < 0 || !(access || s.kind == "async copy"))
+      continue; // checks of alignment access nothing
+    unsigned &granule = buffers[s.argIndex].granule;
+    unsigned covered = unsigned(access ? s.accessBytes : s.elementBytes);
+    granule = granule ? std::min(granule, covered) : covered;
+  }
+  for (auto [b, slot] : llvm::zip(buffers, slots))
+    if (slot.isBuffer && !b.granule)
+      b.granule = slot.elementBytes;
   LaunchState state{*this, args, grid, {buffers, RacecheckScope::fromEnvironment()}};
   // Each runner serves one workgroup after another; its bank use is the
   // launch's once all have run.

@@ -412,8 +412,10 @@ private:
   LogicalResult emitMatrix(Operation *op, StringRef target, unsigned m, unsigned n, unsigned k);
   LogicalResult emitUniform(Operation *op);
   LogicalResult cloneChecked(Operation *op, IRMapping &map, Value tid);
+  /// A fault site of `op`; `accessBytes` (0: the element's) is what every
+  /// execution of an access reads or writes, aligned to that size.
   int64_t addSite(Operation *op, StringRef kind, Value memref, int64_t eltBytes,
-                  StringRef message = "");
+                  StringRef message = "", int64_t accessBytes = 0);
   std::optional<BufferOrigin> originOf(Value memref);
   func::FuncOp runtimeFunction(StringRef name, unsigned numArgs, bool returnsI64 = false);
   /// Thread 0's value of a per-thread condition or loop bound, which every
@@ -505,7 +507,7 @@ std::optional<BufferOrigin> WorkgroupLowering::originOf(Value memref) {
 }
 
 int64_t WorkgroupLowering::addSite(Operation *op, StringRef kind, Value memref, int64_t eltBytes,
-                                   StringRef message) {
+                                   StringRef message, int64_t accessBytes) {
   std::optional<BufferOrigin> origin = originOf(memref);
   Builder attrs(op->getContext());
   std::string where;
@@ -522,6 +524,7 @@ int64_t WorkgroupLowering::addSite(Operation *op, StringRef kind, Value memref, 
       attrs.getNamedAttr("arg", attrs.getI64IntegerAttr(origin ? origin->argIndex : -2)),
       attrs.getNamedAttr("lds_offset", attrs.getI64IntegerAttr(origin ? origin->ldsOffset : 0)),
       attrs.getNamedAttr("element_bytes", attrs.getI64IntegerAttr(eltBytes)),
+      attrs.getNamedAttr("access_bytes", attrs.getI64IntegerAttr(accessBytes ? accessBytes : eltBytes)),
       attrs.getNamedAttr("location", attrs.getStringAttr(where)),
       attrs.getNamedAttr("message", attrs.getStringAttr(message)),
   }));
@@ -994,7 +997,12 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
   StringRef kind = isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op) ? "atomic update"
                    : stored                                                 ? "store"
                                                                             : "load";
-  int64_t site = addSite(op, kind, hostMemref, eltBytes);
+  // A vector access whose alignment (checked below) is its size covers
+  // whole blocks of that size: racecheck may track the buffer so.
+  auto claimed = op->getAttrOfType<IntegerAttr>("alignment");
+  int64_t accessBytes = count * eltBytes;
+  bool wholeBlocks = llvm::isPowerOf2_64(accessBytes) && claimed && claimed.getInt() >= accessBytes;
+  int64_t site = addSite(op, kind, hostMemref, eltBytes, "", wholeBlocks ? accessBytes : eltBytes);
   // Every access op takes its indices right after its memref.
   unsigned indexOperand =
       llvm::find_if(op->getOpOperands(), [&](OpOperand &o) { return o.get() == memref; })->getOperandNumber() + 1;

@@ -43,6 +43,7 @@ struct FaultSite {
   int argIndex;          // kernel argument, -1 for LDS, kAddressedMemory
   int64_t ldsOffset;     // LDS: byte offset of the view
   int64_t elementBytes;
+  int64_t accessBytes;   // what each execution accesses, aligned to it (racecheck's granule)
   std::string location;  // file:line:col
   std::string message;   // assert: the kernel's message
 };
