@@ -44,6 +44,33 @@ def test_waves_reading_each_others_writes_need_a_barrier(target):
 
 
 @rocktile.jit
+def shift_through_memory(x_ptr, y_ptr, BLOCK: tl.constexpr, BARRIER: tl.constexpr):
+    """Writes a tile to x in 16-byte vectors, then reads each lane's
+    neighbour's vector: at the waves' edges, another wave's."""
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, offs)  # WRITE-VECTORS
+    if BARRIER:
+        tl.debug_barrier()
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs + 4, mask=offs + 4 < BLOCK, other=-1))  # READ-NEXT-VECTOR
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_vector_accesses_race_as_their_elements_do(target):
+    # Racecheck tracks x in 16-byte blocks (every access to it is an
+    # aligned 16-byte vector): a read of the next wave's block is still a
+    # race, the neighbouring blocks of one wave's lanes are not.
+    x, y = np.zeros(1024, np.int32), np.zeros(1024, np.int32)
+    kernel = shift_through_memory[(1,)]
+    kernel(x, y, BLOCK=1024, BARRIER=True, num_warps=4, target=target)
+    np.testing.assert_array_equal(y, np.r_[np.arange(4, 1024), [-1] * 4])
+    assert "vector<4xi32>" in shift_through_memory.cache[next(iter(shift_through_memory.cache))].asm["simt"]
+    with pytest.raises(rocktile.EmulatorError, match=r"global memory race on byte \d+ of 'x_ptr'") as info:
+        kernel(x, y, BLOCK=1024, BARRIER=False, num_warps=4, target=target)
+    message = str(info.value)
+    assert f":{line_of('# WRITE-VECTORS')}:" in message and f":{line_of('# READ-NEXT-VECTOR')}:" in message, message
+
+
+@rocktile.jit
 def every_program_writes(out_ptr, counter_ptr, ATOMIC: tl.constexpr):
     if ATOMIC:
         tl.atomic_add(counter_ptr, 1)
