@@ -18,6 +18,16 @@ func.func @tensor_arg(%x: tensor<4xf32>) {
 
 // -----
 
+// Tiles made by upstream ops only (no tile op loaded the tile dialect, whose
+// layouts the pass makes: it crashed before it declared that dialect).
+// expected-error @+1 {{kernel arguments must be scalars or pointers, got 'tensor<64xf32>'}}
+func.func @upstream_ops_only(%a: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<64xf32> {
+  %p = arith.mulf %a, %b : tensor<64xf32>
+  return %p : tensor<64xf32>
+}
+
+// -----
+
 // No matrix instruction multiplies int16 tiles.
 func.func @dot_types(%x: i16) {
   %a = tile.splat %x : i16 -> tensor<16x16xi16>

@@ -162,6 +162,9 @@ def AssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     Option<"target", "target", "std::string", "\"gfx950\"", "Target chip">,
     Option<"numWarps", "num-warps", "unsigned", "4", "Warps per workgroup">,
   ];
+  // Its layouts are the tile dialect's attributes, which a module of only
+  // upstream ops (tiles of a function's arguments) has not loaded.
+  let dependentDialects = ["rocktile::tile::TileDialect"];
 }
 
 def AllocateLds : Pass<"tile-allocate-lds", "mlir::ModuleOp"> {
