@@ -34,6 +34,53 @@ def test_programs_wait_for_programs_that_start_later(target):
 
 
 @rocktile.jit
+def hand_off_chain_cv(flags_ptr, N: tl.constexpr):
+    """hand_off_chain spinning as some Triton kernels do, with the ".cv"
+    cache modifier ("don't cache, fetch again") instead of volatile=True."""
+    pid = tl.program_id(0)
+    seen = 0
+    if pid < N - 1:
+        seen = tl.load(flags_ptr + pid + 1, cache_modifier=".cv")
+        while seen == 0:
+            seen = tl.load(flags_ptr + pid + 1, cache_modifier=".cv")
+    tl.store(flags_ptr + pid, seen + 1, cache_modifier=".wt")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_cv_load_is_read_afresh_as_a_volatile_one(target):
+    flags = np.zeros(16, np.int32)
+    hand_off_chain_cv[(16,)](flags, N=16, target=target)
+    np.testing.assert_array_equal(flags, np.arange(16, 0, -1))
+    kernel = next(iter(hand_off_chain_cv.cache.values()))
+    assert "isVolatile" in kernel.asm["tile"]
+
+
+@rocktile.jit
+def hinted_copy(x_ptr, y_ptr, LOAD_HINT: tl.constexpr, STORE_HINT: tl.constexpr, EVICT: tl.constexpr):
+    offs = tl.arange(0, 64)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, cache_modifier=LOAD_HINT, eviction_policy=EVICT),
+             cache_modifier=STORE_HINT)
+
+
+@pytest.mark.parametrize("load_hint, store_hint, evict, error", [
+    (".cg", ".cs", "evict_first", None),
+    (".ca", ".wb", "evict_last", None),
+    (".wt", "", "", r"cache_modifier '\.wt' is not one of '\.ca', '\.cg', '\.cs', '\.cv'"),
+    ("", ".cv", "", r"cache_modifier '\.cv' is not one of '\.wb', '\.cg', '\.cs', '\.wt'"),
+    ("", "", "evict_soon", r"eviction_policy 'evict_soon' is not one of"),
+])
+def test_cache_hints_are_checked_as_triton_checks_them(load_hint, store_hint, evict, error):
+    x, y = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    if error is None:
+        hinted_copy[(1,)](x, y, LOAD_HINT=load_hint, STORE_HINT=store_hint, EVICT=evict, target="gfx950")
+        np.testing.assert_array_equal(y, x)
+        return
+    with pytest.raises(rocktile.CompilationError, match=error) as info:
+        hinted_copy[(1,)](x, y, LOAD_HINT=load_hint, STORE_HINT=store_hint, EVICT=evict, target="gfx950")
+    assert "test_residency.py" in str(info.value)
+
+
+@rocktile.jit
 def count_under_lock(lock_ptr, counter_ptr, USE_LOCK: tl.constexpr, SEM: tl.constexpr = "acq_rel"):
     """A read-modify-write of a counter by every program, under a spin lock
     taken with atomic_cas. The counter's read is volatile: a point where the

@@ -99,12 +99,32 @@ def zeros_like(input, dtype=None):
     return full_like(input, 0, dtype)
 
 
+_LOAD_CACHE_MODIFIERS = ("", ".ca", ".cg", ".cs", ".cv")
+_STORE_CACHE_MODIFIERS = ("", ".wb", ".cg", ".cs", ".wt")
+_EVICTION_POLICIES = ("", "evict_normal", "evict_first", "evict_last")
+
+
+def _check_cache_hints(cache_modifier, eviction_policy, allowed):
+    """Triton's cache modifiers and eviction policies; anything else (a typo)
+    is an error, as in Triton."""
+    cache_modifier, eviction_policy = _unwrap(cache_modifier) or "", _unwrap(eviction_policy) or ""
+    if cache_modifier not in allowed:
+        raise SemanticError(f"cache_modifier {cache_modifier!r} is not one of {', '.join(map(repr, allowed[1:]))}")
+    if eviction_policy not in _EVICTION_POLICIES:
+        raise SemanticError(f"eviction_policy {eviction_policy!r} is not one of "
+                            f"{', '.join(map(repr, _EVICTION_POLICIES[1:]))}")
+    return cache_modifier
+
+
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
     """Load from a pointer or a tile of pointers.  Where `mask` is false the
-    result is `other` (undefined if `other` is not given).  `volatile`: read
-    memory each time (a spin-wait on a flag another program sets).  Cache and
-    eviction hints are accepted for compatibility and ignored."""
+    result is `other` (undefined if `other` is not given).  `volatile`, or
+    `cache_modifier=".cv"` ("don't cache, fetch again"): read memory each
+    time (a spin-wait on a flag another program sets).  The other cache and
+    eviction hints are checked and have no effect."""
+    fresh = _check_cache_hints(cache_modifier, eviction_policy, _LOAD_CACHE_MODIFIERS) == ".cv"
+    volatile = bool(_unwrap(volatile)) or fresh
     pointer = _unwrap(pointer)
     if isinstance(pointer, block_pointer):
         if _unwrap(mask) is not None or _unwrap(other) is not None:
@@ -114,12 +134,14 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if _unwrap(boundary_check) or _unwrap(padding_option):
         raise SemanticError("boundary_check and padding_option apply to block pointers (tl.make_block_ptr); "
                             "for a tile of pointers use mask and other")
-    return semantic.load(pointer, _unwrap(mask), _unwrap(other), bool(_unwrap(volatile)))
+    return semantic.load(pointer, _unwrap(mask), _unwrap(other), volatile)
 
 
 @_tensor_method
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
-    """Store `value` (converted to the pointee type) where `mask` is true."""
+    """Store `value` (converted to the pointee type) where `mask` is true.
+    Cache and eviction hints are checked and have no effect."""
+    _check_cache_hints(cache_modifier, eviction_policy, _STORE_CACHE_MODIFIERS)
     pointer = _unwrap(pointer)
     if isinstance(pointer, block_pointer):
         if _unwrap(mask) is not None:
