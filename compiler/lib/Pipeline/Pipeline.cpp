@@ -125,6 +125,45 @@ std::string rocktile::printIR(Operation *op, bool withLocations) {
   return s;
 }
 
+/// Runs the tile pipeline. Copies into 2 LDS slots (at 2 stages, as
+/// Triton's default on gfx950, or where the LDS holds no more) can leave
+/// too little LDS for the rest of a kernel that compiled with those loads
+/// waiting in registers: such a kernel is compiled again with copies only
+/// where a loop gets 3 stages or more, and the first try's diagnostics are
+/// dropped.
+static LogicalResult runTilePipeline(ModuleOp module, const CompileOptions &options) {
+  auto run = [&] {
+    PassManager pm(module.getContext());
+    buildTilePipeline(pm, options);
+    return pm.run(module);
+  };
+  OwningOpRef<ModuleOp> original(module.clone());
+  std::vector<Diagnostic> held;
+  LogicalResult tiled = [&] {
+    ScopedDiagnosticHandler hold(module.getContext(), [&](Diagnostic &d) {
+      held.push_back(std::move(d));
+      return success();
+    });
+    return run();
+  }();
+  bool copies = false;
+  module.walk([&](tile::AsyncLoadOp) { copies = true; });
+  bool ldsOverflow = llvm::any_of(held, [](Diagnostic &d) {
+    return d.getSeverity() == DiagnosticSeverity::Error && llvm::StringRef(d.str()).contains(" bytes of LDS but ");
+  });
+  if (failed(tiled) && copies && ldsOverflow) {
+    module.getBodyRegion().takeBody(original->getBodyRegion());
+    MLIRContext *ctx = module.getContext();
+    module.walk([&](func::FuncOp f) {
+      f->setAttr(kAsyncCopiesFromStages, IntegerAttr::get(IntegerType::get(ctx, 32), 3));
+    });
+    return run();
+  }
+  for (Diagnostic &d : held)
+    module.getContext()->getDiagEngine().emit(std::move(d));
+  return tiled;
+}
+
 FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions &options) {
   CompileResult result;
   auto run = [&](auto build) {
@@ -132,7 +171,7 @@ FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions
     build(pm, options);
     return pm.run(module);
   };
-  if (failed(run(buildTilePipeline)))
+  if (failed(runTilePipeline(module, options)))
     return failure();
   result.tile = printIR(module);
   if (failed(run(buildSimtPipeline)))

@@ -24,10 +24,6 @@ using namespace rocktile::tile;
 
 namespace {
 
-/// The most registers per lane a 1-D load may take in a matrix
-/// instruction's row or column layout (isSmallSliceOfMatrixLayout).
-constexpr int64_t kSmallSliceRegisters = 8;
-
 /// The blocked layout for tensors shaped like `shape`: `vector` consecutive
 /// elements per lane along the fastest (last) dimension, then lanes, then
 /// warps, each filling the fastest dimension first.
@@ -304,9 +300,7 @@ class LayoutAssigner {
 public:
   LayoutAssigner(func::FuncOp func, DefaultLayouts defaults, const Target &target,
                  unsigned numWarps)
-      : func(func), defaults(std::move(defaults)), target(target), numWarps(numWarps) {
-    copiesThroughPointers = func.walk([](AsyncLoadOp) { return WalkResult::interrupt(); }).wasInterrupted();
-  }
+      : func(func), defaults(std::move(defaults)), target(target), numWarps(numWarps) {}
 
   LogicalResult run() {
     Block &body = func.getBody().front();
@@ -863,23 +857,6 @@ private:
     return success();
   }
 
-  /// Whether a tile of `type` in `layout` is a row or column of a matrix
-  /// instruction's layout that takes few registers (a row of scales, a
-  /// bias), in a kernel that copies tiles into LDS through pointers: loaded
-  /// so, each lane reads its own rows' values, where a load in a blocked
-  /// layout would reach them through LDS, whose barriers would also wait
-  /// for the copies in flight (gfx950 counts both with vmcnt). Elsewhere
-  /// the exchange measures shorter: gfx950's fp8 GEMM with block scales at
-  /// 1 stage, 5.12 against 6.78 non-matrix instructions per 16384 MACs.
-  bool isSmallSliceOfMatrixLayout(Type type, Attribute layout) {
-    auto slice = dyn_cast<SliceLayoutAttr>(layout);
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!copiesThroughPointers || !slice || !tensor || tensor.getRank() != 1 ||
-        !isa<LinearLayoutAttr>(slice.getParent()))
-      return false;
-    return getLinearLayout(tensor.cloneWithEncoding(layout))->getNumRegisters() <= kSmallSliceRegisters;
-  }
-
   /// Whether `layout`, blocked or a slice of a blocked one, gives each lane
   /// more registers of `op`'s result (or first operand) than the default
   /// layout: it then replicates the tile over lanes, as a slice does along
@@ -929,8 +906,7 @@ private:
     // Loads stay blocked (vectorized, coalesced); their values are converted
     // to a matrix-instruction layout or a slice (what an expand_dims of them
     // wants), not their pointers.
-    if (isa<LoadOp>(op) && isa_and_nonnull<LinearLayoutAttr, SliceLayoutAttr>(preferred) &&
-        !isSmallSliceOfMatrixLayout(op->getResult(0).getType(), preferred))
+    if (isa<LoadOp>(op) && isa_and_nonnull<LinearLayoutAttr, SliceLayoutAttr>(preferred))
       preferred = {};
     // expand_dims' operand takes the slice of its result's layout.
     if (expand && !isa_and_nonnull<BlockedLayoutAttr, LinearLayoutAttr>(preferred))
@@ -952,13 +928,6 @@ private:
         preferences.try_emplace(v, layout);
     };
     for (Operation &op : llvm::reverse(body)) {
-      // A branch yields its results in the layout their users want (the
-      // pipeliner's guarded loads ahead of a loop).
-      if (auto branch = dyn_cast<scf::IfOp>(op))
-        for (auto [i, result] : llvm::enumerate(branch.getResults()))
-          for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()})
-            if (!region->empty())
-              prefer(region->front().getTerminator()->getOperand(i), preferences.lookup(result));
       for (Region &region : op.getRegions())
         for (Block &inner : region)
           choosePreferences(inner);
@@ -975,10 +944,6 @@ private:
           // recompute it, the loop would convert it every iteration.
           if (layout && isa<RankedTensorType>(init.getType()))
             preferences[init] = layout;
-          // And each iteration makes the next in it (a tile the pipeliner
-          // loads an iteration ahead).
-          if (preferences.lookup(arg))
-            prefer(next, layout);
         }
       if (auto dot = dyn_cast<DotOp>(op)) {
         prefer(dot.getAcc(), std::get<2>(dots.lookup(dot)));
@@ -1011,8 +976,7 @@ private:
       if (op.getNumResults() != 1 || isa<ReduceOp, ReshapeOp, TransOp, ScaledUpcastOp>(op))
         continue;
       Attribute layout = preferences.lookup(op.getResult(0));
-      if (isa_and_nonnull<LinearLayoutAttr, SliceLayoutAttr>(layout) && isa<LoadOp>(op) &&
-          !isSmallSliceOfMatrixLayout(op.getResult(0).getType(), layout))
+      if (isa_and_nonnull<LinearLayoutAttr, SliceLayoutAttr>(layout) && isa<LoadOp>(op))
         continue; // nor do their pointers (a loop would carry them so)
       // What nothing asks for but is computed element by element from a
       // dot's result will be in that dot's D layout: its other operands
@@ -1094,7 +1058,6 @@ private:
   DefaultLayouts defaults;
   const Target &target;
   unsigned numWarps;
-  bool copiesThroughPointers; // the kernel has tile.async_load
   DenseMap<Operation *, std::tuple<Attribute, Attribute, Attribute>> dots; // A, B, D layouts
   DenseMap<Operation *, std::pair<Attribute, Attribute>> dotScales;        // of scaled dots' scales
   DenseMap<Value, Attribute> preferences;

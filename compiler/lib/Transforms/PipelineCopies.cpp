@@ -520,10 +520,12 @@ struct PipelineCopiesPass : public rocktile::impl::PipelineCopiesBase<PipelineCo
       pipeliner.emplace(loop);
       // Loads beside the dot operands wait in registers, one tile in
       // flight: only where the loop keeps 2 stages.
-      if (asked < 2 || !pipeliner->findLoads(*t, numWarps, /*asyncLoads=*/true, /*sideLoads=*/asked == 2))
+      auto from = func ? func->getAttrOfType<IntegerAttr>(kAsyncCopiesFromStages) : nullptr;
+      int64_t asyncFrom = from ? from.getInt() : 2;
+      if (asked < 2 || !pipeliner->findLoads(*t, numWarps, asked >= asyncFrom, /*sideLoads=*/asked == 2))
         return;
       int64_t n = fitting(*pipeliner);
-      if (pipeliner->loadsAsync() && n < 2) { // registers, then
+      if (pipeliner->loadsAsync() && n < asyncFrom) { // registers, then
         pipeliner.emplace(loop);
         if (!pipeliner->findLoads(*t, numWarps, /*asyncLoads=*/false, /*sideLoads=*/asked == 2))
           return;

@@ -22,6 +22,12 @@ namespace rocktile {
 /// bare s_barrier, fenced for the compiler only. A workgroup fence would
 /// also wait for every copy still in flight (vmcnt(0) on gfx950).
 constexpr llvm::StringLiteral kBarrierAfterWaits = "rocktile.barrier_after_waits";
+/// On a kernel function: the fewest stages a loop must get for
+/// tile-pipeline-copies to copy its dot operands loaded through pointers
+/// into LDS (default 2); with fewer they wait in registers. rocktile::compile
+/// sets 3 where copies into 2 slots left too little LDS for the rest of the
+/// kernel.
+constexpr llvm::StringLiteral kAsyncCopiesFromStages = "tile.async_copies_from_stages";
 
 #define GEN_PASS_DECL
 #include "rocktile/Transforms/Passes.h.inc"
