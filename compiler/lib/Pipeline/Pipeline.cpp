@@ -125,6 +125,13 @@ std::string rocktile::printIR(Operation *op, bool withLocations) {
   return s;
 }
 
+static LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
+                                 void (*build)(OpPassManager &, const CompileOptions &)) {
+  PassManager pm(module.getContext());
+  build(pm, options);
+  return pm.run(module);
+}
+
 /// Runs the tile pipeline. Copies into 2 LDS slots (at 2 stages, as
 /// Triton's default on gfx950, or where the LDS holds no more) can leave
 /// too little LDS for the rest of a kernel that compiled with those loads
@@ -132,11 +139,6 @@ std::string rocktile::printIR(Operation *op, bool withLocations) {
 /// where a loop gets 3 stages or more, and the first try's diagnostics are
 /// dropped.
 static LogicalResult runTilePipeline(ModuleOp module, const CompileOptions &options) {
-  auto run = [&] {
-    PassManager pm(module.getContext());
-    buildTilePipeline(pm, options);
-    return pm.run(module);
-  };
   OwningOpRef<ModuleOp> original(module.clone());
   std::vector<Diagnostic> held;
   LogicalResult tiled = [&] {
@@ -144,20 +146,18 @@ static LogicalResult runTilePipeline(ModuleOp module, const CompileOptions &opti
       held.push_back(std::move(d));
       return success();
     });
-    return run();
+    return runPipeline(module, options, buildTilePipeline);
   }();
-  bool copies = false;
+  bool copies = false, ldsOverflow = false;
   module.walk([&](tile::AsyncLoadOp) { copies = true; });
-  bool ldsOverflow = llvm::any_of(held, [](Diagnostic &d) {
-    return d.getSeverity() == DiagnosticSeverity::Error && llvm::StringRef(d.str()).contains(" bytes of LDS but ");
-  });
+  module.walk([&](func::FuncOp f) { ldsOverflow |= f->hasAttr(kLdsOverflow); });
   if (failed(tiled) && copies && ldsOverflow) {
     module.getBodyRegion().takeBody(original->getBodyRegion());
     MLIRContext *ctx = module.getContext();
     module.walk([&](func::FuncOp f) {
       f->setAttr(kAsyncCopiesFromStages, IntegerAttr::get(IntegerType::get(ctx, 32), 3));
     });
-    return run();
+    return runPipeline(module, options, buildTilePipeline);
   }
   for (Diagnostic &d : held)
     module.getContext()->getDiagEngine().emit(std::move(d));
@@ -166,11 +166,7 @@ static LogicalResult runTilePipeline(ModuleOp module, const CompileOptions &opti
 
 FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions &options) {
   CompileResult result;
-  auto run = [&](auto build) {
-    PassManager pm(module.getContext());
-    build(pm, options);
-    return pm.run(module);
-  };
+  auto run = [&](auto build) { return runPipeline(module, options, build); };
   if (failed(runTilePipeline(module, options)))
     return failure();
   result.tile = printIR(module);

@@ -66,6 +66,7 @@ struct AllocateLdsPass : public rocktile::impl::AllocateLdsBase<AllocateLdsPass>
         largest->emitError() << "needs " << total << " bytes of LDS but "
                              << t->chip << " has " << t->ldsBytes
                              << " bytes per workgroup";
+        func->setAttr(kLdsOverflow, UnitAttr::get(func.getContext()));
         return signalPassFailure();
       }
       func->setAttr("tile.lds_bytes", IntegerAttr::get(i64, total));

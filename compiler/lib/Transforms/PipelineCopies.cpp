@@ -133,7 +133,7 @@ public:
       axis.emplace(loop->getParentOfType<func::FuncOp>());
     SmallVector<std::tuple<Operation *, ValueRange, bool>> candidates;
     SmallVector<Operation *> besides;
-    bool writesMemory = loop.getBody()->walk([](Operation *op) {
+    bool writesMemory = sideLoads && loop.getBody()->walk([](Operation *op) {
       auto effects = dyn_cast<MemoryEffectOpInterface>(op);
       bool writes = effects ? effects.hasEffect<MemoryEffects::Write>()
                             : !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
@@ -153,7 +153,7 @@ public:
           // waits in registers too: loaded where it is used, its wait would
           // also wait for the copies started ahead of it. Only where
           // nothing in the loop writes memory the load could read.
-          if (sideLoads && words(type) <= kSideLoadWords && !writesMemory)
+          if (sideLoads && !writesMemory && words(type) <= kSideLoadWords)
             besides.push_back(&op);
           continue;
         }

@@ -64,12 +64,6 @@ struct WorkerContext {
   };
   std::vector<std::deque<AsyncLoad>> asyncLoads;
   std::vector<int32_t> copyPending;
-  /// Bank use since the last barrier: each thread's executions of each
-  /// site, and for each (site, wave, execution) the (lane, first dword,
-  /// dwords) its lanes accessed, in `groups`, found through
-  /// `groupOf[site * waves + wave][execution]` (all reused: LDS accesses
-  /// are among the emulator's most frequent calls); totals per site for the
-  /// launch.
   /// Consecutive lanes that accessed the same bytes (a broadcast read is
   /// one run).
   struct LaneRun {
@@ -88,6 +82,12 @@ struct WorkerContext {
     int64_t nextThread = -1, firstByte = 0, bytes = 0;
     uint32_t execution = 0, group = 0, flushes = 0;
   };
+  /// Bank use since the last barrier: each thread's executions of each
+  /// site, and for each (site, wave, execution) the runs of lanes that
+  /// accessed it, in `groups`, found through
+  /// `groupOf[siteWave(site, wave)][execution]` (all reused: LDS accesses
+  /// are among the emulator's most frequent calls); totals per site for the
+  /// launch.
   std::vector<SiteRun> lastRun;
   uint32_t flushes = 0;
   std::vector<uint32_t> executions; // site * threads + thread
@@ -113,6 +113,11 @@ struct LaunchState {
   std::string fault;
   std::atomic<bool> failed{false};
 
+  /// The index of a site's accesses by a wave in WorkerContext::groupOf.
+  int64_t siteWave(int64_t site, int64_t wave) const {
+    return ((site * kernel.numThreads) >> llvm::countr_zero(kernel.waveSize)) + wave;
+  }
+
   void ldsAccess(WorkerContext &w, int64_t site, int64_t index, int64_t bytes, int64_t thread,
                  bool write) {
     const FaultSite &s = kernel.sites[site];
@@ -132,7 +137,7 @@ struct LaunchState {
       last.nextThread += 1;
       return;
     }
-    std::vector<uint32_t> &groupOf = w.groupOf[((site * kernel.numThreads) >> shift) + wave];
+    std::vector<uint32_t> &groupOf = w.groupOf[siteWave(site, wave)];
     if (groupOf.size() <= execution)
       groupOf.resize(execution + 1);
     if (!groupOf[execution]) {
@@ -510,7 +515,7 @@ struct LaunchState {
       for (const auto &run : runs)
         for (int32_t lane = run.firstLane; lane <= run.lastLane; ++lane)
           w.executions[g.site * kernel.numThreads + g.wave * kernel.waveSize + lane] = 0;
-      w.groupOf[g.site * kernel.numThreads / kernel.waveSize + g.wave].clear();
+      w.groupOf[siteWave(g.site, g.wave)].clear();
     }
     w.liveGroups = 0;
     w.flushes += 1;

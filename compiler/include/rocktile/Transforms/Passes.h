@@ -28,6 +28,9 @@ constexpr llvm::StringLiteral kBarrierAfterWaits = "rocktile.barrier_after_waits
 /// sets 3 where copies into 2 slots left too little LDS for the rest of the
 /// kernel.
 constexpr llvm::StringLiteral kAsyncCopiesFromStages = "tile.async_copies_from_stages";
+/// On a kernel function whose LDS tile-allocate-lds found too small (beside
+/// its error), for rocktile::compile to tell that failure from others.
+constexpr llvm::StringLiteral kLdsOverflow = "tile.lds_overflow";
 
 #define GEN_PASS_DECL
 #include "rocktile/Transforms/Passes.h.inc"

@@ -80,17 +80,21 @@ def PipelineCopies : Pass<"tile-pipeline-copies", "mlir::ModuleOp"> {
       hold N + 1 blocks per copy (the slots and room for the loop's other
       LDS uses), the loop gets as many stages as it does hold, with a
       warning at the loop.
-    - at N >= 3, every `tile.load` of a 2-D tile used only as a `tile.dot`
-      operand that the target's async loads can copy (16-byte runs along
-      the last dimension, at least one per thread; masks only where a
-      buffer resource reads zeros for masked-off lanes, on gfx950) becomes a
-      copy into N LDS slots the same way (`tile.async_load`), where the LDS
-      holds N + 1 blocks per copy; else the loop is pipelined as at N = 2:
+    - every `tile.load` of a 2-D tile used only as a `tile.dot` operand
+      that the target's async loads can copy (16-byte runs along the last
+      dimension, at least one per thread; masks only where a buffer
+      resource reads zeros for masked-off lanes, on gfx950) becomes a copy
+      into N LDS slots the same way (`tile.async_load`), where the LDS
+      holds N + 1 blocks per copy (and the function's
+      `tile.async_copies_from_stages`, if any, is at most the loop's
+      stages); else the loop is pipelined with such loads in registers:
     - every other `tile.load` of a 2-D tile that is a `tile.dot` operand is
       made at the end of the iteration before its own, and its tile carried
       there in registers. A loop with such loads has at most 2 stages: a
       second tile per load in flight would cost a copy of each of its
-      registers every iteration.
+      registers every iteration. At 2 stages, a small load (at most 8
+      words per lane) that feeds no dot operand goes ahead in registers
+      with them where nothing in the loop writes memory.
 
     A prologue makes the first N - 1 iterations' loads (those that exist),
     and the loop splits in two: the iterations whose loads N - 1 ahead exist,
