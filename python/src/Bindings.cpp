@@ -313,6 +313,28 @@ PYBIND11_MODULE(_C, m) {
     return t ? t->waveSize : 0u;
   });
 
+  // What rocktile.chips reports of a chip and its cooperative launches' limit.
+  m.def("chip_facts", [](const std::string &chip) {
+    const rocktile::Target *t = rocktile::lookupTarget(chip);
+    if (!t)
+      throw py::value_error("unknown target '" + chip + "'");
+    py::dict d;
+    d["lds_bytes"] = t->ldsBytes;
+    d["compute_units"] = t->computeUnits;
+    d["vgprs_per_simd"] = t->vgprsPerSimd;
+    return d;
+  });
+  m.def("resident_workgroups", [](const std::string &chip, unsigned registers, int64_t ldsBytes,
+                                  unsigned numWarps) {
+    const rocktile::Target *t = rocktile::lookupTarget(chip);
+    if (!t)
+      throw py::value_error("unknown target '" + chip + "'");
+    rocktile::Target::Residency r = t->residentWorkgroups(registers, ldsBytes, numWarps);
+    return py::make_tuple(r.perCu * t->computeUnits,
+                          std::to_string(r.perCu) + " per CU by " + r.limit + ", " +
+                              std::to_string(t->computeUnits) + " CUs");
+  });
+
   m.def("has_tensor_data_mover", [](const std::string &chip) {
     const rocktile::Target *t = rocktile::lookupTarget(chip);
     return t && t->hasTensorDataMover;

@@ -93,6 +93,18 @@ int hipModuleLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsign
   printf("\n");
   return 0;
 }
+/* Declared by the launcher, not called by this test. */
+int hipModuleLaunchCooperativeKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                     unsigned bz, unsigned shared, void *stream, void **params) {
+  (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)stream; (void)params;
+  return 1;
+}
+int hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f, int block, size_t shared) {
+  (void)n; (void)f; (void)block; (void)shared;
+  return 1;
+}
+int hipGetDevice(int *device) { *device = 0; return 0; }
+int hipGetDevicePropertiesR0600(void *properties, int device) { (void)properties; (void)device; return 1; }
 """
 
 MAIN = r"""
@@ -232,6 +244,7 @@ int main(int argc, char **argv) {{
     hipMemcpy(buf[i], host, bytes[i], 1 /* host to device */);
     free(host);
   }}
+  {{ {before} }}
   int error = {launch};
   for (int i = 0; i < {n}; ++i) {{
     void *host = malloc(bytes[i]);
@@ -247,17 +260,18 @@ int main(int argc, char **argv) {{
 """
 
 
-def run_c(tmp_path, kernel, signature, constexprs, launch, arrays, arch, num_warps=4):
+def run_c(tmp_path, kernel, signature, constexprs, launch, arrays, arch, num_warps=4, before=""):
     """Compiles `kernel` ahead of time for both chips, builds a C program
-    that launches it with `launch` (C, over buf[i] = arrays[i] on the
-    device) against the HIP emulator, runs it as `arch` and returns the
-    arrays as the kernel left them."""
+    that runs the C statements `before`, then launches it with `launch` (C,
+    over buf[i] = arrays[i] on the device) against the HIP emulator, runs
+    it as `arch` and returns the arrays as the kernel left them, and the
+    finished program."""
     assert os.path.exists(aot.HIP_EMULATOR), "librocktile_hip.so is built by `make build`"
     out = tmp_path / "aot"
     aot.run([kernel, "--target", "gfx950,gfx1250", "--signature", signature, "--num-warps", str(num_warps), "-o",
              str(out), *[a for k, v in constexprs.items() for a in ("--constexpr", f"{k}={v}")]])
     name = kernel.rpartition(":")[2]
-    (out / "main.c").write_text(E2E_MAIN.format(name=name, n=len(arrays), launch=launch))
+    (out / "main.c").write_text(E2E_MAIN.format(name=name, n=len(arrays), launch=launch, before=before))
     exe = out / "main"
     subprocess.run(["cc", "-std=c11", "-Wall", "-Werror", "-o", str(exe), str(out / "main.c"), str(out / f"{name}.c"),
                     aot.HIP_EMULATOR, f"-Wl,-rpath,{os.path.dirname(aot.HIP_EMULATOR)}"],
@@ -269,14 +283,14 @@ def run_c(tmp_path, kernel, signature, constexprs, launch, arrays, arch, num_war
     done = subprocess.run([str(exe), *map(str, paths)], capture_output=True, text=True,
                           env=dict(os.environ, ROCKTILE_HIP_ARCH=arch), timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    return [np.frombuffer(p.read_bytes(), a.dtype).reshape(a.shape) for p, a in zip(paths, arrays)]
+    return [np.frombuffer(p.read_bytes(), a.dtype).reshape(a.shape) for p, a in zip(paths, arrays)], done
 
 
 @pytest.mark.parametrize("arch", ["gfx950", "gfx1250"])
 def test_c_vector_add(tmp_path, arch):
     n = 5000
     x, y = np.arange(n, dtype=np.float32), np.arange(n, dtype=np.float32) * 0.5
-    _, _, out = run_c(tmp_path, ADD, "x_ptr=*fp32:16:range32,y_ptr=*fp32:16:range32,out_ptr=*fp32:16:range32,"
+    (_, _, out), _ = run_c(tmp_path, ADD, "x_ptr=*fp32:16:range32,y_ptr=*fp32:16:range32,out_ptr=*fp32:16:range32,"
                       "n_elements=i32", {"BLOCK": 1024},
                       f"launch_add_kernel(0, {(n + 1023) // 1024}, 1, 1, buf[0], buf[1], buf[2], {n})",
                       [x, y, np.zeros(n, np.float32)], arch)
@@ -287,7 +301,7 @@ def test_c_vector_add(tmp_path, arch):
 def test_c_softmax(tmp_path, arch):
     rows, cols = 37, 300
     x = np.random.default_rng(0).standard_normal((rows, cols)).astype(np.float32)
-    out, _ = run_c(tmp_path, os.path.join(EXAMPLES, "softmax.py") + ":softmax_kernel",
+    (out, _), _ = run_c(tmp_path, os.path.join(EXAMPLES, "softmax.py") + ":softmax_kernel",
                    "out_ptr=*fp32:16,in_ptr=*fp32:16,in_row_stride=i32,out_row_stride=i32,n_cols=i32",
                    {"BLOCK": 512}, f"launch_softmax_kernel(0, {rows}, 1, 1, buf[0], buf[1], {cols}, {cols}, {cols})",
                    [np.zeros_like(x), x], arch)
@@ -306,13 +320,49 @@ def test_c_gemm(tmp_path, arch):
     blocks = {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 4, "HAS_BIAS": False,
               "ACTIVATION": '""'}
     grid = -(-m // 64) * -(-n // 64)
-    _, _, c, _ = run_c(tmp_path, os.path.join(EXAMPLES, "matmul.py") + ":matmul_kernel",
+    (_, _, c, _), _ = run_c(tmp_path, os.path.join(EXAMPLES, "matmul.py") + ":matmul_kernel",
                        "a_ptr=*bf16:16,b_ptr=*bf16:16,c_ptr=*fp32:16,bias_ptr=*fp32:16,M=i32,N=i32,K=i32,"
                        "stride_am=i32,stride_ak=i32,stride_bk=i32,stride_bn=i32,stride_cm=i32,stride_cn=i32", blocks,
                        f"launch_matmul_kernel(0, {grid}, 1, 1, buf[0], buf[1], buf[2], buf[3], {m}, {n}, {k}, "
                        f"{k}, 1, {n}, 1, {n}, 1)", [a, b, np.zeros((m, n), np.float32), bias], arch)
     want = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * k)
+
+
+@pytest.mark.parametrize("arch", ["gfx950", "gfx1250"])
+def test_c_cooperative_stream_k(tmp_path, arch):
+    """examples/stream_k.py from C: launch_cooperative_NAME runs every
+    program at once in the emulator (they wait for each other's partial
+    tiles); max_cooperative_grid_NAME reports what rocktile.chips computes
+    for the kernel, and a grid above it fails as on a GPU. Tolerance: as
+    test_residency's stream-K test."""
+    import ml_dtypes
+    sys.path.insert(0, EXAMPLES)
+    import stream_k
+    m, n, k, programs = 150, 130, 200, 8
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((m, k)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((k, n)).astype(ml_dtypes.bfloat16)
+    signature = ("a_ptr=*bf16:16,b_ptr=*bf16:16,c_ptr=*fp32:16,workspace_ptr=*fp32:16,flags_ptr=*i32:16,M=i32,N=i32,"
+                 "K=i32,stride_am=i32,stride_bk=i32,stride_cm=i32")
+    blocks = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}
+    args = f"buf[0], buf[1], buf[2], buf[3], buf[4], {m}, {n}, {k}, {k}, {n}, {n}"
+    before = (f"unsigned most = 0; int error = max_cooperative_grid_stream_k_kernel(&most); "
+              f"printf(\"max grid %d %u\\n\", error, most); "
+              f"printf(\"too large %d\\n\", launch_cooperative_stream_k_kernel(0, most + 1, 1, 1, {args}));")
+    (_, _, c, _, flags), done = run_c(
+        tmp_path, stream_k.__file__ + ":stream_k_kernel", signature, blocks,
+        f"launch_cooperative_stream_k_kernel(0, {programs}, 1, 1, {args})",
+        [a, b, np.zeros((m, n), np.float32), np.zeros((programs, 64, 64), np.float32), np.zeros(programs, np.int32)],
+        arch, before=before)
+    np.testing.assert_allclose(c, stream_k.reference(a, b), rtol=1e-5, atol=1e-4)
+    assert flags.sum() == 6
+    kernel = rocktile.compile(stream_k.stream_k_kernel, dict(item.split("=") for item in signature.split(",")), blocks,
+                              target=arch)
+    most, reason = rocktile.chips.resident_workgroups(kernel)
+    assert f"max grid 0 {most}\n" in done.stdout and "too large 720\n" in done.stdout
+    assert (f"a grid of {most + 1} workgroups cannot all be resident on {arch}, which holds at most {most} of "
+            f"{kernel.name} at once ({reason})") in done.stderr
 
 
 MEMCHECK_MAIN = r"""

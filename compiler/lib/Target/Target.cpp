@@ -24,6 +24,17 @@ unsigned Target::waveRegisters(unsigned numWarps) const {
   return vgprsPerSimd / wavesPerSimd;
 }
 
+Target::Residency Target::residentWorkgroups(unsigned registers, int64_t ldsBytes, unsigned numWarps) const {
+  unsigned allocated = (registers + vgprGranule - 1) / vgprGranule * vgprGranule;
+  unsigned waves = allocated ? std::min(wavesPerSimd, vgprsPerSimd / allocated) : wavesPerSimd;
+  // A workgroup's waves may sit on any of the CU's SIMDs.
+  Residency byWaves{int64_t(simdsPerCu) * waves / std::max(1u, numWarps),
+                    std::to_string(waves) + " waves per SIMD (" + std::to_string(allocated) + " registers per lane)"};
+  if (ldsBytes <= 0 || ldsBytes * byWaves.perCu <= this->ldsBytes)
+    return byWaves;
+  return {this->ldsBytes / ldsBytes, std::to_string(ldsBytes) + " bytes of LDS"};
+}
+
 const Target *lookupTarget(llvm::StringRef chip) {
   auto it = llvm::find_if(allTargets(),
                           [&](const Target *t) { return t->chip == chip; });

@@ -45,6 +45,7 @@ enum : int {
   hipErrorNoBinaryForGpu = 209,
   hipErrorNotFound = 500,
   hipErrorLaunchFailure = 719,
+  hipErrorCooperativeLaunchTooLarge = 720,
 };
 // HIP's `extra` markers of a kernarg buffer.
 void *const kBufferPointer = reinterpret_cast<void *>(1), *const kBufferSize = reinterpret_cast<void *>(2),
@@ -54,6 +55,9 @@ struct Module {
   std::unique_ptr<emulator::EmulatedKernel> kernel;
   std::string symbol;
   std::vector<KernargSlot> kernargs;
+  const Target *target;
+  /// How many of its workgroups one CU of the device holds at once.
+  Target::Residency residency;
 };
 
 std::mutex mutex; // guards the state below
@@ -142,6 +146,10 @@ int loadModule(Module &module, const void *image) {
   if (failed(kernel))
     return fail(hipErrorInvalidImage, "hipModuleLoadData: " + diagnostics);
   module.kernel = std::move(*kernel);
+  module.target = lookupTarget(arch);
+  module.residency = module.target->residentWorkgroups(
+      unsigned((*metadata)["vgpr_count"] + (*metadata)["agpr_count"]), (*metadata)["lds_bytes"],
+      module.kernel->getNumThreads() / module.target->waveSize);
   return hipSuccess;
 }
 
@@ -202,10 +210,12 @@ bool skipLaunches() {
   return skip && std::strcmp(skip, "1") == 0;
 }
 
-int launch(const Module &module, std::array<int64_t, 3> grid, unsigned block, const std::vector<uint8_t> &kernarg) {
+int launch(const Module &module, std::array<int64_t, 3> grid, unsigned block, const std::vector<uint8_t> &kernarg,
+           bool cooperative) {
   const emulator::EmulatedKernel &k = *module.kernel;
+  const char *api = cooperative ? "hipModuleLaunchCooperativeKernel" : "hipModuleLaunchKernel";
   if (block != k.getNumThreads())
-    return fail(hipErrorInvalidValue, "hipModuleLaunchKernel: " + module.symbol + " runs in workgroups of " +
+    return fail(hipErrorInvalidValue, api + (": " + module.symbol) + " runs in workgroups of " +
                                           std::to_string(k.getNumThreads()) + " threads, got " +
                                           std::to_string(block));
   std::vector<KernargSlot> slots;
@@ -223,7 +233,7 @@ int launch(const Module &module, std::array<int64_t, 3> grid, unsigned block, co
     emulator::KernelArg a{emulator::KernelArg::Int, "argument " + std::to_string(i)};
     size_t used = slot.isBuffer ? 5 : 1; // a buffer is a memref descriptor
     if (next + used > slots.size())
-      return fail(hipErrorInvalidValue, "hipModuleLaunchKernel: the code object declares too few arguments");
+      return fail(hipErrorInvalidValue, api + std::string(": the code object declares too few arguments"));
     if (slot.isBuffer) {
       // base, aligned base, offset, size, stride
       a.kind = emulator::KernelArg::Buffer;
@@ -242,7 +252,7 @@ int launch(const Module &module, std::array<int64_t, 3> grid, unsigned block, co
         std::memcpy(&f, &b32, 4);
         a.floatValue = f;
       } else {
-        return fail(hipErrorInvalidValue, "hipModuleLaunchKernel: 16-bit float scalars are not emulated");
+        return fail(hipErrorInvalidValue, api + std::string(": 16-bit float scalars are not emulated"));
       }
     } else {
       uint64_t bits = read(slots[next]);
@@ -254,10 +264,24 @@ int launch(const Module &module, std::array<int64_t, 3> grid, unsigned block, co
     next += used;
     args.push_back(a);
   }
-  std::string fault = k.launch(grid, args, std::max(1u, std::thread::hardware_concurrency()));
+  std::string fault = k.launch(grid, args, std::max(1u, std::thread::hardware_concurrency()), cooperative);
   if (!fault.empty())
     return fail(hipErrorLaunchFailure, module.symbol + ": " + fault);
   return hipSuccess;
+}
+size_t kernargBytes(const Module &module) {
+  size_t bytes = 0;
+  for (const KernargSlot &s : module.kernargs)
+    bytes = std::max<size_t>(bytes, s.offset + s.size);
+  return bytes;
+}
+
+/// HIP's kernelParams: one pointer per declared argument, to its value.
+void packKernelParams(const Module &module, void **kernelParams, std::vector<uint8_t> &kernarg) {
+  size_t i = 0;
+  for (const KernargSlot &s : module.kernargs)
+    if (!llvm::StringRef(s.valueKind).starts_with("hidden_"))
+      std::memcpy(kernarg.data() + s.offset, kernelParams[i++], s.size);
 }
 } // namespace
 
@@ -287,7 +311,7 @@ int hipGetDevicePropertiesR0600(void *prop, int device) {
   put(kPropSharedMemPerBlock, uint64_t(target->ldsBytes));
   put(kPropWarpSize, int32_t(target->waveSize));
   put(kPropMaxThreadsPerBlock, int32_t(target->maxWorkgroupSize));
-  put(kPropMultiProcessorCount, int32_t(1));
+  put(kPropMultiProcessorCount, int32_t(target->computeUnits));
   return hipSuccess;
 }
 int hipDeviceSynchronize(void) { return hipSuccess; }           // launches complete when they return
@@ -303,6 +327,7 @@ const char *hipGetErrorString(int error) {
   case hipErrorNoBinaryForGpu: return "hipErrorNoBinaryForGpu";
   case hipErrorNotFound: return "hipErrorNotFound";
   case hipErrorLaunchFailure: return "hipErrorLaunchFailure";
+  case hipErrorCooperativeLaunchTooLarge: return "hipErrorCooperativeLaunchTooLarge";
   default: return "unknown HIP error";
   }
 }
@@ -393,9 +418,7 @@ int hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz
   if (!f || by != 1 || bz != 1 || sharedBytes != 0)
     return fail(hipErrorInvalidValue, "hipModuleLaunchKernel: rocktile kernels take 1-D workgroups and no "
                                       "dynamic LDS");
-  size_t bytes = 0;
-  for (const KernargSlot &s : f->kernargs)
-    bytes = std::max<size_t>(bytes, s.offset + s.size);
+  size_t bytes = kernargBytes(*f);
   std::vector<uint8_t> kernarg(bytes, 0);
   if (extra) {
     void *buffer = nullptr;
@@ -413,16 +436,48 @@ int hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz
                                             std::to_string(bytes) + " the kernel declares");
     std::memcpy(kernarg.data(), buffer, bytes);
   } else if (kernelParams) {
-    // One pointer per declared argument, to its value.
-    size_t i = 0;
-    for (const KernargSlot &s : f->kernargs)
-      if (!llvm::StringRef(s.valueKind).starts_with("hidden_"))
-        std::memcpy(kernarg.data() + s.offset, kernelParams[i++], s.size);
+    packKernelParams(*f, kernelParams, kernarg);
   } else {
     return fail(hipErrorInvalidValue, "hipModuleLaunchKernel: neither kernelParams nor extra");
   }
   if (skipLaunches())
     return hipSuccess;
-  return launch(*f, {gx, gy, gz}, bx, kernarg);
+  return launch(*f, {gx, gy, gz}, bx, kernarg, /*cooperative=*/false);
+}
+// Every workgroup resident at once, so that they may wait for each other: a
+// grid the device cannot hold fails, as on a GPU, and the emulator runs all
+// of the workgroups at once whatever the host's cores.
+int hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                     unsigned by, unsigned bz, unsigned sharedBytes, hipStream_t,
+                                     void **kernelParams) {
+  if (!f || by != 1 || bz != 1 || sharedBytes != 0)
+    return fail(hipErrorInvalidValue, "hipModuleLaunchCooperativeKernel: rocktile kernels take 1-D workgroups "
+                                      "and no dynamic LDS");
+  if (!kernelParams)
+    return fail(hipErrorInvalidValue, "hipModuleLaunchCooperativeKernel: no kernelParams");
+  int64_t grid = int64_t(gx) * gy * gz, most = f->residency.perCu * f->target->computeUnits;
+  if (grid > most)
+    return fail(hipErrorCooperativeLaunchTooLarge,
+                "hipModuleLaunchCooperativeKernel: a grid of " + std::to_string(grid) + " workgroups cannot all "
+                "be resident on " + f->target->chip.str() + ", which holds at most " + std::to_string(most) +
+                " of " + f->symbol + " at once (" + std::to_string(f->residency.perCu) + " per CU by " +
+                f->residency.limit + ", " + std::to_string(f->target->computeUnits) + " CUs)");
+  std::vector<uint8_t> kernarg(kernargBytes(*f), 0);
+  packKernelParams(*f, kernelParams, kernarg);
+  if (skipLaunches())
+    return hipSuccess;
+  return launch(*f, {gx, gy, gz}, bx, kernarg, /*cooperative=*/true);
+}
+// How many workgroups of `blockSize` threads one CU holds at once.
+int hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *workgroups, hipFunction_t f, int blockSize,
+                                                       size_t sharedBytes) {
+  if (!workgroups || !f || sharedBytes != 0 || blockSize != int(f->kernel->getNumThreads()))
+    return fail(hipErrorInvalidValue, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor: " +
+                                          (f ? f->symbol + " runs in workgroups of " +
+                                                   std::to_string(f->kernel->getNumThreads()) +
+                                                   " threads and no dynamic LDS"
+                                             : std::string("no function")));
+  *workgroups = int(f->residency.perCu);
+  return hipSuccess;
 }
 }

@@ -7,6 +7,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include <algorithm>
+#include <string>
 
 namespace rocktile {
 
@@ -69,6 +70,10 @@ struct Target {
   unsigned vgprsPerSimd;       // a SIMD's VGPRs per lane, shared by its waves
   unsigned maxWaveVgprs;       // the most one wave may address (AGPRs apart)
   int64_t scratchBytesPerLane; // the most private memory (spills) a lane may have
+  unsigned computeUnits;       // CUs on the product
+  unsigned simdsPerCu;         // SIMDs per CU, each running its own waves
+  unsigned wavesPerSimd;       // wave slots per SIMD
+  unsigned vgprGranule;        // a wave's registers per lane are allocated in blocks of this many
 
   /// Registers per lane (VGPRs and AGPRs) a wave of a workgroup of
   /// `numWarps` may use: its share of each of the (4 per compute unit)
@@ -76,6 +81,15 @@ struct Target {
   unsigned waveRegisters(unsigned numWarps) const;
   /// The VGPRs among them.
   unsigned waveVgprs(unsigned numWarps) const { return std::min(maxWaveVgprs, waveRegisters(numWarps)); }
+  /// How many workgroups of `numWarps` waves, each wave with `registers`
+  /// per lane (VGPRs and AGPRs) and the workgroup with `ldsBytes` of LDS,
+  /// one CU holds at once: the fewest its SIMDs' wave slots, its register
+  /// files and its LDS allow. `limit` says which bounds it.
+  struct Residency {
+    int64_t perCu;
+    std::string limit;
+  };
+  Residency residentWorkgroups(unsigned registers, int64_t ldsBytes, unsigned numWarps) const;
   llvm::ArrayRef<MatrixCoreInstr> matrixInstrs; // in order of preference
   llvm::ArrayRef<LdsTransposeRead> transposeReads; // the ones rocktile uses
 

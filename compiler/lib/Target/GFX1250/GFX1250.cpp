@@ -101,5 +101,8 @@ extern const Target gfx1250Target = {
     // A wave's scratch: a 18-bit COMPUTE_TMPRING_SIZE.WAVESIZE in units of
     // 64 dwords (LLVM's GCNSubtarget::getMaxWaveScratchSize), over 32 lanes
     /*scratchBytesPerLane=*/2097144,
+    // Inferred from gfx950: no public table gives MI455X's CUs or its CU's
+    // SIMDs, wave slots and register granule yet
+    /*computeUnits=*/256, /*simdsPerCu=*/4, /*wavesPerSimd=*/8, /*vgprGranule=*/8,
     matrixInstrs, transposeReads};
 } // namespace rocktile

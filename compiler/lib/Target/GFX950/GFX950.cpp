@@ -104,5 +104,8 @@ extern const Target gfx950Target = {
     // A wave's scratch: a 13-bit COMPUTE_TMPRING_SIZE.WAVESIZE in units of
     // 256 dwords (LLVM's GCNSubtarget::getMaxWaveScratchSize), over 64 lanes
     /*scratchBytesPerLane=*/131056,
+    // ROCm's GPU hardware specifications table (256 CUs); CDNA's CU of 4
+    // SIMDs, each with 8 wave slots, registers allocated in granules of 8
+    /*computeUnits=*/256, /*simdsPerCu=*/4, /*wavesPerSimd=*/8, /*vgprGranule=*/8,
     matrixInstrs, transposeReads};
 } // namespace rocktile

@@ -3,7 +3,7 @@ GPU driver (the target, the device, its properties) for the chip rocktile
 compiles for (rocktile.get_target()), with or without a GPU."""
 import sys
 
-from rocktile.chips import CHIPS, DEVICE_PROPERTY_NAMES
+from rocktile.chips import device_properties
 from rocktile.language.target_info import GPUTarget
 from rocktile.launcher import WAVE_SIZE, get_device, get_target
 
@@ -13,8 +13,7 @@ class _Utils:
         target = get_target()
         # What Triton's HIP driver reports from hipGetDeviceProperties
         # (rocktile.chips gives the sources).
-        return {"arch": target, "warpSize": WAVE_SIZE[target],
-                **{name: CHIPS[target][name] for name in DEVICE_PROPERTY_NAMES}}
+        return {"arch": target, "warpSize": WAVE_SIZE[target], **device_properties(target)}
 
 
 class ActiveDriver:
