@@ -72,6 +72,14 @@ class CompiledKernel:
             totals[key] = (runs + site["executions"], extra + site["extra_cycles"])
         return totals
 
+    def global_memory_traffic(self):
+        """The global memory the last emulator launch accessed, per pointer
+        argument: {name: {"read", "written", "atomic"}: bytes}, each lane's
+        access counted (a value several lanes read counts for each)."""
+        traffic = self.emulator().global_traffic()
+        return {arg.name: dict(zip(("read", "written", "atomic"), traffic[i]))
+                for i, arg in enumerate(self.specialization.args) if arg.type.is_ptr()}
+
     def kernarg_slots(self):
         """Per runtime argument, in order: (its ArgSpec, the kernarg slots
         the code object declares for it, as metadata["kernargs"] gives

@@ -252,6 +252,12 @@ PYBIND11_MODULE(_C, m) {
            py::arg("simt"), py::arg("wave_size"), py::arg("lds_banks"), py::arg("host_cpu") = "")
       .def_property_readonly("name", &EmulatedKernel::getName)
       .def_property_readonly("host_imports", &EmulatedKernel::getHostImports)
+      .def("global_traffic", [](const EmulatedKernel &k) {
+        py::list out;
+        for (const rocktile::emulator::GlobalTraffic &t : k.getGlobalTraffic())
+          out.append(py::make_tuple(t.read, t.written, t.atomic));
+        return out;
+      })
       .def("bank_conflicts", [](const EmulatedKernel &k) {
         py::list out;
         for (const rocktile::emulator::BankConflicts &b : k.getBankConflicts())

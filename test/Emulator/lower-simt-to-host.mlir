@@ -486,14 +486,17 @@ module attributes {gpu.container_module} {
 
 // Memory from address 0 is made once per workgroup; an access through it
 // asks the runtime about its address (bytes = index * 4), since only the
-// address says what it reaches (its sites carry arg = -3).
+// address says what it reaches (its sites carry arg = -3), passing the
+// site, the thread and the kind (0: a read) to check and count an access
+// that lands in a buffer argument as one through it.
 // CHECK: rocktile.emulator_sites = [{access_bytes = 4 : i64, arg = -3 : i64, element_bytes = 4 : i64, kind = "load"
 // CHECK-LABEL: func.func @addressed_workgroup(
 // CHECK: %[[FLAT:.*]] = builtin.unrealized_conversion_cast to memref<?xf32, #gpu.address_space<global>> {rocktile.flat_memory}
 // CHECK: scf.for
 // CHECK: %[[BYTES:.*]] = arith.muli %{{.*}}, %c4{{.*}} : index
 // CHECK: %[[ADDRESS:.*]] = arith.index_cast %[[BYTES]] : index to i64
-// CHECK: %[[OK:.*]] = func.call @rocktile_emu_addressed_access(%{{.*}}, %[[ADDRESS]], %c4_i64{{.*}}, %c0_i64{{.*}})
+// CHECK: %[[TID:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[OK:.*]] = func.call @rocktile_emu_addressed_access(%{{[0-9]+}}, %c0_i64{{.*}}, %[[ADDRESS]], %c4_i64{{.*}}, %[[TID]], %c0_i64{{.*}})
 // CHECK: arith.cmpi ne, %[[OK]]
 // CHECK: memref.load %[[FLAT]]
 module attributes {gpu.container_module} {

@@ -2,8 +2,10 @@
 - within a workgroup, an access that conflicts with another wave's since
   their last barrier (at least one a write, not both atomics) is an error
   naming both lines, whichever order the emulator ran them in;
-- across workgroups, two plain writes of the same bytes in one launch are an
-  error naming both workgroups, unless a release and an acquire order them;
+- across workgroups, a plain write and another workgroup's later plain
+  write or read of the same bytes in one launch are an error naming both
+  workgroups, unless a release and an acquire order them (a volatile load,
+  the flag of a hand-off, races with nothing);
 - reads of memory marked uninitialized that no kernel wrote are an error
   naming the byte and the line (the C path's hipMalloc memory: test_aot)."""
 import numpy as np
@@ -202,3 +204,84 @@ def test_descriptor_copies_are_checked_too(target):
     y = np.zeros((16, 32), np.float32)
     copy_through_descriptor[(1,)](np.ones((16, 32), np.float32), y, 16, 32, BM=16, BN=32, target=target)
     np.testing.assert_array_equal(y, 2)
+
+
+@rocktile.jit
+def write_through_a_chosen_pointer(a_ptr, b_ptr, SAME: tl.constexpr):
+    """Program 0 writes a; the others write a too (SAME) or b. The pointer
+    is chosen at run time, so the program reaches memory by its address."""
+    offs = tl.arange(0, 64)
+    if tl.program_id(0) == 0 or SAME:
+        dst = a_ptr + offs
+    else:
+        dst = b_ptr + offs
+    tl.store(dst, offs)  # CHOSEN-WRITE
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_pointer_chosen_at_run_time_is_checked_as_its_argument(target):
+    """An access through a pointer picked among the arguments at run time
+    is racechecked, and counted in the launch's traffic, as one through
+    the argument its address lands in."""
+    a, b = np.zeros(64, np.int32), np.zeros(64, np.int32)
+    k = write_through_a_chosen_pointer[(2,)](a, b, SAME=False, target=target)
+    assert (a == np.arange(64)).all() and (b == np.arange(64)).all()
+    assert k.global_memory_traffic() == {"a_ptr": {"read": 0, "written": 256, "atomic": 0},
+                                         "b_ptr": {"read": 0, "written": 256, "atomic": 0}}
+    line = line_of("# CHOSEN-WRITE")
+    with pytest.raises(rocktile.EmulatorError, match=rf"global memory race on byte 0 of 'a_ptr' .*: workgroup "
+                       rf"\(\d, 0, 0\) writes it at {__file__}:{line}:\d+, and workgroup \(\d, 0, 0\) wrote it"):
+        write_through_a_chosen_pointer[(2,)](a, b, SAME=True, target=target)
+
+
+@rocktile.jit
+def add_rows(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+    tl.atomic_add(out_ptr + n, 1.0)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_global_memory_traffic_counts_the_lanes_accesses(target):
+    """Per pointer argument, the bytes the launch's active lanes read, wrote
+    and updated atomically: masked-off lanes count nothing; a scalar
+    atomic updates once per program."""
+    n = 1000
+    x, y, out = np.ones(n, np.float32), np.ones(n, np.float32), np.zeros(n + 1, np.float32)
+    k = add_rows[(4,)](x, y, out, n, BLOCK=256, target=target)
+    assert out[n] == 4
+    assert k.global_memory_traffic() == {"x_ptr": {"read": 4 * n, "written": 0, "atomic": 0},
+                                         "y_ptr": {"read": 4 * n, "written": 0, "atomic": 0},
+                                         "out_ptr": {"read": 0, "written": 4 * n, "atomic": 4 * 4}}
+
+
+@rocktile.jit
+def publish_then_read(data_ptr, flag_ptr, out_ptr, ACQUIRE: tl.constexpr):
+    """Program 0 writes data and releases a flag; program 1 waits for the
+    flag, then reads the data: with an acquire, or with a volatile load,
+    which orders nothing."""
+    offs = tl.arange(0, 64)
+    if tl.program_id(0) == 0:
+        tl.store(data_ptr + offs, offs)
+        tl.atomic_xchg(flag_ptr, 1, sem="release")
+    else:
+        if ACQUIRE:
+            while tl.atomic_add(flag_ptr, 0, sem="acquire") == 0:
+                pass
+        else:
+            while tl.load(flag_ptr, volatile=True) == 0:
+                pass
+        tl.store(out_ptr + offs, tl.load(data_ptr + offs))  # READ-PUBLISHED
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_reading_another_programs_write_needs_an_acquire(target):
+    data, flag, out = np.zeros(64, np.int32), np.zeros(1, np.int32), np.zeros(64, np.int32)
+    publish_then_read[(2,)](data, flag, out, ACQUIRE=True, target=target)
+    assert (out == np.arange(64)).all()
+    flag[0] = 0
+    line = line_of("# READ-PUBLISHED")
+    with pytest.raises(rocktile.EmulatorError, match=rf"global memory race on byte 0 of 'data_ptr' .*: workgroup "
+                       rf"\(1, 0, 0\) reads it at {__file__}:{line}:\d+, and workgroup \(0, 0, 0\) wrote it"):
+        publish_then_read[(2,)](data, flag, out, ACQUIRE=False, target=target)

@@ -96,6 +96,7 @@ struct WorkerContext {
   size_t liveGroups = 0;
   std::vector<llvm::SmallVector<int64_t, 2>> bankDwords; // scratch of flushBanks: per bank, the distinct dwords
   std::vector<BankUse> bankUse; // per site
+  std::vector<GlobalTraffic> traffic; // per kernel argument
   /// In a launch whose workgroups may wait for each other: the fibers they
   /// run on, and what this workgroup's last wait read, how many times in a
   /// row.
@@ -347,6 +348,21 @@ struct LaunchState {
   /// or "" when it may: it must lie inside one buffer argument, or in
   /// mapped host memory (readable; writable for a store) outside all of
   /// them, whose extent the emulator cannot know.
+  /// An access through an integer address, by `thread` at `site`: whether
+  /// it may proceed. Inside a buffer argument (a pointer chosen at run
+  /// time among arguments, or read from memory) it is checked and counted
+  /// as an access through that argument.
+  bool addressedAccess(WorkerContext &w, int64_t site, uint64_t address, uint64_t bytes, int64_t thread,
+                       GlobalMemoryChecks::Kind kind) {
+    if (!addressedAccessError(address, bytes, kind != GlobalMemoryChecks::Kind::Read).empty())
+      return false;
+    if (int arg = bufferHolding(address, bytes).first; arg >= 0)
+      globalAccess(w, site, arg, int64_t(address - args[arg].address), int64_t(bytes), thread, kind, [&] {
+        return llvm::formatv("{0} of {1} bytes at address {2:x}", kernel.sites[site].kind, bytes, address).str();
+      });
+    return true;
+  }
+
   std::string addressedAccessError(uint64_t address, uint64_t bytes, bool store) {
     auto [buffer, inside] = bufferHolding(address, bytes);
     if (buffer >= 0) {
@@ -549,8 +565,11 @@ struct LaunchState {
   void globalAccess(WorkerContext &w, int64_t site, int arg, int64_t byte, int64_t bytes, int64_t thread,
                     GlobalMemoryChecks::Kind kind, llvm::function_ref<std::string()> what) {
     const FaultSite &s = kernel.sites[site];
+    GlobalTraffic &t = w.traffic[arg];
+    (kind == GlobalMemoryChecks::Kind::Read ? t.read : kind == GlobalMemoryChecks::Kind::Write ? t.written
+                                                                                               : t.atomic) += bytes;
     GlobalAccessor who{w.linearWorkgroup, w.epoch, int32_t(thread / kernel.waveSize), w.acquired};
-    GlobalConflict c = checks.access(who, arg, byte, bytes, kind, int32_t(site));
+    GlobalConflict c = checks.access(who, arg, byte, bytes, kind, int32_t(site), s.kind == "volatile load");
     if (c.kind == GlobalConflict::None)
       return;
     const KernelArg &a = args[arg];
@@ -575,13 +594,13 @@ struct LaunchState {
       return;
     }
     int64_t o = c.otherWorkgroup;
-    fault = llvm::formatv("kernel {0}: global memory race on {1}: workgroup ({2}, {3}, {4}) writes it at {5}, and "
+    fault = llvm::formatv("kernel {0}: global memory race on {1}: workgroup ({2}, {3}, {4}) {10} it at {5}, and "
                           "workgroup ({6}, {7}, {8}) wrote it at {9}, neither with an atomic nor ordered by a "
                           "release and an acquire (ROCKTILE_EMULATOR_RACECHECK=workgroup turns this check off "
                           "where a kernel means such a race)",
                           kernel.name, memory, w.workgroup[0], w.workgroup[1], w.workgroup[2], s.location,
                           o % grid[0], o / grid[0] % grid[1], o / (grid[0] * grid[1]),
-                          kernel.sites[c.otherSite].location);
+                          kernel.sites[c.otherSite].location, verb);
   }
 
   void report(const WorkerContext &w, int64_t site, int64_t index, int64_t count, int64_t size,
@@ -651,9 +670,11 @@ extern "C" void rocktile_emu_fault(int64_t ctx, int64_t site, int64_t index, int
   w->launch->report(*w, site, index, count, size, thread);
 }
 
-extern "C" int64_t rocktile_emu_addressed_access(int64_t ctx, int64_t address, int64_t bytes, int64_t store) {
+extern "C" int64_t rocktile_emu_addressed_access(int64_t ctx, int64_t site, int64_t address, int64_t bytes,
+                                                 int64_t thread, int64_t kind) {
   auto *w = reinterpret_cast<WorkerContext *>(ctx);
-  return w->launch->addressedAccessError(uint64_t(address), uint64_t(bytes), store != 0).empty();
+  return w->launch->addressedAccess(*w, site, uint64_t(address), uint64_t(bytes), thread,
+                                    GlobalMemoryChecks::Kind(kind));
 }
 
 extern "C" void rocktile_emu_spin(int64_t ctx, int64_t site, int64_t bits) {
@@ -850,6 +871,7 @@ struct WorkgroupRunner {
     ctx.groupOf.resize(k.sites.size() * k.numThreads / k.waveSize);
     ctx.lastRun.resize(k.sites.size());
     ctx.bankUse.resize(k.sites.size());
+    ctx.traffic.resize(state.args.size());
     lds.assign(std::max<int64_t>(k.ldsBytes, 1), 0xcd);
     ctx.ldsBase = lds.data();
     auto push = [&](uint64_t v) { values.push_back(v); };
@@ -933,7 +955,13 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
       b = {a.address, uint64_t(a.numElements) * slot.elementBytes, tensorCopies ? slot.elementBytes : 0u,
            a.initialized};
   for (const FaultSite &s : sites) {
-    bool access = s.kind == "load" || s.kind == "store" || s.kind == "atomic update";
+    bool access = s.kind == "load" || s.kind == "volatile load" || s.kind == "store" || s.kind == "atomic update";
+    if (s.argIndex == kAddressedMemory && access) {
+      // It may reach any buffer argument: none is tracked in larger granules.
+      for (GlobalMemoryChecks::Buffer &b : buffers)
+        b.granule = b.granule ? std::min<unsigned>(b.granule, s.elementBytes) : unsigned(s.elementBytes);
+      continue;
+    }
     if (s.argIndex < 0 || !(access || s.kind == "async copy"))
       continue; // checks of alignment access nothing
     unsigned &granule = buffers[s.argIndex].granule;
@@ -989,6 +1017,10 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
   for (const auto &runner : runners)
     for (auto [sum, mine] : llvm::zip(bankUse, runner->ctx.bankUse))
       sum.executions += mine.executions, sum.extraCycles += mine.extraCycles;
+  traffic.assign(args.size(), {});
+  for (const auto &runner : runners)
+    for (auto [sum, mine] : llvm::zip(traffic, runner->ctx.traffic))
+      sum.read += mine.read, sum.written += mine.written, sum.atomic += mine.atomic;
   std::fflush(stdout); // device_print output, before the caller prints more
   return state.fault;
 }

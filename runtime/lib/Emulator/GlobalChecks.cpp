@@ -120,7 +120,7 @@ GlobalMemoryChecks::~GlobalMemoryChecks() {
 }
 
 GlobalConflict GlobalMemoryChecks::access(const GlobalAccessor &who, int arg, int64_t byte, int64_t bytes, Kind kind,
-                                          int32_t site) {
+                                          int32_t site, bool flagRead) {
   if (uint8_t *flags = initialized[arg]) {
     if (kind != Kind::Write)
       for (int64_t b = byte; b < byte + bytes; ++b)
@@ -134,14 +134,15 @@ GlobalConflict GlobalMemoryChecks::access(const GlobalAccessor &who, int arg, in
     return {};
   const Shadow &s = shadows[shadowOf[arg]];
   for (int64_t g = byte / s.granule, last = (byte + bytes - 1) / s.granule; g <= last; ++g)
-    if (GlobalConflict c = checkRace(who, s.granules[g], kind, site); c.kind != GlobalConflict::None) {
+    if (GlobalConflict c = checkRace(who, s.granules[g], kind, site, flagRead); c.kind != GlobalConflict::None) {
       c.byte = g * s.granule;
       return c;
     }
   return {};
 }
 
-GlobalConflict GlobalMemoryChecks::checkRace(const GlobalAccessor &who, Granule &g, Kind kind, int32_t site) {
+GlobalConflict GlobalMemoryChecks::checkRace(const GlobalAccessor &who, Granule &g, Kind kind, int32_t site,
+                                             bool flagRead) {
   GlobalConflict conflict;
   if (g.generation != generation)
     g = {0, 0, 0, -1, -1, -1, -1, generation};
@@ -176,13 +177,20 @@ GlobalConflict GlobalMemoryChecks::checkRace(const GlobalAccessor &who, Granule 
     }
     __atomic_store_n(&g.recent, r.pack(), __ATOMIC_RELAXED);
   }
-  if (scope.acrossWorkgroups && kind == Kind::Write) {
-    // Two workgroups' plain writes, unless a release after the first and an
-    // acquire before the second order them (as a lock does).
-    uint64_t mine = uint64_t(who.workgroup + 1) << 32 | releases.load(std::memory_order_relaxed);
+  if (scope.acrossWorkgroups && kind != Kind::Atomic && !flagRead) {
+    // A workgroup's plain write, then another's plain write or read of the
+    // bytes, unless a release after the write and an acquire before the
+    // second access order them (as a lock or a hand-off through a flag
+    // does): on the GPU the second may not see the first.
     int32_t otherSite = g.plainWriteSite;
-    uint64_t earlier = __atomic_exchange_n(&g.plainWrite, mine, __ATOMIC_RELAXED);
-    g.plainWriteSite = site;
+    uint64_t earlier;
+    if (kind == Kind::Write) {
+      uint64_t mine = uint64_t(who.workgroup + 1) << 32 | releases.load(std::memory_order_relaxed);
+      earlier = __atomic_exchange_n(&g.plainWrite, mine, __ATOMIC_RELAXED);
+      g.plainWriteSite = site;
+    } else {
+      earlier = __atomic_load_n(&g.plainWrite, __ATOMIC_RELAXED);
+    }
     auto earlierWorkgroup = int64_t(earlier >> 32) - 1;
     if (earlierWorkgroup >= 0 && earlierWorkgroup != who.workgroup && who.acquired <= uint32_t(earlier))
       conflict = {GlobalConflict::AcrossWorkgroups, 0, otherSite, earlierWorkgroup, -1, true};

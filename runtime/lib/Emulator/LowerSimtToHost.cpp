@@ -994,8 +994,11 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
     return op->emitError("the emulator checks only 1-D memory accesses");
   Value hostMemref = hostValue(memref, map);
   int64_t eltBytes = elementBytes(cast<MemRefType>(memref.getType()));
+  // A volatile load reads a flag another workgroup sets: racecheck orders
+  // nothing by it, nor takes it for a read the flag's writes race with.
   StringRef kind = isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op) ? "atomic update"
                    : stored                                                 ? "store"
+                   : op->hasAttr(rocktile::kVolatileAccess)                 ? "volatile load"
                                                                             : "load";
   // A vector access whose alignment (checked below) is its size covers
   // whole blocks of that size: racecheck may track the buffer so.
@@ -1024,12 +1027,15 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
         builder, loc(), inBounds,
         arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::sge, viewIndex, idx(0)));
   std::optional<BufferOrigin> origin = originOf(hostMemref);
+  bool atomic = isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op);
   // Memory reached from an integer address has no extent of its own: the
-  // runtime decides from the address (rocktile_emu_addressed_access).
+  // runtime decides from the address (rocktile_emu_addressed_access), and
+  // checks an access inside a buffer argument as one through it.
   if (origin && origin->argIndex == kAddressedMemory) {
     Value address = arith::MulIOp::create(builder, loc(), hostIndex, idx(eltBytes));
-    Value ok = func::CallOp::create(builder, loc(), runtimeFunction("rocktile_emu_addressed_access", 4, true),
-                                    ValueRange{ctx, asI64(address), i64(count * eltBytes), i64(stored ? 1 : 0)})
+    Value ok = func::CallOp::create(builder, loc(), runtimeFunction("rocktile_emu_addressed_access", 6, true),
+                                    ValueRange{ctx, i64(site), asI64(address), i64(count * eltBytes), asI64(tid),
+                                               i64(atomic ? 2 : stored ? 1 : 0)})
                    .getResult(0);
     inBounds = arith::AndIOp::create(builder, loc(), inBounds,
                                      arith::CmpIOp::create(builder, loc(), arith::CmpIPredicate::ne, ok, i64(0)));
@@ -1040,7 +1046,6 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
                          ValueRange{ctx, i64(site), asI64(hostIndex), i64(count), asI64(size),
                                     asI64(tid)});
   };
-  bool atomic = isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op);
   bool lds = origin && origin->argIndex == -1 && !atomic;
   bool spins = !lds && (op->hasAttr(rocktile::kVolatileAccess) || (atomic && op->getParentOfType<scf::WhileOp>()));
   hasSpinPoints |= spins;

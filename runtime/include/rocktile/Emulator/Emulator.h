@@ -61,6 +61,13 @@ struct BankConflicts {
   BankUse use;
 };
 
+/// The bytes a launch's lanes read, wrote and atomically updated through
+/// one buffer argument (each lane's access counted: a value several lanes
+/// read counts for each).
+struct GlobalTraffic {
+  int64_t read = 0, written = 0, atomic = 0;
+};
+
 class EmulatedKernel {
 public:
   /// Lowers `simt` (consumed) for the host and JIT-compiles it for the host
@@ -91,6 +98,9 @@ public:
   const std::string &getName() const { return name; }
   /// The LDS instructions of the last launch that ran, with their bank use.
   std::vector<BankConflicts> getBankConflicts() const;
+  /// Per kernel argument, the global memory traffic of the last launch that
+  /// ran (zero for scalars).
+  const std::vector<GlobalTraffic> &getGlobalTraffic() const { return traffic; }
   /// The external symbols the host code calls (all from hostSymbols()).
   const std::vector<std::string> &getHostImports() const;
 
@@ -99,6 +109,7 @@ private:
   std::string name;
   unsigned waveSize = 0, ldsBanks = 0;
   mutable std::vector<BankUse> bankUse; // per site, of the last launch
+  mutable std::vector<GlobalTraffic> traffic; // per argument, of the last launch
   int64_t numThreads = 0, ldsBytes = 0;
   std::vector<ArgSlot> slots;
   std::vector<FaultSite> sites;

@@ -54,9 +54,11 @@ public:
 
   enum class Kind { Read, Write, Atomic };
   /// Records an access to bytes [byte, byte + bytes) of argument `arg` at
-  /// `site`; the first conflict it finds, if any.
+  /// `site`; the first conflict it finds, if any. A `flagRead` (a volatile
+  /// load) reads what other workgroups write without ordering: it races
+  /// with no write of theirs.
   GlobalConflict access(const GlobalAccessor &who, int arg, int64_t byte, int64_t bytes, Kind kind,
-                        int32_t site);
+                        int32_t site, bool flagRead = false);
   /// A release fence at device or system scope: writes before it are
   /// ordered before what an acquire after it sees.
   void release() { releases.fetch_add(1, std::memory_order_acq_rel); }
@@ -80,7 +82,7 @@ private:
     unsigned granule;
     Granule *granules;
   };
-  GlobalConflict checkRace(const GlobalAccessor &who, Granule &g, Kind kind, int32_t site);
+  GlobalConflict checkRace(const GlobalAccessor &who, Granule &g, Kind kind, int32_t site, bool flagRead);
 
   RacecheckScope scope;
   std::vector<Shadow> shadows;

@@ -92,7 +92,8 @@ void rocktile_emu_wait_async_loads(int64_t ctx, int64_t count);
 /// Whether `bytes` bytes at host address `address`, reached through a
 /// pointer made from an integer, may be read (or written, `store`): inside
 /// one buffer argument, or in mapped host memory that overlaps none.
-int64_t rocktile_emu_addressed_access(int64_t ctx, int64_t address, int64_t bytes, int64_t store);
+int64_t rocktile_emu_addressed_access(int64_t ctx, int64_t site, int64_t address, int64_t bytes, int64_t thread,
+                                      int64_t kind);
 /// Where a workgroup may wait for another (a volatile load, an atomic in a
 /// while loop) and read `bits` (its value, folded) at `site`: in a launch on
 /// fibers, the other workgroups run; a deadlock is a fault.
