@@ -365,6 +365,31 @@ def test_c_cooperative_stream_k(tmp_path, arch):
             f"{kernel.name} at once ({reason})") in done.stderr
 
 
+@pytest.mark.parametrize("arch", ["gfx950", "gfx1250"])
+def test_c_decode_megakernel(tmp_path, arch):
+    """examples/decode_megakernel.py's persistent kernel from C, through
+    launch_cooperative_NAME: the block's output and the KV cache entries it
+    writes match numpy's (tolerance: as test_residency's test of it)."""
+    sys.path.insert(0, EXAMPLES)
+    import decode_megakernel as dm
+    batch = 3
+    w = dm.make_block(batch, seed=7)
+    args, scratch = dm._arguments(w)
+    args += [np.zeros(1, np.int32), np.zeros(dm.HKV + 3, np.int32)]
+    names = list(dm.decode_block_kernel.arg_names[:len(args)])
+    types = {np.dtype(np.float32): "fp32", np.dtype(np.uint8): "u8", np.dtype(np.int32): "i32"}
+    signature = ",".join(f"{n}={'*' + types.get(a.dtype, 'bf16')}:16" for n, a in zip(names, args))
+    signature += ",batch=i32,sm_scale=fp32"
+    buffers = ", ".join(f"buf[{i}]" for i in range(len(args)))
+    got, _ = run_c(tmp_path, dm.__file__ + ":decode_block_kernel", signature, dm.CONSTEXPRS,
+                   f"launch_cooperative_decode_block_kernel(0, 8, 1, 1, {buffers}, {batch}, {dm.HD ** -0.5}f)",
+                   args, arch)
+    want, want_cache = dm.reference(w)
+    out, kv_cache = got[names.index("out_ptr")], got[names.index("kv_cache_ptr")]
+    np.testing.assert_allclose(out, want, rtol=2e-2, atol=2e-2)
+    np.testing.assert_array_equal(kv_cache.astype(np.float32), want_cache.astype(np.float32))
+
+
 MEMCHECK_MAIN = r"""
 #include "add_kernel.h"
 #include <stdio.h>
