@@ -108,7 +108,8 @@ def _decode(data, key, spec):
         raise ValueError("its body is not JSON") from None
     if entry.get("key") != key or entry.get("compiler") != compiler_key():
         raise ValueError("it belongs to another kernel or another build of rocktile")
-    return CompiledKernel(entry["name"], spec, entry["asm"], base64.b64decode(entry["hsaco"]), entry["metadata"],
+    hsaco = None if entry["hsaco"] is None else base64.b64decode(entry["hsaco"])
+    return CompiledKernel(entry["name"], spec, entry["asm"], hsaco, entry["metadata"],
                           entry["simt_with_locations"], entry["emulator_only"])
 
 
@@ -118,8 +119,9 @@ def store(key, kernel):
     if "unwritable" in _warned:
         return
     body = json.dumps({
-        "key": key, "compiler": compiler_key(), "name": kernel.name, "asm": kernel.asm,
-        "hsaco": base64.b64encode(kernel.hsaco).decode(), "metadata": kernel.metadata,
+        "key": key, "compiler": compiler_key(), "name": kernel.name, "asm": kernel._asm,
+        "hsaco": None if kernel.code_object_pending else base64.b64encode(kernel._hsaco).decode(),
+        "metadata": kernel._metadata,
         "simt_with_locations": kernel._simt_with_locations, "emulator_only": kernel.emulator_only,
     }).encode()
     data = b"rocktile-cache %d %s\n" % (FORMAT, hashlib.sha256(body).hexdigest().encode()) + body

@@ -184,15 +184,18 @@ class JITFunction(semantic.KernelFunction):
         """The compiled kernel for `spec`, memoized in `self.cache` and on
         disk (rocktile.cache). A kernel that only the emulator can run
         (device_print, device_assert) is an error unless `emulator_ok`
-        (launches in the emulator)."""
+        (launches in the emulator), which also defers its code object to
+        the first use (CompiledKernel)."""
         kernel = self.cache.get(spec)
         if kernel is None:
             key = self.cache_key(spec) if cache.enabled() else None
             kernel = cache.load(key, spec) if key else None
             if kernel is None:
-                kernel = self._compile(spec, allow_emulator_only=True)
+                kernel = self._compile(spec, allow_emulator_only=True, stop_at_simt=emulator_ok)
                 if key:
                     cache.store(key, kernel)
+            if key and kernel.code_object_pending:
+                kernel.on_code_object = lambda k, key=key: cache.store(key, k)
             kernel.launch_params = [n for n in self.arg_names if n not in self.constexpr_names]
             self.cache[spec] = kernel
         if kernel.emulator_only and not emulator_ok:
@@ -223,7 +226,7 @@ class JITFunction(semantic.KernelFunction):
         seen.add(self)
         _hash_function(h, self.fn, seen)
 
-    def _compile(self, spec: Specialization, allow_emulator_only) -> CompiledKernel:
+    def _compile(self, spec: Specialization, allow_emulator_only, stop_at_simt=False) -> CompiledKernel:
         module, ir = self.trace(spec)
         C, where = ir.C, ir.default_position
         try:
@@ -233,7 +236,7 @@ class JITFunction(semantic.KernelFunction):
                 str(e), ir.extents, where,
                 note="rocktile's front end built invalid IR for this kernel; please report this bug") from None
         try:
-            out = C.compile(module, spec.target, spec.num_warps, allow_emulator_only)
+            out = C.compile(module, spec.target, spec.num_warps, allow_emulator_only, stop_at_simt)
         except C.CompileError as e:
             raise error_from_compile_error(str(e), ir.extents, where) from None
         except Exception as e:  # never show a raw C++ failure without the kernel's position
@@ -244,7 +247,8 @@ class JITFunction(semantic.KernelFunction):
         metadata.setdefault("name", self.__name__)
         metadata.update(target=spec.target, num_warps=spec.num_warps)
         asm = {stage: out[stage] for stage in ("tile", "simt", "llir", "amdgcn") if stage in out}
-        return CompiledKernel(metadata["name"], spec, asm, bytes(out["hsaco"]), metadata,
+        deferred = stop_at_simt and not out["emulator_only"]
+        return CompiledKernel(metadata["name"], spec, asm, None if deferred else bytes(out["hsaco"]), metadata,
                               out["simt_with_locations"], out["emulator_only"])
 
     # ------------------------------------------------------------------

@@ -6,7 +6,7 @@ import os
 
 from . import compiler
 from .compiler import Specialization
-from .errors import CompilationError
+from .errors import CompilationError, error_from_compile_error
 from .launcher import CompiledLauncher
 
 
@@ -25,9 +25,14 @@ class KernelMetadata(dict):
 
 class CompiledKernel:
     """A compiled kernel: `.asm` ('tile', 'simt', 'llir', 'amdgcn' texts),
-    `.hsaco` (the code object) and `.metadata` (register and memory use)."""
+    `.hsaco` (the code object) and `.metadata` (register and memory use).
 
-    def __init__(self, name, spec: Specialization, asm: dict, hsaco: bytes, metadata: dict,
+    A kernel compiled for a launch in the emulator stops at its SIMT program
+    (`hsaco` None): the code object, its assembly and its metadata are made
+    from it when first asked for, since the emulator runs the SIMT program
+    and most of a compile's time is LLVM's code generation."""
+
+    def __init__(self, name, spec: Specialization, asm: dict, hsaco: bytes | None, metadata: dict,
                  simt_with_locations: str = "", emulator_only: bool = False):
         self.name = name
         self.target = spec.target
@@ -35,16 +40,57 @@ class CompiledKernel:
         self.signature = spec.signature
         self.constexprs = dict(spec.constexprs)
         self.specialization = spec
-        self.asm = asm
-        self.hsaco = hsaco
-        self.metadata = KernelMetadata(metadata)
+        self._asm = asm
+        self._hsaco = hsaco
+        self._metadata = KernelMetadata(metadata)
+        self._wave_size, self._lds_banks = metadata["wave_size"], metadata["lds_banks"]
         self._simt_with_locations = simt_with_locations
         # Uses what only the emulator runs: no LLVM IR, assembly or code object.
         self.emulator_only = emulator_only
         self._emulators = {}
+        # Called with the kernel once its code object is made later
+        # (JITFunction's keeps it in the compile cache too).
+        self.on_code_object = None
         # The arguments a Triton-style launch passes: the parameters that are
         # not declared constexprs (JITFunction fills it in; runtime ones here).
         self.launch_params = [a.name for a in spec.args]
+
+    @property
+    def code_object_pending(self):
+        """Whether the code object is still to be made from the SIMT program."""
+        return self._hsaco is None
+
+    def make_code_object(self):
+        """Makes the code object now, if it is still to be made."""
+        if self._hsaco is not None:
+            return
+        C = compiler.load_C()
+        try:
+            out = C.emit_code_object(self._simt_with_locations, self.target, self.num_warps)
+        except C.CompileError as e:
+            raise error_from_compile_error(str(e), {}) from None
+        self._asm.update((stage, out[stage]) for stage in ("llir", "amdgcn"))
+        metadata = dict(out["metadata"])
+        metadata.update(name=self.name, target=self.target, num_warps=self.num_warps)
+        self._metadata = KernelMetadata(metadata)
+        self._hsaco = bytes(out["hsaco"])
+        if self.on_code_object:
+            self.on_code_object(self)
+
+    @property
+    def hsaco(self):
+        self.make_code_object()
+        return self._hsaco
+
+    @property
+    def asm(self):
+        self.make_code_object()
+        return self._asm
+
+    @property
+    def metadata(self):
+        self.make_code_object()
+        return self._metadata
 
     def emulator(self):
         """The kernel JIT-compiled for the CPU emulator (built on first use),
@@ -55,8 +101,7 @@ class CompiledKernel:
         if cpu not in self._emulators:
             C = compiler.load_C()
             try:
-                self._emulators[cpu] = C.Emulator(self._simt_with_locations, self.metadata["wave_size"],
-                                                  self.metadata["lds_banks"], cpu)
+                self._emulators[cpu] = C.Emulator(self._simt_with_locations, self._wave_size, self._lds_banks, cpu)
             except C.CompileError as e:
                 raise CompilationError(f"the emulator cannot run kernel {self.name}: {e}") from None
         return self._emulators[cpu]

@@ -174,6 +174,8 @@ class Launcher:
         bound.apply_defaults()
         spec = self.fn.specialize_bound(bound.arguments, target, num_warps, options)
         kernel = self.fn.compile_specialization(spec, emulator_ok=device == "emulator")
+        if os.environ.get("ROCKTILE_EMULATOR_CODE_OBJECTS") == "1":
+            kernel.make_code_object()  # an error of LLVM's AMDGPU backend is then the launch's
         remember = None if fast is None or device != "hip" else (
             fast, args, kwargs, [self.fn.arg_names.index(a.name) for a in spec.args])
         launch(kernel, _grid(self.grid, dict(bound.arguments)), [bound.arguments[a.name] for a in spec.args],

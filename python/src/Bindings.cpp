@@ -66,6 +66,34 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
+/// What compile() and emit_code_object() return to Python.
+py::dict compileResultDict(const rocktile::CompileResult &result, const std::string &warnings) {
+  py::dict md;
+  for (const auto &[k, v] : result.metadata)
+    md[py::str(k)] = v;
+  md["name"] = result.kernelName;
+  py::list kernargs;
+  for (const rocktile::KernargSlot &slot : result.kernargs) {
+    py::dict entry;
+    entry["offset"] = slot.offset;
+    entry["size"] = slot.size;
+    entry["value_kind"] = slot.valueKind;
+    kernargs.append(entry);
+  }
+  md["kernargs"] = kernargs;
+  py::dict out;
+  out["tile"] = result.tile;
+  out["simt"] = result.simt;
+  out["llir"] = result.llir;
+  out["amdgcn"] = result.amdgcn;
+  out["simt_with_locations"] = result.simtWithLocations;
+  out["emulator_only"] = result.emulatorOnly;
+  out["warnings"] = warnings;
+  out["hsaco"] = py::bytes(result.hsaco);
+  out["metadata"] = md;
+  return out;
+}
+
 struct IRContext {
   IRContext() : ctx(std::make_shared<MLIRContext>()) {
     DialectRegistry registry;
@@ -381,7 +409,7 @@ PYBIND11_MODULE(_C, m) {
   }, py::arg("from_type"), py::arg("to_type"), py::arg("target"), py::arg("row_major") = false);
 
   m.def("compile", [](const PyOperation &module, const std::string &target, unsigned numWarps,
-                      bool allowEmulatorOnly) {
+                      bool allowEmulatorOnly, bool stopAtSimt) {
     auto moduleOp = dyn_cast<ModuleOp>(module.op);
     if (!moduleOp)
       throw py::value_error("compile() takes a builtin.module");
@@ -393,34 +421,34 @@ PYBIND11_MODULE(_C, m) {
     {
       py::gil_scoped_release release;
       if (succeeded(verify(*copy)))
-        result = rocktile::compile(*copy, {target, numWarps, allowEmulatorOnly});
+        result = rocktile::compile(*copy, {target, numWarps, allowEmulatorOnly, stopAtSimt});
     }
     if (failed(result))
       throw CompileError(diags.text());
-    py::dict md;
-    for (const auto &[k, v] : result->metadata)
-      md[py::str(k)] = v;
-    md["name"] = result->kernelName;
-    py::list kernargs;
-    for (const rocktile::KernargSlot &slot : result->kernargs) {
-      py::dict entry;
-      entry["offset"] = slot.offset;
-      entry["size"] = slot.size;
-      entry["value_kind"] = slot.valueKind;
-      kernargs.append(entry);
-    }
-    md["kernargs"] = kernargs;
-    py::dict out;
-    out["tile"] = result->tile;
-    out["simt"] = result->simt;
-    out["llir"] = result->llir;
-    out["amdgcn"] = result->amdgcn;
-    out["simt_with_locations"] = result->simtWithLocations;
-    out["emulator_only"] = result->emulatorOnly;
-    out["warnings"] = diags.text(); // a successful compile reports only warnings
-    out["hsaco"] = py::bytes(result->hsaco);
-    out["metadata"] = md;
-    return out;
+    return compileResultDict(*result, diags.text()); // a successful compile reports only warnings
   }, py::arg("module"), py::arg("target"), py::arg("num_warps"),
-     py::arg("allow_emulator_only") = false);
+     py::arg("allow_emulator_only") = false, py::arg("stop_at_simt") = false);
+
+  // The code object of a SIMT program that compile(stop_at_simt=True) made.
+  m.def("emit_code_object", [](const std::string &simtWithLocations, const std::string &target, unsigned numWarps) {
+    if (!rocktile::lookupTarget(target))
+      throw py::value_error("unknown target '" + target + "'");
+    MLIRContext context;
+    DialectRegistry registry;
+    rocktile::registerDialects(registry);
+    context.appendDialectRegistry(registry);
+    DiagnosticCollector diags(&context);
+    rocktile::CompileResult result;
+    result.simtWithLocations = simtWithLocations;
+    LogicalResult ok = failure();
+    {
+      py::gil_scoped_release release;
+      OwningOpRef<ModuleOp> simt = parseSourceString<ModuleOp>(simtWithLocations, &context);
+      if (simt)
+        ok = rocktile::emitCodeObject(*simt, {target, numWarps}, result);
+    }
+    if (failed(ok))
+      throw CompileError(diags.text());
+    return compileResultDict(result, diags.text());
+  }, py::arg("simt_with_locations"), py::arg("target"), py::arg("num_warps"));
 }

@@ -299,3 +299,30 @@ def test_an_entry_that_is_no_regular_file_is_recompiled(cache_dir, compiles):
     assert compiles[0] == 2 and os.path.isfile(path)
     compile_triple()
     assert compiles[0] == 2  # the rewritten entry is read
+
+
+def test_an_emulator_launch_defers_the_code_object(cache_dir, compiles, monkeypatch):
+    """A launch in the emulator compiles to the SIMT program only; the code
+    object is made when first asked for, once, and then kept in the cache
+    entry; ROCKTILE_EMULATOR_CODE_OBJECTS=1 makes it at the launch."""
+    monkeypatch.setenv("ROCKTILE_DEVICE", "emulator")
+    x = np.arange(50, dtype=np.float32)
+    y = np.zeros_like(x)
+    triple.cache.clear()
+    k = triple[(1,)](x, y, 50, BLOCK=64)
+    np.testing.assert_array_equal(y, 3 * x)
+    assert k.code_object_pending and compiles[0] == 1
+    emit = compiler.load_C().emit_code_object
+    made = []
+    monkeypatch.setattr(compiler.load_C(), "emit_code_object", lambda *a: made.append(1) or emit(*a))
+    assert "v_mul_f32" in k.asm["amdgcn"] and k.metadata["vgpr_count"] > 0 and not k.code_object_pending
+    triple.cache.clear()
+    again = triple[(1,)](x, y, 50, BLOCK=64)  # the cache entry, with the code object made for k
+    assert not again.code_object_pending and again.hsaco == k.hsaco and compiles[0] == 1 and len(made) == 1
+    monkeypatch.setenv("ROCKTILE_CACHE", "0")  # the same made at once: the same code object
+    assert rocktile.compile(triple, k.signature, {"BLOCK": 64}).hsaco == k.hsaco
+    monkeypatch.delenv("ROCKTILE_CACHE")
+    triple.cache.clear()
+    monkeypatch.setenv("ROCKTILE_EMULATOR_CODE_OBJECTS", "1")
+    k = triple[(1,)](x, y, 50, BLOCK=32)
+    assert not k.code_object_pending

@@ -180,19 +180,24 @@ FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions
       emulatorOnly = Location(where);
     result.kernelName = f.getName().str();
   });
-  if (emulatorOnly) {
-    if (options.allowEmulatorOnly) {
-      result.emulatorOnly = true;
-      result.metadata["wave_size"] = lookupTarget(options.target)->waveSize;
-      result.metadata["lds_banks"] = lookupTarget(options.target)->ldsBanks;
-      return result;
-    }
+  if (emulatorOnly && !options.allowEmulatorOnly)
     return emitError(*emulatorOnly) << "tl.device_print and tl.device_assert run only in the "
                                        "emulator for now; they cannot be compiled for "
                                     << options.target << " hardware",
            failure();
+  if (emulatorOnly || options.stopAtSimt) {
+    result.emulatorOnly = bool(emulatorOnly);
+    result.metadata["wave_size"] = lookupTarget(options.target)->waveSize;
+    result.metadata["lds_banks"] = lookupTarget(options.target)->ldsBanks;
+    return result;
   }
-  if (failed(run(buildLLVMPipeline)))
+  if (failed(emitCodeObject(module, options, result)))
+    return failure();
+  return result;
+}
+
+LogicalResult rocktile::emitCodeObject(ModuleOp module, const CompileOptions &options, CompileResult &result) {
+  if (failed(runPipeline(module, options, buildLLVMPipeline)))
     return failure();
 
   auto gpuModules = module.getOps<gpu::GPUModuleOp>();
@@ -221,5 +226,5 @@ FailureOr<CompileResult> rocktile::compile(ModuleOp module, const CompileOptions
   result.metadata = std::move(*metadata);
   result.metadata["occupancy"] = occupancy;
   result.metadata["lds_banks"] = lookupTarget(options.target)->ldsBanks;
-  return result;
+  return success();
 }

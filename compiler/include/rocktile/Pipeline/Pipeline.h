@@ -18,6 +18,9 @@ struct CompileOptions {
   /// Stop at the SIMT program when the kernel uses what only the emulator
   /// runs (device_print, device_assert) instead of reporting an error.
   bool allowEmulatorOnly = false;
+  /// Stop at the SIMT program in any case (what the emulator runs); the
+  /// code object can be made from it later (emitCodeObject).
+  bool stopAtSimt = false;
 };
 
 /// Every dialect, interface and translation the pipeline uses.
@@ -47,10 +50,16 @@ struct CompileResult {
 /// `op` as MLIR text, with source locations if asked.
 std::string printIR(mlir::Operation *op, bool withLocations = false);
 
-/// Compiles a module holding one tile-dialect kernel down to a code object.
-/// Errors are reported through the context's diagnostic handler.
+/// Compiles a module holding one tile-dialect kernel down to a code object
+/// (or to its SIMT program: options.stopAtSimt). Errors are reported
+/// through the context's diagnostic handler.
 mlir::FailureOr<CompileResult> compile(mlir::ModuleOp module,
                                        const CompileOptions &options);
+
+/// The code object of a SIMT program (CompileResult::simtWithLocations, as
+/// text): fills in `result`'s LLVM IR, assembly, code object, kernargs and
+/// metadata.
+mlir::LogicalResult emitCodeObject(mlir::ModuleOp simt, const CompileOptions &options, CompileResult &result);
 
 } // namespace rocktile
 
