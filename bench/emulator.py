@@ -1,7 +1,8 @@
 """How fast the CPU emulator runs real kernels: softmax over a 4096 x 1024
 fp32 matrix, and the tutorial GEMM at 512 x 512 x 512 in bf16 (128 x 128 x 64
 tiles, 4 warps), on each target, beside the same computation in numpy, in
-one run. Each runs three ways: with the emulator's global-memory racechecks
+one run; and the first launch (compile and run, no cache) of an elementwise
+kernel on one 2^16-element pointer tile with num_warps=1. Each runs three ways: with the emulator's global-memory racechecks
 off (ROCKTILE_EMULATOR_RACECHECK=0; bounds, LDS and sync checks stay), with
 them on (the default), and on top through librocktile_hip's device path,
 where every buffer is hipMalloc memory and initcheck covers it too. Prints
@@ -75,6 +76,28 @@ def run_case(title, numpy_fn, arrays, launch, result):
         print(f"{target:8} " + " ".join(f"{c:>20}" for c in cells) + f" {err:10.2e}")
 
 
+@rocktile.jit
+def add_one(x_ptr, y_ptr, N: rocktile.language.constexpr):
+    offs = rocktile.language.arange(0, N)
+    rocktile.language.store(y_ptr + offs, rocktile.language.load(x_ptr + offs) + 1.0)
+
+
+def first_launch(n):
+    """Seconds from nothing compiled to a finished launch of add_one on n
+    elements, per target (the compile cache off)."""
+    os.environ["ROCKTILE_CACHE"] = "0"
+    x = np.arange(n, dtype=np.float32)
+    print(f"\nfirst launch of a {n}-element pointer tile, num_warps=1 (compile + run)")
+    for target in ("gfx950", "gfx1250"):
+        add_one.cache.clear()
+        y = np.zeros_like(x)
+        start = time.perf_counter()
+        add_one[(1,)](x, y, N=n, num_warps=1, target=target)
+        assert (y == x + 1).all()
+        print(f"{target:8} {time.perf_counter() - start:8.1f} s")
+    del os.environ["ROCKTILE_CACHE"]
+
+
 def softmax_reference(x):
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -98,3 +121,5 @@ if __name__ == "__main__":
 
     run_case("GEMM 512 x 512 x 512 bf16 -> fp32, 128 x 128 x 64 tiles", lambda: a32 @ b32,
              [a, b, np.zeros((512, 512), np.float32)], gemm, lambda a, b, c: c)
+
+    first_launch(1 << 16)

@@ -1083,3 +1083,26 @@ func.func @exchange_into_swizzled_slice(%x: !tile.ptr<i32>) attributes {tile.lds
   tile.store %q, %c : tensor<128x!tile.ptr<i32>, #swizzled>, tensor<128xi32, #swizzled>
   return
 }
+
+// -----
+
+// A lane's 16 elements come in 4 loads of 4: joined pairwise (4 + 4, then
+// 8 + 8), not inserted one by one into the whole vector, whose IR would
+// grow with the square of a lane's elements.
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]>
+// CHECK-LABEL: gpu.func @joined_loads
+// CHECK-COUNT-4: vector.load {{.*}} vector<4xf32>
+// CHECK: %[[A:.*]] = vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7] : vector<4xf32>, vector<4xf32>
+// CHECK: %[[B:.*]] = vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7] : vector<4xf32>, vector<4xf32>
+// CHECK: vector.shuffle %[[A]], %[[B]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] : vector<8xf32>, vector<8xf32>
+// CHECK-NOT: vector.shuffle {{.*}} : vector<16xf32>, vector<4xf32>
+func.func @joined_loads(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 1 : i32} {
+  %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %xp = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  %v = tile.load %xp : tensor<1024x!tile.ptr<f32>, #b> -> tensor<1024xf32, #b>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #b>
+  %op = tile.addptr %os, %r : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xi32, #b>
+  tile.store %op, %v : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xf32, #b>
+  return
+}

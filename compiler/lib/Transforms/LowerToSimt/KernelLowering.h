@@ -321,18 +321,27 @@ private:
     return vector::ShuffleOp::create(b, loc(), v, v,
                                      llvm::to_vector(llvm::seq<int64_t>(start, start + width)));
   }
-  /// `into` with elements [start, start + width) replaced by `part`.
-  Value insertSlice(Value part, Value into, int64_t start) {
-    if (!isa<VectorType>(part.getType()))
-      return vector::InsertOp::create(b, loc(), part, into, start);
-    int64_t n = cast<VectorType>(into.getType()).getNumElements();
-    int64_t width = cast<VectorType>(part.getType()).getNumElements();
-    if (width == n)
-      return part;
-    SmallVector<int64_t> mask;
-    for (int64_t i = 0; i < n; ++i)
-      mask.push_back(i >= start && i < start + width ? n + i - start : i);
-    return vector::ShuffleOp::create(b, loc(), into, part, mask);
+  /// The lane vector of `type` made of `parts` (scalars, or vectors of its
+  /// element type) laid end to end, joined pairwise in a balanced tree:
+  /// inserting each part into the whole vector makes IR quadratic in a
+  /// lane's elements (a 2^20-element tile on one warp: 16384 per lane).
+  Value concat(ArrayRef<Value> parts, VectorType type) {
+    if (!isa<VectorType>(parts.front().getType()))
+      return vector::FromElementsOp::create(b, loc(), type, parts);
+    SmallVector<Value> level(parts);
+    while (level.size() > 1) {
+      SmallVector<Value> joined;
+      for (size_t i = 0; i + 1 < level.size(); i += 2) {
+        int64_t n = cast<VectorType>(level[i].getType()).getNumElements() +
+                    cast<VectorType>(level[i + 1].getType()).getNumElements();
+        joined.push_back(vector::ShuffleOp::create(b, loc(), level[i], level[i + 1],
+                                                   llvm::to_vector(llvm::seq<int64_t>(0, n))));
+      }
+      if (level.size() % 2)
+        joined.push_back(level.back());
+      level = std::move(joined);
+    }
+    return level.front();
   }
 
   func::FuncOp func;

@@ -283,7 +283,7 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
   bool otherIsZero = op.getOther() && isZeroBits(op.getOther());
   Type chunkType = width == 1 ? vtype.getElementType()
                               : Type(VectorType::get({width}, vtype.getElementType()));
-  Value result = arith::ConstantOp::create(b, loc(), b.getZeroAttr(vtype));
+  SmallVector<Value> chunks;
   // Through a buffer resource where one reaches the pointers (32-bit
   // offsets, as Triton's buffer loads); unmasked, not from an integer
   // address (whose extent the emulator checks by address). Volatile loads
@@ -319,9 +319,9 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
                   [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, fallback); })
                   .getResult(0);
     }
-    result = insertSlice(chunk, result, g);
+    chunks.push_back(chunk);
   }
-  values[op] = {Value(), result};
+  values[op] = {Value(), concat(chunks, vtype)};
   return success();
 }
 
