@@ -150,6 +150,11 @@ def write_kernel(tmp_path, body):
     return str(path)
 
 
+@rocktile.jit
+def c_keyword_parameter(x_ptr, long):
+    tl.store(x_ptr, long)
+
+
 @pytest.mark.parametrize("args,message", [
     (["nowhere.py:k", "--signature", "a=i32"], "no such file: nowhere.py"),
     ([ADD, "--signature", "x_ptr"], "--signature: expected name=type items"),
@@ -159,6 +164,8 @@ def write_kernel(tmp_path, body):
     ([ADD, "--signature", SIGNATURE, "--constexpr", "BLOCK=1024", "--name", "not-c"], "--name: 'not-c' is not a C"),
     ([os.path.join(EXAMPLES, "vector_add.py") + ":compile_add", "--signature", "a=i32"],
      "has no @rocktile.jit function 'compile_add'"),
+    ([os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_aot.py") + ":c_keyword_parameter",
+      "--signature", "x_ptr=*fp32,long=i32"], "parameter 'long' cannot be a parameter of the C launcher"),
 ])
 def test_bad_options_name_the_option(tmp_path, args, message):
     done = subprocess.run([sys.executable, "-m", "rocktile.aot", *args, "-o", str(tmp_path / "out")],
