@@ -1106,3 +1106,21 @@ func.func @joined_loads(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out:
   tile.store %op, %v : tensor<1024x!tile.ptr<f32>, #b>, tensor<1024xf32, #b>
   return
 }
+
+// -----
+
+// isNontemporal (cache_modifier=".cs") reaches the loads and stores.
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]>
+// CHECK-LABEL: gpu.func @nontemporal
+// CHECK: vector.load {{.*}} {alignment = 16 : i64, nontemporal = true}
+// CHECK: vector.store {{.*}} {alignment = 16 : i64, nontemporal = true}
+func.func @nontemporal(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 1 : i32} {
+  %r = tile.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>, #b>
+  %xp = tile.addptr %xs, %r : tensor<256x!tile.ptr<f32>, #b>, tensor<256xi32, #b>
+  %v = tile.load %xp {isNontemporal} : tensor<256x!tile.ptr<f32>, #b> -> tensor<256xf32, #b>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>, #b>
+  %op = tile.addptr %os, %r : tensor<256x!tile.ptr<f32>, #b>, tensor<256xi32, #b>
+  tile.store %op, %v {isNontemporal} : tensor<256x!tile.ptr<f32>, #b>, tensor<256xf32, #b>
+  return
+}

@@ -80,6 +80,22 @@ def test_cache_hints_are_checked_as_triton_checks_them(load_hint, store_hint, ev
     assert "test_residency.py" in str(info.value)
 
 
+@pytest.mark.parametrize("target, load_bit, store_bit", [("gfx950", " nt", " nt"),
+                                                          ("gfx1250", " th:TH_LOAD_NT", " th:TH_STORE_NT")])
+def test_cs_accesses_are_nontemporal(target, load_bit, store_bit):
+    """cache_modifier=".cs" (streaming, likely accessed once) makes the load
+    and the store nontemporal on the GPU, and nothing else does."""
+    sig = {"x_ptr": "*fp32:16", "y_ptr": "*fp32:16"}
+    for hints, hinted in (((".cs", ".cs", ""), True), ((".cg", ".wb", "evict_first"), False)):
+        k = rocktile.compile(hinted_copy, sig, dict(zip(("LOAD_HINT", "STORE_HINT", "EVICT"), hints)), target=target)
+        accesses = [line.strip() for line in k.asm["amdgcn"].splitlines() if line.strip().startswith("buffer_")]
+        loads = [line for line in accesses if "load" in line]
+        stores = [line for line in accesses if "store" in line]
+        assert loads and stores
+        assert all(line.endswith(load_bit) == hinted for line in loads), loads
+        assert all(line.endswith(store_bit) == hinted for line in stores), stores
+
+
 @rocktile.jit
 def count_under_lock(lock_ptr, counter_ptr, USE_LOCK: tl.constexpr, SEM: tl.constexpr = "acq_rel"):
     """A read-modify-write of a counter by every program, under a spin lock

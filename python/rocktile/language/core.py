@@ -121,10 +121,11 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     """Load from a pointer or a tile of pointers.  Where `mask` is false the
     result is `other` (undefined if `other` is not given).  `volatile`, or
     `cache_modifier=".cv"` ("don't cache, fetch again"): read memory each
-    time (a spin-wait on a flag another program sets).  The other cache and
-    eviction hints are checked and have no effect."""
-    fresh = _check_cache_hints(cache_modifier, eviction_policy, _LOAD_CACHE_MODIFIERS) == ".cv"
-    volatile = bool(_unwrap(volatile)) or fresh
+    time (a spin-wait on a flag another program sets).  `".cs"` ("cache
+    streaming, likely accessed once"): a nontemporal load.  The other cache
+    and eviction hints are checked and have no effect."""
+    modifier = _check_cache_hints(cache_modifier, eviction_policy, _LOAD_CACHE_MODIFIERS)
+    volatile = bool(_unwrap(volatile)) or modifier == ".cv"
     pointer = _unwrap(pointer)
     if isinstance(pointer, block_pointer):
         if _unwrap(mask) is not None or _unwrap(other) is not None:
@@ -134,14 +135,15 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if _unwrap(boundary_check) or _unwrap(padding_option):
         raise SemanticError("boundary_check and padding_option apply to block pointers (tl.make_block_ptr); "
                             "for a tile of pointers use mask and other")
-    return semantic.load(pointer, _unwrap(mask), _unwrap(other), volatile)
+    return semantic.load(pointer, _unwrap(mask), _unwrap(other), volatile, nontemporal=modifier == ".cs")
 
 
 @_tensor_method
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
     """Store `value` (converted to the pointee type) where `mask` is true.
-    Cache and eviction hints are checked and have no effect."""
-    _check_cache_hints(cache_modifier, eviction_policy, _STORE_CACHE_MODIFIERS)
+    `cache_modifier=".cs"`: a nontemporal store; the other cache and
+    eviction hints are checked and have no effect."""
+    modifier = _check_cache_hints(cache_modifier, eviction_policy, _STORE_CACHE_MODIFIERS)
     pointer = _unwrap(pointer)
     if isinstance(pointer, block_pointer):
         if _unwrap(mask) is not None:
@@ -150,7 +152,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     if _unwrap(boundary_check):
         raise SemanticError("boundary_check applies to block pointers (tl.make_block_ptr); for a tile of "
                             "pointers use mask")
-    return semantic.store(pointer, _unwrap(value), _unwrap(mask))
+    return semantic.store(pointer, _unwrap(value), _unwrap(mask), nontemporal=modifier == ".cs")
 
 
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):

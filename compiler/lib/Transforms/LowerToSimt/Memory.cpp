@@ -245,6 +245,7 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
   Value mask = op.getMask() ? lookup(op.getMask()) : Value();
   Value other = op.getOther() ? lookup(op.getOther()) : Value();
   auto tensorType = dyn_cast<RankedTensorType>(op.getType());
+  bool nontemporal = op.getIsNontemporal();
   // A volatile load reads memory each time it runs (the GPU's lowering
   // makes it an LLVM volatile load; the emulator lets other workgroups run).
   // The single-thread fence after it, no instruction on either side, keeps
@@ -262,7 +263,8 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
   if (!tensorType) {
     Type elt = op.getType();
     auto load = [&](OpBuilder &bb, Location l) {
-      return markVolatile(memref::LoadOp::create(bb, l, ptr.base, ValueRange{ptr.value}));
+      return markVolatile(memref::LoadOp::create(bb, l, ptr.base, ValueRange{ptr.value}, nontemporal,
+                                                 IntegerAttr()));
     };
     if (!mask) {
       values[op] = {Value(), load(b, loc())};
@@ -295,9 +297,9 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
       std::tie(buffer, ptr.value) = *shared;
   auto load = [&](OpBuilder &bb, Location l, Value base, Value index) -> Value {
     if (width == 1)
-      return markVolatile(memref::LoadOp::create(bb, l, base, ValueRange{index}));
-    return markVolatile(vector::LoadOp::create(bb, l, chunkType, base, ValueRange{index},
-                                               /*nontemporal=*/false, llvm::MaybeAlign(align)));
+      return markVolatile(memref::LoadOp::create(bb, l, base, ValueRange{index}, nontemporal, IntegerAttr()));
+    return markVolatile(vector::LoadOp::create(bb, l, chunkType, base, ValueRange{index}, nontemporal,
+                                               llvm::MaybeAlign(align)));
   };
   for (int64_t g = 0; g < vtype.getNumElements(); g += width) {
     Value index = vector::ExtractOp::create(b, loc(), ptr.value, g);
@@ -350,7 +352,8 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
   };
   if (!tensorType) {
     guarded(writes(mask), [&](OpBuilder &bb, Location l) {
-      memref::StoreOp::create(bb, l, value, ptr.base, ValueRange{ptr.value});
+      memref::StoreOp::create(bb, l, value, ptr.base, ValueRange{ptr.value}, op.getIsNontemporal(),
+                              IntegerAttr());
     });
     return success();
   }
@@ -365,9 +368,9 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
       std::tie(buffer, ptr.value) = *shared;
   auto store = [&](OpBuilder &bb, Location l, Value chunk, Value base, Value index) {
     if (width == 1)
-      memref::StoreOp::create(bb, l, chunk, base, ValueRange{index});
+      memref::StoreOp::create(bb, l, chunk, base, ValueRange{index}, op.getIsNontemporal(), IntegerAttr());
     else
-      vector::StoreOp::create(bb, l, chunk, base, ValueRange{index}, /*nontemporal=*/false,
+      vector::StoreOp::create(bb, l, chunk, base, ValueRange{index}, op.getIsNontemporal(),
                               llvm::MaybeAlign(align));
   };
   for (int64_t g = 0; g < vtype.getNumElements(); g += width) {

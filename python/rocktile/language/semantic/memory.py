@@ -58,7 +58,7 @@ def _mask(mask, fname):
     return mask
 
 
-def load(ptr, mask, other, volatile=False):
+def load(ptr, mask, other, volatile=False, nontemporal=False):
     ptr = _pointer(ptr, "tl.load")
     if other is not None and mask is None:
         raise SemanticError("tl.load got `other` without `mask`: `other` is the value where the mask is false")
@@ -78,11 +78,13 @@ def load(ptr, mask, other, volatile=False):
     attrs = {"operandSegmentSizes": f"array<i32: 1, {int(mask is not None)}, {int(other is not None)}>"}
     if volatile:
         attrs["isVolatile"] = "unit"
+    if nontemporal:
+        attrs["isNontemporal"] = "unit"
     value = _emit("tile.load", operands, _typed(shape, elt.storage), attrs)
     return cast(value, elt)  # a no-op except for int1, stored as bytes
 
 
-def store(ptr, value, mask):
+def store(ptr, value, mask, nontemporal=False):
     ptr = _pointer(ptr, "tl.store")
     elt = ptr.dtype.element_ty
     value = cast(value, elt)
@@ -92,4 +94,4 @@ def store(ptr, value, mask):
     operands = [ptr, cast(value, elt.storage)]
     if mask is not None:
         operands.append(broadcast_to(_mask(mask, "tl.store"), ptr.shape, "the mask of tl.store"))
-    current().create("tile.store", operands, [], {})
+    current().create("tile.store", operands, [], {"isNontemporal": "unit"} if nontemporal else {})

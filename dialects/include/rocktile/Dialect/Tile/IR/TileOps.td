@@ -271,7 +271,9 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     never merged with another load, moved out of a loop, or copied ahead
     into LDS (it counts as a write for that), and it becomes a volatile
     load on the GPU and a point where the emulator lets other workgroups
-    run.
+    run. An `isNontemporal` load (`cache_modifier=".cs"`, "likely accessed
+    once") is a nontemporal one on the GPU (`nt` on gfx950,
+    `th:TH_LOAD_NT` on gfx1250): the caches are not to keep its lines.
 
     ```mlir
     %v = tile.load %ptrs, mask = %m, other = %zero
@@ -280,7 +282,8 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     ```
   }];
   let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask,
-                       Optional<Tile_Value>:$other, UnitAttr:$isVolatile);
+                       Optional<Tile_Value>:$other, UnitAttr:$isVolatile,
+                       UnitAttr:$isNontemporal);
   let results = (outs Tile_Value:$result);
   let assemblyFormat = [{
     $ptr (`,` `mask` `=` $mask^ `:` type($mask))? (`,` `other` `=` $other^)?
@@ -451,13 +454,15 @@ def Tile_StoreOp : Tile_Op<"store", [
   let summary = "Store to global memory, optionally masked";
   let description = [{
     Writes each element of `value` behind its pointer where `mask` is true.
+    An `isNontemporal` store (`cache_modifier=".cs"`) is a nontemporal one on
+    the GPU, as tile.load's.
 
     ```mlir
     tile.store %ptrs, %v, mask = %m : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
     ```
   }];
   let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$value,
-                       Optional<Tile_BoolLike>:$mask);
+                       Optional<Tile_BoolLike>:$mask, UnitAttr:$isNontemporal);
   let assemblyFormat = [{
     $ptr `,` $value (`,` `mask` `=` $mask^)? attr-dict `:` type($ptr) `,`
     type($value) (`,` type($mask)^)?
