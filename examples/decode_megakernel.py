@@ -384,7 +384,8 @@ if __name__ == "__main__":
         for target in ("gfx950", "gfx1250"):
             out, cache, mega = decode_block(w, target=target)
             staged, _, stages = decode_block_by_stages(w, target=target)
-            print(f"batch {batch} {target}: {sum(stage_tasks(batch))} tasks; max |error| megakernel "
+            tasks = ", ".join(f"{stage} {n}" for stage, n in zip(STAGES, stage_tasks(batch)))
+            print(f"batch {batch} {target}: tasks {tasks}; max |error| megakernel "
                   f"{np.abs(out - want).max():.2e}, by stages {np.abs(staged - want).max():.2e} (max |out| "
                   f"{np.abs(want).max():.1f})")
             for way, report in (("megakernel", mega), ("by stages", stages)):
