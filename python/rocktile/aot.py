@@ -189,11 +189,12 @@ int max_cooperative_grid_{name}(unsigned *workgroups);
 #endif
 #endif
 """
-    images, cases = [], []
+    images, cases, params_max = [], [], 1
     for i, (target, k) in enumerate(kernels.items()):
         data = ",".join(str(b) for b in k.hsaco)
         images.append(f"static _Alignas(64) const unsigned char image_{target}[{len(k.hsaco)}] = {{{data}}};")
         declared = [slot for slot in k.metadata["kernargs"] if not slot["value_kind"].startswith("hidden_")]
+        params_max = max(params_max, len(declared))
         pointers = "\n".join(f"    rt_params[{j}] = rt_args + {slot['offset']};" for j, slot in enumerate(declared))
         cases.append(f"""  case {i}: /* {target} */
 {chr(10).join(kernarg_packing(k))}
@@ -202,8 +203,6 @@ int max_cooperative_grid_{name}(unsigned *workgroups);
     table = ", ".join(f"{{image_{t}, \"{k.name}\", {k.num_warps * k.metadata['wave_size']}}}"
                       for t, k in kernels.items())
     kernarg_max = max(k.metadata["kernarg_bytes"] for k in kernels.values())
-    params_max = max(1, *(sum(not slot["value_kind"].startswith("hidden_") for slot in k.metadata["kernargs"])
-                            for k in kernels.values()))
     pack_call = ", ".join(["rt_args", "rt_params", *(arg.name for arg in first.specialization.args)])
     launch_call = ", ".join(["stream", "gx", "gy", "gz", *(arg.name for arg in first.specialization.args)])
     pack_params = ", ".join(["unsigned char *rt_args", "void **rt_params", *c_parameters(first.specialization)])
@@ -237,7 +236,8 @@ hipError_t hipGetDevicePropertiesR0600(void *properties, int device);
 #define ROCKTILE_HIP_LAUNCH_PARAM_END ((void *)0x03)
 
 {chr(10).join(images)}
-static const struct {{ const unsigned char *image; const char *symbol; unsigned threads; }} code_objects[] = {{{table}}};
+static const struct {{ const unsigned char *image; const char *symbol; unsigned threads; }} code_objects[] = {{
+    {table}}};
 
 static hipModule_t module;
 static hipFunction_t function;
@@ -277,7 +277,7 @@ static size_t pack({pack_params}) {{
   return 0; /* not reached */
 }}
 
-/* Launches with every workgroup resident at once if `cooperative`. */
+/* Launches with every workgroup resident at once if `rt_cooperative`. */
 static int launch(int rt_cooperative, {params}) {{
   int rt_error = load_{name}();
   if (rt_error)
@@ -288,8 +288,8 @@ static int launch(int rt_cooperative, {params}) {{
   unsigned rt_threads = code_objects[loaded].threads;
   if (rt_cooperative)
     return hipModuleLaunchCooperativeKernel(function, gx, gy, gz, rt_threads, 1, 1, 0, stream, rt_params);
-  void *rt_extra[] = {{ROCKTILE_HIP_LAUNCH_PARAM_BUFFER_POINTER, rt_args, ROCKTILE_HIP_LAUNCH_PARAM_BUFFER_SIZE, &rt_size,
-                   ROCKTILE_HIP_LAUNCH_PARAM_END}};
+  void *rt_extra[] = {{ROCKTILE_HIP_LAUNCH_PARAM_BUFFER_POINTER, rt_args, ROCKTILE_HIP_LAUNCH_PARAM_BUFFER_SIZE,
+                      &rt_size, ROCKTILE_HIP_LAUNCH_PARAM_END}};
   return hipModuleLaunchKernel(function, gx, gy, gz, rt_threads, 1, 1, 0, stream, 0, rt_extra);
 }}
 

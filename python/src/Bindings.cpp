@@ -66,6 +66,14 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
+/// The target `chip` names; an unknown one is a ValueError.
+const rocktile::Target &targetNamed(const std::string &chip) {
+  const rocktile::Target *t = rocktile::lookupTarget(chip);
+  if (!t)
+    throw py::value_error("unknown target '" + chip + "'");
+  return *t;
+}
+
 /// What compile() and emit_code_object() return to Python.
 py::dict compileResultDict(const rocktile::CompileResult &result, const std::string &warnings) {
   py::dict md;
@@ -349,24 +357,17 @@ PYBIND11_MODULE(_C, m) {
 
   // What rocktile.chips reports of a chip and its cooperative launches' limit.
   m.def("chip_facts", [](const std::string &chip) {
-    const rocktile::Target *t = rocktile::lookupTarget(chip);
-    if (!t)
-      throw py::value_error("unknown target '" + chip + "'");
+    const rocktile::Target &t = targetNamed(chip);
     py::dict d;
-    d["lds_bytes"] = t->ldsBytes;
-    d["compute_units"] = t->computeUnits;
-    d["vgprs_per_simd"] = t->vgprsPerSimd;
+    d["lds_bytes"] = t.ldsBytes;
+    d["compute_units"] = t.computeUnits;
+    d["vgprs_per_simd"] = t.vgprsPerSimd;
     return d;
   });
   m.def("resident_workgroups", [](const std::string &chip, unsigned registers, int64_t ldsBytes,
                                   unsigned numWarps) {
-    const rocktile::Target *t = rocktile::lookupTarget(chip);
-    if (!t)
-      throw py::value_error("unknown target '" + chip + "'");
-    rocktile::Target::Residency r = t->residentWorkgroups(registers, ldsBytes, numWarps);
-    return py::make_tuple(r.perCu * t->computeUnits,
-                          std::to_string(r.perCu) + " per CU by " + r.limit + ", " +
-                              std::to_string(t->computeUnits) + " CUs");
+    rocktile::Target::Residency r = targetNamed(chip).residentWorkgroups(registers, ldsBytes, numWarps);
+    return py::make_tuple(r.onChip, r.reason);
   });
 
   m.def("has_tensor_data_mover", [](const std::string &chip) {
@@ -378,9 +379,7 @@ PYBIND11_MODULE(_C, m) {
   // numbers), for pictures: {"lds": str, "write"/"read": {access_bytes,
   // conflict_cycles, lanes_per_phase, lanes: [phase][bank] -> [lane]}}.
   m.def("lds_exchange_map", [](const PyType &from, const PyType &to, const std::string &chip, bool rowMajor) {
-    const rocktile::Target *target = rocktile::lookupTarget(chip);
-    if (!target)
-      throw py::value_error("unknown target '" + chip + "'");
+    const rocktile::Target &target = targetNamed(chip);
     auto fromType = dyn_cast<RankedTensorType>(from.value), toType = dyn_cast<RankedTensorType>(to.value);
     std::optional<rocktile::LinearLayout> fromLayout, toLayout;
     if (fromType && toType) {
@@ -391,7 +390,7 @@ PYBIND11_MODULE(_C, m) {
         fromType.getElementType() != toType.getElementType())
       throw py::value_error("expected two tensor types of one shape and element type, each with a #tile layout");
     rocktile::LdsExchangeMap map =
-        rocktile::ldsExchangeMap(*fromLayout, *toLayout, rocktile::exchangeBytes(fromType), *target, rowMajor);
+        rocktile::ldsExchangeMap(*fromLayout, *toLayout, rocktile::exchangeBytes(fromType), target, rowMajor);
     auto side = [](const rocktile::LdsBankMap &m) {
       py::dict d;
       d["access_bytes"] = m.accessBytes;
@@ -413,8 +412,7 @@ PYBIND11_MODULE(_C, m) {
     auto moduleOp = dyn_cast<ModuleOp>(module.op);
     if (!moduleOp)
       throw py::value_error("compile() takes a builtin.module");
-    if (!rocktile::lookupTarget(target))
-      throw py::value_error("unknown target '" + target + "'");
+    targetNamed(target);
     OwningOpRef<ModuleOp> copy(moduleOp.clone());
     DiagnosticCollector diags(module.ctx.get());
     FailureOr<rocktile::CompileResult> result;
@@ -431,19 +429,15 @@ PYBIND11_MODULE(_C, m) {
 
   // The code object of a SIMT program that compile(stop_at_simt=True) made.
   m.def("emit_code_object", [](const std::string &simtWithLocations, const std::string &target, unsigned numWarps) {
-    if (!rocktile::lookupTarget(target))
-      throw py::value_error("unknown target '" + target + "'");
-    MLIRContext context;
-    DialectRegistry registry;
-    rocktile::registerDialects(registry);
-    context.appendDialectRegistry(registry);
-    DiagnosticCollector diags(&context);
+    targetNamed(target);
+    IRContext ir;
+    DiagnosticCollector diags(ir.ctx.get());
     rocktile::CompileResult result;
     result.simtWithLocations = simtWithLocations;
     LogicalResult ok = failure();
     {
       py::gil_scoped_release release;
-      OwningOpRef<ModuleOp> simt = parseSourceString<ModuleOp>(simtWithLocations, &context);
+      OwningOpRef<ModuleOp> simt = parseSourceString<ModuleOp>(simtWithLocations, ir.ctx.get());
       if (simt)
         ok = rocktile::emitCodeObject(*simt, {target, numWarps}, result);
     }

@@ -28,11 +28,15 @@ Target::Residency Target::residentWorkgroups(unsigned registers, int64_t ldsByte
   unsigned allocated = (registers + vgprGranule - 1) / vgprGranule * vgprGranule;
   unsigned waves = allocated ? std::min(wavesPerSimd, vgprsPerSimd / allocated) : wavesPerSimd;
   // A workgroup's waves may sit on any of the CU's SIMDs.
-  Residency byWaves{int64_t(simdsPerCu) * waves / std::max(1u, numWarps),
-                    std::to_string(waves) + " waves per SIMD (" + std::to_string(allocated) + " registers per lane)"};
-  if (ldsBytes <= 0 || ldsBytes * byWaves.perCu <= this->ldsBytes)
-    return byWaves;
-  return {this->ldsBytes / ldsBytes, std::to_string(ldsBytes) + " bytes of LDS"};
+  int64_t perCu = int64_t(simdsPerCu) * waves / std::max(1u, numWarps);
+  std::string limit =
+      std::to_string(waves) + " waves per SIMD (" + std::to_string(allocated) + " registers per lane)";
+  if (ldsBytes > 0 && ldsBytes * perCu > this->ldsBytes) {
+    perCu = this->ldsBytes / ldsBytes;
+    limit = std::to_string(ldsBytes) + " bytes of LDS";
+  }
+  return {perCu, perCu * computeUnits,
+          std::to_string(perCu) + " per CU by " + limit + ", " + std::to_string(computeUnits) + " CUs"};
 }
 
 const Target *lookupTarget(llvm::StringRef chip) {

@@ -344,10 +344,6 @@ struct LaunchState {
     return {-1, false};
   }
 
-  /// Why an access through a pointer made from an integer may not happen,
-  /// or "" when it may: it must lie inside one buffer argument, or in
-  /// mapped host memory (readable; writable for a store) outside all of
-  /// them, whose extent the emulator cannot know.
   /// An access through an integer address, by `thread` at `site`: whether
   /// it may proceed. Inside a buffer argument (a pointer chosen at run
   /// time among arguments, or read from memory) it is checked and counted
@@ -363,6 +359,10 @@ struct LaunchState {
     return true;
   }
 
+  /// Why an access through a pointer made from an integer may not happen,
+  /// or "" when it may: it must lie inside one buffer argument, or in
+  /// mapped host memory (readable; writable for a store) outside all of
+  /// them, whose extent the emulator cannot know.
   std::string addressedAccessError(uint64_t address, uint64_t bytes, bool store) {
     auto [buffer, inside] = bufferHolding(address, bytes);
     if (buffer >= 0) {
@@ -569,7 +569,7 @@ struct LaunchState {
     (kind == GlobalMemoryChecks::Kind::Read ? t.read : kind == GlobalMemoryChecks::Kind::Write ? t.written
                                                                                                : t.atomic) += bytes;
     GlobalAccessor who{w.linearWorkgroup, w.epoch, int32_t(thread / kernel.waveSize), w.acquired};
-    GlobalConflict c = checks.access(who, arg, byte, bytes, kind, int32_t(site), s.kind == "volatile load");
+    GlobalConflict c = checks.access(who, arg, byte, bytes, kind, int32_t(site), s.volatileLoad);
     if (c.kind == GlobalConflict::None)
       return;
     const KernelArg &a = args[arg];
@@ -817,7 +817,8 @@ FailureOr<std::unique_ptr<EmulatedKernel>> EmulatedKernel::create(ModuleOp simt,
                         d.getAs<IntegerAttr>("element_bytes").getInt(),
                         d.getAs<IntegerAttr>("access_bytes").getInt(),
                         d.getAs<StringAttr>("location").str(),
-                        d.getAs<StringAttr>("message").str()});
+                        d.getAs<StringAttr>("message").str(),
+                        d.getAs<StringAttr>("kind").getValue() == "volatile load"});
   }
 
   auto jit = HostJit::create(simt, k->name + "_workgroup", hostCpu, hostSymbols());

@@ -455,13 +455,12 @@ int hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned gx, unsigned gy, 
                                       "and no dynamic LDS");
   if (!kernelParams)
     return fail(hipErrorInvalidValue, "hipModuleLaunchCooperativeKernel: no kernelParams");
-  int64_t grid = int64_t(gx) * gy * gz, most = f->residency.perCu * f->target->computeUnits;
+  int64_t grid = int64_t(gx) * gy * gz, most = f->residency.onChip;
   if (grid > most)
     return fail(hipErrorCooperativeLaunchTooLarge,
                 "hipModuleLaunchCooperativeKernel: a grid of " + std::to_string(grid) + " workgroups cannot all "
                 "be resident on " + f->target->chip.str() + ", which holds at most " + std::to_string(most) +
-                " of " + f->symbol + " at once (" + std::to_string(f->residency.perCu) + " per CU by " +
-                f->residency.limit + ", " + std::to_string(f->target->computeUnits) + " CUs)");
+                " of " + f->symbol + " at once (" + f->residency.reason + ")");
   std::vector<uint8_t> kernarg(kernargBytes(*f), 0);
   packKernelParams(*f, kernelParams, kernarg);
   if (skipLaunches())

@@ -83,11 +83,12 @@ struct Target {
   unsigned waveVgprs(unsigned numWarps) const { return std::min(maxWaveVgprs, waveRegisters(numWarps)); }
   /// How many workgroups of `numWarps` waves, each wave with `registers`
   /// per lane (VGPRs and AGPRs) and the workgroup with `ldsBytes` of LDS,
-  /// one CU holds at once: the fewest its SIMDs' wave slots, its register
-  /// files and its LDS allow. `limit` says which bounds it.
+  /// one CU holds at once (the fewest its SIMDs' wave slots, its register
+  /// files and its LDS allow), how many the chip holds, and why, for a
+  /// cooperative launch's error.
   struct Residency {
-    int64_t perCu;
-    std::string limit;
+    int64_t perCu, onChip;
+    std::string reason; // "4 per CU by <the bound>, 256 CUs"
   };
   Residency residentWorkgroups(unsigned registers, int64_t ldsBytes, unsigned numWarps) const;
   llvm::ArrayRef<MatrixCoreInstr> matrixInstrs; // in order of preference

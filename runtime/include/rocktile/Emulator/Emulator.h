@@ -46,6 +46,7 @@ struct FaultSite {
   int64_t accessBytes;   // what each execution accesses, aligned to it (racecheck's granule)
   std::string location;  // file:line:col
   std::string message;   // assert: the kernel's message
+  bool volatileLoad;     // kind "volatile load": a hand-off's flag, which racecheck lets race
 };
 
 /// An LDS instruction's bank use: how many times a wave ran it, and the
