@@ -550,11 +550,20 @@ struct LaunchState {
                           otherWrote ? "wrote" : "read", kernel.sites[otherSite].location);
   }
 
+  static void countTraffic(WorkerContext &w, int arg, int64_t bytes, GlobalMemoryChecks::Kind kind) {
+    GlobalTraffic &t = w.traffic[arg];
+    (kind == GlobalMemoryChecks::Kind::Read ? t.read : kind == GlobalMemoryChecks::Kind::Write ? t.written
+                                                                                               : t.atomic) += bytes;
+  }
+
   /// A load, store or atomic by `thread` at `site` of `count` elements of
-  /// its buffer argument from `index`.
+  /// its buffer argument from `index`. Without racecheck or initcheck on
+  /// the argument, only counted: this runs for every access.
   void elementAccess(WorkerContext &w, int64_t site, int64_t index, int64_t count, int64_t thread,
                      GlobalMemoryChecks::Kind kind) {
     const FaultSite &s = kernel.sites[site];
+    if (!checks.checks(s.argIndex))
+      return countTraffic(w, s.argIndex, count * s.elementBytes, kind);
     globalAccess(w, site, s.argIndex, index * s.elementBytes, count * s.elementBytes, thread, kind, [&] {
       return llvm::formatv("{0} of {1} element(s) at index {2}", s.kind, count, index).str();
     });
@@ -565,9 +574,7 @@ struct LaunchState {
   void globalAccess(WorkerContext &w, int64_t site, int arg, int64_t byte, int64_t bytes, int64_t thread,
                     GlobalMemoryChecks::Kind kind, llvm::function_ref<std::string()> what) {
     const FaultSite &s = kernel.sites[site];
-    GlobalTraffic &t = w.traffic[arg];
-    (kind == GlobalMemoryChecks::Kind::Read ? t.read : kind == GlobalMemoryChecks::Kind::Write ? t.written
-                                                                                               : t.atomic) += bytes;
+    countTraffic(w, arg, bytes, kind);
     GlobalAccessor who{w.linearWorkgroup, w.epoch, int32_t(thread / kernel.waveSize), w.acquired};
     GlobalConflict c = checks.access(who, arg, byte, bytes, kind, int32_t(site), s.volatileLoad);
     if (c.kind == GlobalConflict::None)

@@ -6,12 +6,61 @@
 #include <cstring>
 
 namespace {
-/// dst[lane] = src[from(lane)] for every lane, for values of `bytes` bytes.
-template <typename From> void gather(int64_t src, int64_t dst, int64_t n, int64_t bytes, From from) {
-  auto *in = reinterpret_cast<const char *>(src);
-  auto *out = reinterpret_cast<char *>(dst);
+/// dst[lane] = src[from(lane)] for every lane, for values of type T.
+template <typename T, typename From> void gatherAs(int64_t src, int64_t dst, int64_t n, From from) {
+  auto *in = reinterpret_cast<const T *>(src);
+  auto *out = reinterpret_cast<T *>(dst);
   for (int64_t lane = 0; lane < n; ++lane)
-    std::memcpy(out + lane * bytes, in + from(lane) * bytes, bytes);
+    out[lane] = in[from(lane)];
+}
+
+/// The same for 32- or 64-bit values (`bytes`), the only ones lanes
+/// exchange: typed copies, since these run once per lane of every wave.
+template <typename From> void gather(int64_t src, int64_t dst, int64_t n, int64_t bytes, From from) {
+  if (bytes == 4)
+    gatherAs<uint32_t>(src, dst, n, from);
+  else
+    gatherAs<uint64_t>(src, dst, n, from);
+}
+
+/// DPP with control `ctrl` for lanes of type T. A lane's source depends only
+/// on its place in the wave, so it is decoded once per wave position.
+template <typename T>
+void dppAs(int64_t old, int64_t src, int64_t dst, int64_t n, int64_t waveSize, int64_t ctrl, int64_t rowMask,
+           int64_t bankMask, bool boundCtrl) {
+  // Per lane of a wave: the lane it reads (relative to the wave), -1 where
+  // that lies outside the row (row_shl, row_shr), -2 where it keeps its old
+  // value (masked off by row_mask or bank_mask).
+  int16_t from[64];
+  int64_t shift = ctrl & 15;
+  for (int64_t lane = 0; lane < waveSize; ++lane) {
+    int64_t row = lane & ~int64_t(15), l = lane & 15;
+    int64_t f;
+    if (ctrl <= 0xff)
+      f = (lane & ~int64_t(3)) + (ctrl >> (2 * (lane & 3)) & 3);
+    else if (ctrl < 0x110)
+      f = l + shift < 16 ? lane + shift : -1;
+    else if (ctrl < 0x120)
+      f = l - shift >= 0 ? lane - shift : -1;
+    else if (ctrl < 0x130)
+      f = row + ((l - shift) & 15);
+    else if (ctrl == 0x140)
+      f = row + 15 - l;
+    else if (ctrl == 0x141)
+      f = (lane & ~int64_t(7)) + 7 - (lane & 7);
+    else if (ctrl < 0x160)
+      f = row + shift;
+    else
+      f = row + (l ^ shift);
+    bool writes = (rowMask >> (lane / 16) & 1) && (bankMask >> (l / 4) & 1);
+    from[lane] = int16_t(!writes || (f < 0 && !boundCtrl) ? -2 : f);
+  }
+  auto *prior = reinterpret_cast<const T *>(old), *in = reinterpret_cast<const T *>(src);
+  auto *out = reinterpret_cast<T *>(dst);
+  for (int64_t t = 0; t < n; ++t) {
+    int64_t lane = t & (waveSize - 1), f = from[lane];
+    out[t] = f >= 0 ? in[t - lane + f] : f == -1 ? T(0) : prior[t];
+  }
 }
 } // namespace
 
@@ -19,38 +68,10 @@ extern "C" {
 
 void rocktile_emu_dpp(int64_t old, int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t waveSize,
                       int64_t ctrl, int64_t rowMask, int64_t bankMask, int64_t boundCtrl) {
-  auto *prior = reinterpret_cast<const char *>(old), *in = reinterpret_cast<const char *>(src);
-  auto *out = reinterpret_cast<char *>(dst);
-  int64_t shift = ctrl & 15;
-  for (int64_t lane = 0; lane < n; ++lane) {
-    int64_t row = lane & ~int64_t(15), l = lane & 15;
-    // The lane read, or -1 where it lies outside the row (row_shl, row_shr).
-    int64_t from = -1;
-    if (ctrl <= 0xff)
-      from = (lane & ~int64_t(3)) + (ctrl >> (2 * (lane & 3)) & 3);
-    else if (ctrl < 0x110)
-      from = l + shift < 16 ? lane + shift : -1;
-    else if (ctrl < 0x120)
-      from = l - shift >= 0 ? lane - shift : -1;
-    else if (ctrl < 0x130)
-      from = row + ((l - shift) & 15);
-    else if (ctrl == 0x140)
-      from = row + 15 - l;
-    else if (ctrl == 0x141)
-      from = (lane & ~int64_t(7)) + 7 - (lane & 7);
-    else if (ctrl < 0x160)
-      from = row + shift;
-    else
-      from = row + (l ^ shift);
-    bool writes = (rowMask >> (lane % waveSize / 16) & 1) && (bankMask >> (l / 4) & 1);
-    char *to = out + lane * bytes;
-    if (writes && from >= 0)
-      std::memcpy(to, in + from * bytes, bytes);
-    else if (writes && boundCtrl)
-      std::memset(to, 0, bytes);
-    else
-      std::memcpy(to, prior + lane * bytes, bytes);
-  }
+  if (bytes == 4)
+    dppAs<uint32_t>(old, src, dst, n, waveSize, ctrl, rowMask, bankMask, boundCtrl);
+  else
+    dppAs<uint64_t>(old, src, dst, n, waveSize, ctrl, rowMask, bankMask, boundCtrl);
 }
 
 void rocktile_emu_ds_swizzle(int64_t src, int64_t dst, int64_t n, int64_t bytes, int64_t andMask,

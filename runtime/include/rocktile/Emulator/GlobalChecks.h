@@ -59,6 +59,9 @@ public:
   /// with no write of theirs.
   GlobalConflict access(const GlobalAccessor &who, int arg, int64_t byte, int64_t bytes, Kind kind,
                         int32_t site, bool flagRead = false);
+  /// Whether accesses to argument `arg` are checked at all (racecheck or
+  /// initcheck): where not, callers only count them.
+  bool checks(int arg) const { return initialized[arg] || shadowOf[arg] >= 0; }
   /// A release fence at device or system scope: writes before it are
   /// ordered before what an acquire after it sees.
   void release() { releases.fetch_add(1, std::memory_order_acq_rel); }
