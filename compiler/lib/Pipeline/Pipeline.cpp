@@ -61,9 +61,10 @@ void rocktile::registerDialects(DialectRegistry &registry) {
 }
 
 void rocktile::buildTilePipeline(OpPassManager &pm, const CompileOptions &o) {
-  pm.addPass(createInlinerPass());
-  // Before the canonicalizer, which erases a loop free of effects.
+  // Before the canonicalizer (which the inliner also runs), which erases a
+  // loop free of effects: `while tl.load(flag) == 0: pass` would vanish.
   pm.addPass(createCheckSpinWaits());
+  pm.addPass(createInlinerPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createFuseMultiplyAdd());
