@@ -2,7 +2,7 @@
 fp32 matrix, and the tutorial GEMM at 512 x 512 x 512 in bf16 (128 x 128 x 64
 tiles, 4 warps), on each target, beside the same computation in numpy, in
 one run; and the first launch (compile and run, no cache) of an elementwise
-kernel on one 2^16-element pointer tile with num_warps=1. Each runs three ways: with the emulator's global-memory racechecks
+kernel on one 2^20-element pointer tile with num_warps=1. Each runs three ways: with the emulator's global-memory racechecks
 off (ROCKTILE_EMULATOR_RACECHECK=0; bounds, LDS and sync checks stay), with
 them on (the default), and on top through librocktile_hip's device path,
 where every buffer is hipMalloc memory and initcheck covers it too. Prints
@@ -122,4 +122,4 @@ if __name__ == "__main__":
     run_case("GEMM 512 x 512 x 512 bf16 -> fp32, 128 x 128 x 64 tiles", lambda: a32 @ b32,
              [a, b, np.zeros((512, 512), np.float32)], gemm, lambda a, b, c: c)
 
-    first_launch(1 << 16)
+    first_launch(1 << 20)

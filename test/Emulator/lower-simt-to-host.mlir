@@ -721,3 +721,46 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A lane's private array (LowerToSimt's loop over a large tile's chunks)
+// is each thread's part of one array for the workgroup, at thread x 16, and
+// holds its values across segments (the barrier); its accesses are the
+// compiler's own and are not checked.
+// CHECK-LABEL: func.func @private_array_workgroup(
+// CHECK: %[[ALL:.*]] = memref.alloca() : memref<2048xf32>
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:   %[[FIRST:.*]] = arith.muli %[[T]], %[[C16:.*]] : index
+// CHECK:   %[[AT:.*]] = arith.addi %{{.*}}, %[[FIRST]] : index
+// CHECK-NEXT: vector.store %{{.*}}, %[[ALL]][%[[AT]]] : memref<2048xf32>, vector<16xf32>
+// CHECK: call @rocktile_emu_lds_barrier
+// CHECK: scf.for %[[U:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:   scf.for %[[G:.*]] =
+// CHECK:     %[[FROM:.*]] = arith.muli %[[U]], %{{.*}} : index
+// CHECK:     %[[AT2:.*]] = arith.addi %[[G]], %[[FROM]] : index
+// CHECK-NOT:   rocktile_emu_global_access
+// CHECK:     vector.load %[[ALL]][%[[AT2]]] : memref<2048xf32>, vector<4xf32>
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @private_array(%x: memref<?xf32, #gpu.address_space<global>>)
+        kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %a = memref.alloca() : memref<16xf32, #gpu.address_space<private>>
+      %c0 = arith.constant 0 : index
+      %c4 = arith.constant 4 : index
+      %c16 = arith.constant 16 : index
+      %t = gpu.thread_id x
+      %v = vector.broadcast %c0 : index to vector<16xindex>
+      %f = arith.constant dense<1.0> : vector<16xf32>
+      vector.store %f, %a[%c0] : memref<16xf32, #gpu.address_space<private>>, vector<16xf32>
+      gpu.barrier
+      scf.for %g = %c0 to %c16 step %c4 {
+        %chunk = vector.load %a[%g] : memref<16xf32, #gpu.address_space<private>>, vector<4xf32>
+        %i = arith.muli %t, %c16 : index
+        %j = arith.addi %i, %g : index
+        vector.store %chunk, %x[%j] : memref<?xf32, #gpu.address_space<global>>, vector<4xf32>
+      }
+      gpu.return
+    }
+  }
+}

@@ -1124,3 +1124,53 @@ func.func @nontemporal(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: 
   tile.store %op, %v {isNontemporal} : tensor<256x!tile.ptr<f32>, #b>, tensor<256xf32, #b>
   return
 }
+
+// -----
+
+// A lane's 1024 elements need more registers than a wave of one warp has
+// (512): its accesses run as one loop over private copies of the indices,
+// the mask (as bytes), `other` and the result, not as 256 unrolled chunks;
+// the store reuses the copies the load made.
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]>
+// CHECK-LABEL: gpu.func @looped_chunks
+// CHECK-DAG: %[[OUT:.*]] = memref.alloca() : memref<1024xf32, #gpu.address_space<private>>
+// CHECK-DAG: %[[OTHER:.*]] = memref.alloca() : memref<1024xf32, #gpu.address_space<private>>
+// CHECK-DAG: %[[MASK:.*]] = memref.alloca() : memref<1024xi8, #gpu.address_space<private>>
+// CHECK: vector.store %{{.*}}, %[[INDEX:.*]][%{{.*}}] : memref<1024xindex, #gpu.address_space<private>>, vector<1024xindex>
+// CHECK: %[[BYTES:.*]] = arith.extui %{{.*}} : vector<1024xi1> to vector<1024xi8>
+// CHECK: vector.store %[[BYTES]], %[[MASK]]
+// CHECK: vector.store %{{.*}}, %[[OTHER]]
+// CHECK: scf.for %[[G:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:   memref.load %[[INDEX]][%[[G]]]
+// CHECK:   %[[M:.*]] = memref.load %[[MASK]][%[[G]]]
+// CHECK:   %[[P:.*]] = arith.cmpi ne, %[[M]], %{{.*}} : i8
+// CHECK:   %[[V:.*]] = vector.load %{{.*}} : memref<?xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<4xf32>
+// CHECK:   %[[O:.*]] = vector.load %[[OTHER]][%[[G]]] : memref<1024xf32, #gpu.address_space<private>>, vector<4xf32>
+// CHECK:   %[[C:.*]] = arith.select %[[P]], %[[V]], %[[O]] : vector<4xf32>
+// CHECK:   vector.store %[[C]], %[[OUT]][%[[G]]]
+// CHECK: }
+// The store reads the loaded tile and the mask from the load's copies (the
+// whole loaded vector, unused, is gone).
+// CHECK-NOT: vector<1024xf32>
+// CHECK-NOT: vector.store {{.*}}, %[[OUT]]
+// CHECK-NOT: vector.store {{.*}}, %[[MASK]]
+// CHECK: scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:   %[[W:.*]] = vector.load %[[OUT]][%[[H]]] : memref<1024xf32, #gpu.address_space<private>>, vector<4xf32>
+// CHECK:   memref.load %[[MASK]][%[[H]]]
+// CHECK:   vector.store %[[W]], %{{.*}} : memref<?xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<4xf32>
+// CHECK: }
+// CHECK-NOT: vector.load {{.*}}, vector<4xf32>
+// CHECK: gpu.return
+func.func @looped_chunks(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 1 : i32} {
+  %r = tile.make_range {end = 65536 : i32, start = 0 : i32} : tensor<65536xi32, #b>
+  %ns = tile.splat %n : i32 -> tensor<65536xi32, #b>
+  %m = arith.cmpi slt, %r, %ns : tensor<65536xi32, #b>
+  %two = arith.constant dense<2.0> : tensor<65536xf32, #b>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<65536x!tile.ptr<f32>, #b>
+  %xp = tile.addptr %xs, %r : tensor<65536x!tile.ptr<f32>, #b>, tensor<65536xi32, #b>
+  %v = tile.load %xp, mask = %m : tensor<65536xi1, #b>, other = %two : tensor<65536x!tile.ptr<f32>, #b> -> tensor<65536xf32, #b>
+  %ys = tile.splat %y : !tile.ptr<f32> -> tensor<65536x!tile.ptr<f32>, #b>
+  %yp = tile.addptr %ys, %r : tensor<65536x!tile.ptr<f32>, #b>, tensor<65536xi32, #b>
+  tile.store %yp, %v, mask = %m : tensor<65536x!tile.ptr<f32>, #b>, tensor<65536xf32, #b>, tensor<65536xi1, #b>
+  return
+}

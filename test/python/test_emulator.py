@@ -28,6 +28,56 @@ def test_vector_add(target, n):
     np.testing.assert_array_equal(out, x + y)  # one rounding, same as numpy: exact
 
 
+@rocktile.jit
+def masked_increment(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n, other=-1.0) + 1.0)
+
+
+@rocktile.jit
+def strided_copy(x_ptr, y_ptr, z_ptr, n, stride, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(x_ptr + offs * stride, mask=mask, other=2.0)
+    tl.store(y_ptr + offs, v + 1.0, mask=mask)
+    tl.store(z_ptr + offs, v)
+
+
+# One warp holding 2^20 elements, 16384 per lane on gfx950 and 32768 on
+# gfx1250, far past the register file: each access is a loop over private
+# copies of the lane's values (unrolled, the compile took minutes).
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_tile_past_the_register_file(target):
+    block = 1 << 20
+    x = np.random.default_rng(0).standard_normal(block - 5, np.float32)
+    y = np.full(block, np.nan, np.float32)
+    with pytest.warns(rocktile.CompilationWarning, match="registers in each lane"):
+        masked_increment[(1,)](x, y, block - 5, BLOCK=block, num_warps=1, target=target)
+    np.testing.assert_array_equal(y, np.concatenate([x + 1, np.zeros(5, np.float32)]))
+
+
+# The same with `other`, a masked store and scalar (strided) accesses.
+@pytest.mark.parametrize("target", TARGETS)
+def test_strided_accesses_past_the_register_file(target):
+    block, stride = 1 << 17, 3
+    n = block - 5
+    x = np.random.default_rng(1).standard_normal(n * stride, np.float32)
+    y, z = np.full(block, np.nan, np.float32), np.full(block, np.nan, np.float32)
+    with pytest.warns(rocktile.CompilationWarning, match="registers in each lane"):
+        strided_copy[(1,)](x, y, z, n, stride, BLOCK=block, num_warps=1, target=target)
+    np.testing.assert_array_equal(y[:n], x[::stride] + 1)
+    assert np.isnan(y[n:]).all()
+    np.testing.assert_array_equal(z, np.concatenate([x[::stride], np.full(5, 2.0, np.float32)]))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_fault_in_a_looped_access_names_its_element(target):
+    x, y, z = np.ones((1 << 17) - 8, np.float32), np.zeros(1 << 17, np.float32), np.zeros(1 << 17, np.float32)
+    with pytest.warns(rocktile.CompilationWarning), pytest.raises(rocktile.EmulatorError) as e:
+        strided_copy[(1,)](x, y, z, 1 << 17, 1, BLOCK=1 << 17, num_warps=1, target=target)
+    assert "at index 131064" in str(e.value) and "'x_ptr'" in str(e.value)
+
+
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("shape", [(37, 1000), (256, 4096), (1, 1), (5, 17), (3, 64)])
 def test_softmax(target, shape):

@@ -436,6 +436,7 @@ private:
   IRMapping uniform;                    // values computed once per workgroup
   DenseMap<Value, Value> arrays;        // value -> memref<numThreads x T>
   DenseMap<Value, BufferOrigin> origins;
+  DenseMap<Value, int64_t> privateArrays; // a private array -> its elements per thread
   SmallVector<Value> allocations;
   bool hasSpinPoints = false;
   /// Views that start further into a kernel argument (a buffer resource
@@ -464,9 +465,18 @@ func::FuncOp WorkgroupLowering::runtimeFunction(StringRef name, unsigned numArgs
   return f;
 }
 
+/// A lane's private array (LowerToSimt's ChunkLoop), if `op` makes one.
+static memref::AllocaOp privateArray(Operation *op) {
+  auto alloca = dyn_cast<memref::AllocaOp>(op);
+  auto space = alloca ? dyn_cast_or_null<gpu::AddressSpaceAttr>(alloca.getType().getMemorySpace()) : nullptr;
+  return space && space.getValue() == gpu::AddressSpace::Private ? alloca : memref::AllocaOp();
+}
+
 /// Computed once per workgroup: pure ops of values every thread shares.
+/// (A private array is one array for the workgroup, each thread's part
+/// at its own offset: see cloneChecked.)
 bool WorkgroupLowering::isUniform(Operation *op) {
-  if (isa<gpu::BlockIdOp, gpu::GridDimOp, gpu::BlockDimOp, memref::AssumeAlignmentOp>(op))
+  if (isa<gpu::BlockIdOp, gpu::GridDimOp, gpu::BlockDimOp, memref::AssumeAlignmentOp>(op) || privateArray(op))
     return true;
   if (isa<gpu::ThreadIdOp, gpu::LaneIdOp>(op) || op->getNumRegions() || isSegmentBoundary(op) ||
       !isMemoryEffectFree(op) || op->hasTrait<OpTrait::IsTerminator>())
@@ -595,10 +605,10 @@ LogicalResult WorkgroupLowering::run() {
   // workgroup cost more than small kernels' work.
   int64_t arrayBytes = 0;
   for (Value a : allocations) {
-    Type element = cast<MemRefType>(a.getType()).getElementType();
-    auto vector = dyn_cast<VectorType>(element);
-    Type scalar = vector ? vector.getElementType() : element;
-    arrayBytes += numThreads * (vector ? vector.getNumElements() : 1) *
+    auto type = cast<MemRefType>(a.getType());
+    auto vector = dyn_cast<VectorType>(type.getElementType());
+    Type scalar = vector ? vector.getElementType() : type.getElementType();
+    arrayBytes += type.getNumElements() * (vector ? vector.getNumElements() : 1) *
                   (scalar.isIntOrIndexOrFloat() ? scalarBytes(scalar) : int64_t(8));
   }
   for (Value a : allocations) {
@@ -800,6 +810,19 @@ LogicalResult WorkgroupLowering::emitUniform(Operation *op) {
   }
   if (mapShiftedView(op, uniform))
     return success();
+  if (memref::AllocaOp alloca = privateArray(op)) {
+    MemRefType type = alloca.getType();
+    if (type.getRank() != 1 || !type.hasStaticShape())
+      return op->emitError("the emulator supports only 1-D private arrays of static size");
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&host.getBody().front());
+    Value array = memref::AllocOp::create(
+        b, loc(), MemRefType::get({numThreads * type.getNumElements()}, type.getElementType()));
+    allocations.push_back(array);
+    uniform.map(alloca.getResult(), array);
+    privateArrays[alloca.getResult()] = type.getNumElements();
+    return success();
+  }
   if (auto assume = dyn_cast<memref::AssumeAlignmentOp>(op)) {
     // The kernel was specialized for this alignment: check the claim.
     Value memref = uniform.lookup(assume.getMemref());
@@ -965,6 +988,18 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
   else if (auto a = dyn_cast<memref::GenericAtomicRMWOp>(op))
     memref = a.getMemref(), index = a.getIndices().front(), resultType = a.getType();
 
+  // A thread's private array is its part of the workgroup's: compiler
+  // made (its accesses in bounds by construction), owned by one thread.
+  if (auto size = privateArrays.find(memref); size != privateArrays.end()) {
+    Value first = arith::MulIOp::create(builder, loc(), tid, idx(size->second));
+    Value at = arith::AddIOp::create(builder, loc(), map.lookupOrDefault(index), first);
+    Operation *clone = builder.clone(*op, map);
+    unsigned indexOperand =
+        llvm::find_if(op->getOpOperands(), [&](OpOperand &o) { return o.get() == memref; })->getOperandNumber() + 1;
+    clone->setOperand(indexOperand, at);
+    clone->removeAttr("alignment");
+    return success();
+  }
   if (!memref) {
     if (mapShiftedView(op, map))
       return success();

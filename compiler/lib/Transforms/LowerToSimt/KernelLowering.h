@@ -41,12 +41,14 @@ public:
 
 private:
   Location loc() const { return currentLoc; }
+  unsigned numWarps() { return (*kernel.getKnownBlockSize())[0] / target.waveSize; }
 
   // --- index arithmetic -------------------------------------------------
   Value i32(int64_t v) {
     return arith::ConstantIntOp::create(b, loc(), v, 32);
   }
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
+  Value i8(int64_t v) { return arith::ConstantIntOp::create(b, loc(), v, 8); }
 
   /// x + y, or x ^ y in a layout whose coordinates do not add up (the XOR
   /// of its bases' parts).
@@ -309,6 +311,44 @@ private:
   Value shuffleXor(Value v, unsigned mask, bool uniformBelow);
   /// Elements per memory access of `op`, and the byte alignment it has.
   std::pair<int64_t, int64_t> accessWidth(Value ptr, Value mask);
+  /// The chunks of one access to a lane vector run as one loop over
+  /// private copies of the lane vectors they read and write, not unrolled,
+  /// where the vector cannot live in registers anyway (more of them than a
+  /// wave of this kernel has; LLVM spills it) or has more chunks than this.
+  /// Unrolled, a 2^20-element tile on one wave (16384 elements per lane) is
+  /// thousands of accesses, each a branch or a check, whose compile time
+  /// (the emulator's host LLVM, the GPU's) grows faster than their number.
+  static constexpr int64_t kMaxUnrolledChunks = 1024;
+  /// Whether a lane vector of `elements` of `eltBytes` needs more registers
+  /// than a wave of this kernel has (LLVM spills it whatever the code): it
+  /// is then handled whole or in loops, never element by element.
+  bool pastRegisterFile(int64_t elements, int64_t eltBytes) {
+    return elements * std::max<int64_t>(eltBytes, 4) / 4 > target.waveRegisters(numWarps());
+  }
+  /// The chunks of `width` elements of one access to a lane vector of
+  /// `elements` of `eltBytes`: unrolled, or a loop (kMaxUnrolledChunks).
+  class ChunkLoop {
+  public:
+    ChunkLoop(KernelLowering &k, int64_t elements, int64_t width, int64_t eltBytes)
+        : k(k), elements(elements), width(width),
+          looped(elements / width > kMaxUnrolledChunks || k.pastRegisterFile(elements, eltBytes)) {}
+    /// `v` (a lane vector of `elements`, or null) as `at` reads it: itself,
+    /// or, in a loop, a private copy.
+    Value operand(Value v);
+    /// Elements [g, g + n) of an operand (n = 1: the element).
+    Value at(Value operand, OpFoldResult g, int64_t n);
+    /// Element g of a mask operand.
+    Value predicateAt(Value mask, OpFoldResult g);
+    /// Runs `body` on every chunk's first element; the chunks it returns,
+    /// if it returns them, make up the lane vector of `type` returned.
+    Value run(function_ref<Value(OpFoldResult)> body, VectorType type = {});
+
+  private:
+    Value privateArray(Type elt);
+    KernelLowering &k;
+    int64_t elements, width;
+    bool looped;
+  };
 
   Value lookup(Value v) { return values.lookup(v).value; }
   /// Elements [start, start + width) of a lane vector (a scalar for width
@@ -355,6 +395,9 @@ private:
   /// Kernel-argument memrefs as buffer resources (#amdgpu.fat_raw_buffer),
   /// for arguments specialized as under 2 GiB.
   DenseMap<Value, Value> bufferViews;
+  /// Lane vectors in private arrays (ChunkLoop), with the op after which
+  /// the array holds them.
+  DenseMap<Value, std::pair<Value, Operation *>> privateCopies;
   /// Memory from address 0 on, per element type: the base of pointers made
   /// from integers (tile.int_to_ptr), created at the kernel's entry.
   DenseMap<Type, Value> flatMemories;

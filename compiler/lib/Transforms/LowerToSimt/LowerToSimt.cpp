@@ -448,10 +448,12 @@ LogicalResult KernelLowering::lowerElementwise(Operation *op) {
   }
   // Masks are built element by element: LLVM keeps a compare of whole
   // vectors as one value, so that each mask lives from its first use to its
-  // last in scalar registers (spilled when a lane holds many).
-  auto isMask = [](Value r) {
+  // last in scalar registers (spilled when a lane holds many). Not past the
+  // register file, where the elements would be thousands of ops.
+  auto isMask = [&](Value r) {
     auto tensor = dyn_cast<RankedTensorType>(r.getType());
-    return tensor && tensor.getElementType().isInteger(1);
+    return tensor && tensor.getElementType().isInteger(1) &&
+           !pastRegisterFile(layoutOf(r).getNumRegisters(), 4);
   };
   // Registers that AxisInfo proves equal (a bound compared with a run of
   // offsets that cannot cross it) share one compare.

@@ -35,6 +35,90 @@ found:
   return {width, std::max<int64_t>(align, eltBytes)};
 }
 
+Value KernelLowering::ChunkLoop::privateArray(Type elt) {
+  OpBuilder entry = OpBuilder::atBlockBegin(&k.kernel.getBody().front());
+  auto space = gpu::AddressSpaceAttr::get(entry.getContext(), gpu::AddressSpace::Private);
+  return memref::AllocaOp::create(entry, k.loc(), MemRefType::get({elements}, elt, MemRefLayoutAttrInterface(), space));
+}
+
+/// Whether `op` comes before the builder's insertion point on every path to
+/// it (in its block, or in a block of an op there that holds the point).
+static bool precedesInsertion(Operation *op, OpBuilder &b) {
+  Block *block = b.getInsertionBlock();
+  Operation *at = b.getInsertionPoint() == block->end() ? nullptr : &*b.getInsertionPoint();
+  while (block && block != op->getBlock()) {
+    at = block->getParentOp();
+    block = at ? at->getBlock() : nullptr;
+  }
+  return block && (!at || op->isBeforeInBlock(at));
+}
+
+Value KernelLowering::ChunkLoop::operand(Value v) {
+  if (!looped || !v)
+    return v;
+  OpBuilder &b = k.b;
+  // A lane vector's private copy is written once: later accesses it
+  // precedes read it again (a loaded tile stored, one index vector for a
+  // load and a store).
+  if (auto it = k.privateCopies.find(v); it != k.privateCopies.end() && precedesInsertion(it->second.second, b))
+    return it->second.first;
+  Value original = v;
+  auto type = cast<VectorType>(v.getType());
+  // Masks go to memory as bytes: a vector of i1 is stored as packed bits.
+  if (type.getElementType().isInteger(1))
+    v = arith::ExtUIOp::create(b, k.loc(), type.clone(b.getI8Type()), v);
+  Value array = privateArray(cast<VectorType>(v.getType()).getElementType());
+  k.privateCopies[original] = {array, vector::StoreOp::create(b, k.loc(), v, array, ValueRange{k.idx(0)})};
+  return array;
+}
+
+Value KernelLowering::ChunkLoop::at(Value operand, OpFoldResult g, int64_t n) {
+  if (auto first = dyn_cast<Attribute>(g))
+    return k.slice(operand, cast<IntegerAttr>(first).getInt(), n);
+  OpBuilder &b = k.b;
+  Type elt = cast<MemRefType>(operand.getType()).getElementType();
+  Value index = cast<Value>(g), chunk;
+  if (n == 1)
+    chunk = memref::LoadOp::create(b, k.loc(), operand, ValueRange{index});
+  else
+    chunk = vector::LoadOp::create(b, k.loc(), VectorType::get({n}, elt), operand, ValueRange{index});
+  return chunk;
+}
+
+Value KernelLowering::ChunkLoop::predicateAt(Value mask, OpFoldResult g) {
+  Value element = at(mask, g, 1);
+  if (element.getType().isInteger(1))
+    return element;
+  return arith::CmpIOp::create(k.b, k.loc(), arith::CmpIPredicate::ne, element, k.i8(0));
+}
+
+Value KernelLowering::ChunkLoop::run(function_ref<Value(OpFoldResult)> body, VectorType type) {
+  OpBuilder &b = k.b;
+  if (!looped) {
+    SmallVector<Value> chunks;
+    for (int64_t g = 0; g < elements; g += width)
+      if (Value chunk = body(b.getIndexAttr(g)))
+        chunks.push_back(chunk);
+    return type ? k.concat(chunks, type) : Value();
+  }
+  Value result = type ? privateArray(type.getElementType()) : Value();
+  auto loop = scf::ForOp::create(b, k.loc(), k.idx(0), k.idx(elements), k.idx(width));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value g = loop.getInductionVar(), chunk = body(g);
+    if (type && width == 1)
+      memref::StoreOp::create(b, k.loc(), chunk, result, ValueRange{g});
+    else if (type)
+      vector::StoreOp::create(b, k.loc(), chunk, result, ValueRange{g});
+  }
+  if (!type)
+    return Value();
+  auto whole = vector::LoadOp::create(b, k.loc(), type, result, ValueRange{k.idx(0)});
+  k.privateCopies[whole] = {result, whole};
+  return whole;
+}
+
 std::optional<KernelLowering::SplitOffsets> KernelLowering::addSplits(const SplitOffsets &x,
                                                                       const SplitOffsets &y) {
   std::optional<int64_t> lo = llvm::checkedAdd(x.lo, y.lo), hi = llvm::checkedAdd(x.hi, y.hi);
@@ -285,7 +369,6 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
   bool otherIsZero = op.getOther() && isZeroBits(op.getOther());
   Type chunkType = width == 1 ? vtype.getElementType()
                               : Type(VectorType::get({width}, vtype.getElementType()));
-  SmallVector<Value> chunks;
   // Through a buffer resource where one reaches the pointers (32-bit
   // offsets, as Triton's buffer loads); unmasked, not from an integer
   // address (whose extent the emulator checks by address). Volatile loads
@@ -301,29 +384,33 @@ LogicalResult KernelLowering::lowerLoad(tile::LoadOp op) {
     return markVolatile(vector::LoadOp::create(bb, l, chunkType, base, ValueRange{index}, nontemporal,
                                                llvm::MaybeAlign(align)));
   };
-  for (int64_t g = 0; g < vtype.getNumElements(); g += width) {
-    Value index = vector::ExtractOp::create(b, loc(), ptr.value, g);
-    Value pred = mask ? vector::ExtractOp::create(b, loc(), mask, g).getResult() : Value();
-    Value chunk;
-    if (!mask) {
-      chunk = load(b, loc(), buffer ? buffer : ptr.base, index);
-    } else if (buffer) {
-      chunk = load(b, loc(), buffer, bufferIndex(pred, index, eltBytes));
-      if (other && !otherIsZero)
-        chunk = arith::SelectOp::create(b, loc(), pred, chunk, slice(other, g, width));
-    } else {
-      Value fallback =
-          other ? slice(other, g, width)
-                : arith::ConstantOp::create(b, loc(), b.getZeroAttr(chunkType)).getResult();
-      chunk = scf::IfOp::create(
-                  b, loc(), pred,
-                  [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, load(bb, l, ptr.base, index)); },
-                  [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, fallback); })
-                  .getResult(0);
-    }
-    chunks.push_back(chunk);
-  }
-  values[op] = {Value(), concat(chunks, vtype)};
+  ChunkLoop chunks(*this, vtype.getNumElements(), width, eltBytes);
+  Value indices = chunks.operand(ptr.value), preds = chunks.operand(mask);
+  Value others = chunks.operand(other && (!buffer || !otherIsZero) ? other : Value());
+  values[op] = {Value(), chunks.run(
+                             [&](OpFoldResult g) -> Value {
+                               Value index = chunks.at(indices, g, 1);
+                               if (!mask)
+                                 return load(b, loc(), buffer ? buffer : ptr.base, index);
+                               Value pred = chunks.predicateAt(preds, g);
+                               if (buffer) {
+                                 Value chunk = load(b, loc(), buffer, bufferIndex(pred, index, eltBytes));
+                                 return others ? arith::SelectOp::create(b, loc(), pred, chunk,
+                                                                         chunks.at(others, g, width))
+                                               : chunk;
+                               }
+                               Value fallback = others ? chunks.at(others, g, width)
+                                                       : arith::ConstantOp::create(b, loc(), b.getZeroAttr(chunkType))
+                                                             .getResult();
+                               return scf::IfOp::create(
+                                          b, loc(), pred,
+                                          [&](OpBuilder &bb, Location l) {
+                                            scf::YieldOp::create(bb, l, load(bb, l, ptr.base, index));
+                                          },
+                                          [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, fallback); })
+                                   .getResult(0);
+                             },
+                             vtype)};
   return success();
 }
 
@@ -373,16 +460,18 @@ LogicalResult KernelLowering::lowerStore(tile::StoreOp op) {
       vector::StoreOp::create(bb, l, chunk, base, ValueRange{index}, op.getIsNontemporal(),
                               llvm::MaybeAlign(align));
   };
-  for (int64_t g = 0; g < vtype.getNumElements(); g += width) {
-    Value index = vector::ExtractOp::create(b, loc(), ptr.value, g);
-    Value chunk = slice(value, g, width);
-    Value pred = writes(mask ? vector::ExtractOp::create(b, loc(), mask, g).getResult() : Value());
-    if (buffer && pred) {
+  ChunkLoop chunks(*this, vtype.getNumElements(), width, eltBytes);
+  Value indices = chunks.operand(ptr.value), preds = chunks.operand(mask), stored = chunks.operand(value);
+  chunks.run([&](OpFoldResult g) -> Value {
+    Value index = chunks.at(indices, g, 1);
+    Value chunk = chunks.at(stored, g, width);
+    Value pred = writes(mask ? chunks.predicateAt(preds, g) : Value());
+    if (buffer && pred)
       store(b, loc(), chunk, buffer, bufferIndex(pred, index, eltBytes));
-      continue;
-    }
-    guarded(pred, [&](OpBuilder &bb, Location l) { store(bb, l, chunk, ptr.base, index); });
-  }
+    else
+      guarded(pred, [&](OpBuilder &bb, Location l) { store(bb, l, chunk, ptr.base, index); });
+    return Value();
+  });
   return success();
 }
 
