@@ -46,6 +46,25 @@ def test_waves_reading_each_others_writes_need_a_barrier(target):
 
 
 @rocktile.jit
+def reverse_copy(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + (BLOCK - 1 - offs), tl.load(x_ptr + offs))  # REVERSE-COPY
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_read_only_argument_aliasing_a_written_one_is_checked(target):
+    """An argument the kernel only reads has no racecheck shadow, unless
+    its memory is another argument's that the kernel writes: here each
+    wave overwrites what another wave reads."""
+    x, y = np.arange(1024, dtype=np.int32), np.zeros(1024, np.int32)
+    reverse_copy[(1,)](x, y, BLOCK=1024, num_warps=4, target=target)
+    np.testing.assert_array_equal(y, x[::-1])
+    with pytest.raises(rocktile.EmulatorError, match=r"global memory race on byte \d+ of '(x|y)_ptr'") as info:
+        reverse_copy[(1,)](x, x, BLOCK=1024, num_warps=4, target=target)
+    assert f":{line_of('# REVERSE-COPY')}:" in str(info.value)
+
+
+@rocktile.jit
 def shift_through_memory(x_ptr, y_ptr, BLOCK: tl.constexpr, BARRIER: tl.constexpr):
     """Writes a tile to x in 16-byte vectors, then reads each lane's
     neighbour's vector: at the waves' edges, another wave's."""

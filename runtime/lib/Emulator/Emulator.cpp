@@ -979,6 +979,28 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
   for (auto [b, slot] : llvm::zip(buffers, slots))
     if (slot.isBuffer && !b.granule)
       b.granule = slot.elementBytes;
+  // Arguments that name the same memory share one shadow: in the smaller
+  // granule of their accesses (else each kept its own, blind to the other's).
+  for (GlobalMemoryChecks::Buffer &b : buffers)
+    for (GlobalMemoryChecks::Buffer &c : buffers)
+      if (b.bytes && b.address == c.address && b.bytes == c.bytes)
+        b.granule = c.granule = std::min(b.granule, c.granule);
+  // What the launch may write: the arguments its stores and atomics name;
+  // any of them where one goes through an address, or a Tensor Data Mover
+  // copy (which names no argument) may store; and whatever shares bytes
+  // with those.
+  auto writes = [](const FaultSite &s) { return s.kind == "store" || s.kind == "atomic update"; };
+  bool writesAnywhere = llvm::any_of(sites, [&](const FaultSite &s) {
+    return (s.argIndex == kAddressedMemory && writes(s)) || s.kind == "tensor copy";
+  });
+  for (auto [i, b] : llvm::enumerate(buffers))
+    b.written = writesAnywhere || llvm::any_of(sites, [&, i = i](const FaultSite &s) {
+                  return s.argIndex == int(i) && writes(s);
+                });
+  for (GlobalMemoryChecks::Buffer &b : buffers)
+    b.written = b.written || llvm::any_of(buffers, [&](const GlobalMemoryChecks::Buffer &w) {
+                  return w.written && w.bytes && b.address < w.address + w.bytes && w.address < b.address + b.bytes;
+                });
   LaunchState state{*this, args, grid, {buffers, RacecheckScope::fromEnvironment()}};
   // Each runner serves one workgroup after another; its bank use is the
   // launch's once all have run.

@@ -96,7 +96,7 @@ GlobalMemoryChecks::GlobalMemoryChecks(const std::vector<Buffer> &buffers, Racec
   for (const Buffer &b : buffers) {
     initialized.push_back(b.initialized);
     shadowOf.push_back(-1);
-    if (!b.bytes || !(scope.withinWorkgroups || scope.acrossWorkgroups))
+    if (!b.bytes || !b.written || !(scope.withinWorkgroups || scope.acrossWorkgroups))
       continue;
     // Arguments that name the same memory share its shadow.
     for (size_t i = 0; i < shadows.size() && shadowOf.back() < 0; ++i)

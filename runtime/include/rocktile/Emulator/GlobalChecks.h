@@ -42,10 +42,14 @@ public:
   /// scalar), in granules of the smallest element any access to it uses;
   /// with `initialized` (a flag per byte, set where the host or a kernel
   /// wrote it), initcheck covers it.
+  /// `written`: whether the launch may write it. One it cannot, sharing
+  /// no byte with one it may, races with nothing: racecheck keeps no
+  /// shadow of it (softmax's input was half the shadow's memory traffic).
   struct Buffer {
     uint64_t address = 0, bytes = 0;
     unsigned granule = 1;
     uint8_t *initialized = nullptr;
+    bool written = true;
   };
   GlobalMemoryChecks(const std::vector<Buffer> &buffers, RacecheckScope scope);
   ~GlobalMemoryChecks();
