@@ -528,9 +528,9 @@ struct LaunchState {
       BankUse &use = w.bankUse[g.site];
       use.executions += 1, use.extraCycles += extra;
       // Only the counters of the threads that ran the site start again.
+      uint32_t *executions = &w.executions[g.site * kernel.numThreads + g.wave * kernel.waveSize];
       for (const auto &run : runs)
-        for (int32_t lane = run.firstLane; lane <= run.lastLane; ++lane)
-          w.executions[g.site * kernel.numThreads + g.wave * kernel.waveSize + lane] = 0;
+        std::fill(executions + run.firstLane, executions + run.lastLane + 1, 0u);
       w.groupOf[siteWave(g.site, g.wave)].clear();
     }
     w.liveGroups = 0;
