@@ -557,13 +557,10 @@ struct LaunchState {
   }
 
   /// A load, store or atomic by `thread` at `site` of `count` elements of
-  /// its buffer argument from `index`. Without racecheck or initcheck on
-  /// the argument, only counted: this runs for every access.
+  /// its buffer argument from `index`.
   void elementAccess(WorkerContext &w, int64_t site, int64_t index, int64_t count, int64_t thread,
                      GlobalMemoryChecks::Kind kind) {
     const FaultSite &s = kernel.sites[site];
-    if (!checks.checks(s.argIndex))
-      return countTraffic(w, s.argIndex, count * s.elementBytes, kind);
     globalAccess(w, site, s.argIndex, index * s.elementBytes, count * s.elementBytes, thread, kind, [&] {
       return llvm::formatv("{0} of {1} element(s) at index {2}", s.kind, count, index).str();
     });
@@ -573,8 +570,10 @@ struct LaunchState {
   /// buffer argument `arg` (racecheck and initcheck); `what` names it.
   void globalAccess(WorkerContext &w, int64_t site, int arg, int64_t byte, int64_t bytes, int64_t thread,
                     GlobalMemoryChecks::Kind kind, llvm::function_ref<std::string()> what) {
-    const FaultSite &s = kernel.sites[site];
     countTraffic(w, arg, bytes, kind);
+    if (!checks.checks(arg)) // only counted: this runs for every access
+      return;
+    const FaultSite &s = kernel.sites[site];
     GlobalAccessor who{w.linearWorkgroup, w.epoch, int32_t(thread / kernel.waveSize), w.acquired};
     GlobalConflict c = checks.access(who, arg, byte, bytes, kind, int32_t(site), s.volatileLoad);
     if (c.kind == GlobalConflict::None)
@@ -979,16 +978,10 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
   for (auto [b, slot] : llvm::zip(buffers, slots))
     if (slot.isBuffer && !b.granule)
       b.granule = slot.elementBytes;
-  // Arguments that name the same memory share one shadow: in the smaller
-  // granule of their accesses (else each kept its own, blind to the other's).
-  for (GlobalMemoryChecks::Buffer &b : buffers)
-    for (GlobalMemoryChecks::Buffer &c : buffers)
-      if (b.bytes && b.address == c.address && b.bytes == c.bytes)
-        b.granule = c.granule = std::min(b.granule, c.granule);
   // What the launch may write: the arguments its stores and atomics name;
   // any of them where one goes through an address, or a Tensor Data Mover
-  // copy (which names no argument) may store; and whatever shares bytes
-  // with those.
+  // copy (which names no argument) may store. (GlobalMemoryChecks adds
+  // whatever shares bytes with those.)
   auto writes = [](const FaultSite &s) { return s.kind == "store" || s.kind == "atomic update"; };
   bool writesAnywhere = llvm::any_of(sites, [&](const FaultSite &s) {
     return (s.argIndex == kAddressedMemory && writes(s)) || s.kind == "tensor copy";
@@ -996,10 +989,6 @@ std::string EmulatedKernel::launch(std::array<int64_t, 3> grid, const std::vecto
   for (auto [i, b] : llvm::enumerate(buffers))
     b.written = writesAnywhere || llvm::any_of(sites, [&, i = i](const FaultSite &s) {
                   return s.argIndex == int(i) && writes(s);
-                });
-  for (GlobalMemoryChecks::Buffer &b : buffers)
-    b.written = b.written || llvm::any_of(buffers, [&](const GlobalMemoryChecks::Buffer &w) {
-                  return w.written && w.bytes && b.address < w.address + w.bytes && w.address < b.address + b.bytes;
                 });
   LaunchState state{*this, args, grid, {buffers, RacecheckScope::fromEnvironment()}};
   // Each runner serves one workgroup after another; its bank use is the

@@ -93,14 +93,22 @@ GlobalMemoryChecks::GlobalMemoryChecks(const std::vector<Buffer> &buffers, Racec
     std::lock_guard<std::mutex> lock(poolMutex);
     generation = ++generations;
   }
-  for (const Buffer &b : buffers) {
+  for (Buffer b : buffers) {
     initialized.push_back(b.initialized);
     shadowOf.push_back(-1);
+    // Arguments that name the same memory share its shadow, in the smaller
+    // granule of theirs (each with its own would miss the other's
+    // accesses); one the launch cannot write needs none unless it shares
+    // bytes with one it may.
+    for (const Buffer &other : buffers) {
+      if (other.bytes && other.address == b.address && other.bytes == b.bytes)
+        b.granule = std::min(b.granule, other.granule);
+      b.written |= other.written && other.address < b.address + b.bytes && b.address < other.address + other.bytes;
+    }
     if (!b.bytes || !b.written || !(scope.withinWorkgroups || scope.acrossWorkgroups))
       continue;
-    // Arguments that name the same memory share its shadow.
     for (size_t i = 0; i < shadows.size() && shadowOf.back() < 0; ++i)
-      if (shadows[i].address == b.address && shadows[i].bytes == b.bytes && shadows[i].granule == b.granule)
+      if (shadows[i].address == b.address && shadows[i].bytes == b.bytes)
         shadowOf.back() = int(i);
     if (shadowOf.back() >= 0)
       continue;

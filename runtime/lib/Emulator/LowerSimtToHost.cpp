@@ -990,13 +990,16 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
 
   // A thread's private array is its part of the workgroup's: compiler
   // made (its accesses in bounds by construction), owned by one thread.
+  // Every access op takes its indices right after its memref.
+  auto indexOperand = [&] {
+    return llvm::find_if(op->getOpOperands(), [&](OpOperand &o) { return o.get() == memref; })->getOperandNumber() +
+           1;
+  };
   if (auto size = privateArrays.find(memref); size != privateArrays.end()) {
     Value first = arith::MulIOp::create(builder, loc(), tid, idx(size->second));
     Value at = arith::AddIOp::create(builder, loc(), map.lookupOrDefault(index), first);
     Operation *clone = builder.clone(*op, map);
-    unsigned indexOperand =
-        llvm::find_if(op->getOpOperands(), [&](OpOperand &o) { return o.get() == memref; })->getOperandNumber() + 1;
-    clone->setOperand(indexOperand, at);
+    clone->setOperand(indexOperand(), at);
     clone->removeAttr("alignment");
     return success();
   }
@@ -1041,9 +1044,6 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
   int64_t accessBytes = count * eltBytes;
   bool wholeBlocks = llvm::isPowerOf2_64(accessBytes) && claimed && claimed.getInt() >= accessBytes;
   int64_t site = addSite(op, kind, hostMemref, eltBytes, "", wholeBlocks ? accessBytes : eltBytes);
-  // Every access op takes its indices right after its memref.
-  unsigned indexOperand =
-      llvm::find_if(op->getOpOperands(), [&](OpOperand &o) { return o.get() == memref; })->getOperandNumber() + 1;
   // Through a shifted view, `index` counts from the view's start.
   Value viewIndex = map.lookupOrDefault(index), hostIndex = viewIndex;
   auto shifted = shiftedViews.find(memref);
@@ -1132,7 +1132,7 @@ LogicalResult WorkgroupLowering::cloneChecked(Operation *op, IRMapping &map, Val
                            ValueRange{ctx, i64(site), asI64(hostIndex), i64(count), asI64(tid),
                                       i64(atomic ? 2 : stored ? 1 : 0)});
     Operation *clone = bb.clone(*op, map);
-    clone->setOperand(indexOperand, hostIndex);
+    clone->setOperand(indexOperand(), hostIndex);
     // Host vector accesses need no alignment; the device's claim was checked.
     clone->removeAttr("alignment");
     // Where a workgroup may wait for another (a volatile load, an atomic in

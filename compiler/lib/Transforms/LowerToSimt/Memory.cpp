@@ -75,14 +75,11 @@ Value KernelLowering::ChunkLoop::operand(Value v) {
 Value KernelLowering::ChunkLoop::at(Value operand, OpFoldResult g, int64_t n) {
   if (auto first = dyn_cast<Attribute>(g))
     return k.slice(operand, cast<IntegerAttr>(first).getInt(), n);
-  OpBuilder &b = k.b;
-  Type elt = cast<MemRefType>(operand.getType()).getElementType();
-  Value index = cast<Value>(g), chunk;
+  Value index = cast<Value>(g);
   if (n == 1)
-    chunk = memref::LoadOp::create(b, k.loc(), operand, ValueRange{index});
-  else
-    chunk = vector::LoadOp::create(b, k.loc(), VectorType::get({n}, elt), operand, ValueRange{index});
-  return chunk;
+    return memref::LoadOp::create(k.b, k.loc(), operand, ValueRange{index});
+  Type elt = cast<MemRefType>(operand.getType()).getElementType();
+  return vector::LoadOp::create(k.b, k.loc(), VectorType::get({n}, elt), operand, ValueRange{index});
 }
 
 Value KernelLowering::ChunkLoop::predicateAt(Value mask, OpFoldResult g) {

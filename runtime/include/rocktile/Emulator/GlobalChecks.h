@@ -42,9 +42,10 @@ public:
   /// scalar), in granules of the smallest element any access to it uses;
   /// with `initialized` (a flag per byte, set where the host or a kernel
   /// wrote it), initcheck covers it.
-  /// `written`: whether the launch may write it. One it cannot, sharing
-  /// no byte with one it may, races with nothing: racecheck keeps no
-  /// shadow of it (softmax's input was half the shadow's memory traffic).
+  /// `written`: whether the launch's own accesses to it may write it. One
+  /// that is not, sharing no byte with one that is, races with nothing:
+  /// racecheck keeps no shadow of it (softmax's input was half the
+  /// shadow's memory traffic).
   struct Buffer {
     uint64_t address = 0, bytes = 0;
     unsigned granule = 1;
