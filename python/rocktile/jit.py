@@ -47,6 +47,10 @@ class JITFunction(semantic.KernelFunction):
     compiled variants are kept in `kernel.cache`, keyed by Specialization.
     Called from another @jit function while tracing, it is inlined."""
 
+    # Whether the kernel is written at the explicit level (rocktile.gluon),
+    # every tile with its layout.
+    explicit = False
+
     def __init__(self, fn, do_not_specialize=()):
         if not inspect.isfunction(fn):
             raise TypeError(f"@rocktile.jit decorates Python functions, got {fn!r}")
@@ -269,7 +273,7 @@ class JITFunction(semantic.KernelFunction):
         C = compiler.load_C()
         ctx = C.Context()
         ir = semantic.IRBuilder(C, ctx, _KERNEL_CODES, definition_position(self.fn))
-        ir.target, ir.num_warps = spec.target, spec.num_warps
+        ir.target, ir.num_warps, ir.explicit = spec.target, spec.num_warps, self.explicit
         b, loc = ir.builder, ir.default_loc
         module = ctx.create_module(loc)
         b.set_insertion_point_to_end(module.body())
@@ -349,12 +353,18 @@ def _is_user_error(e: BaseException) -> bool:
     return tb is not None and tb.tb_frame.f_code in _KERNEL_CODES
 
 
-def jit(fn=None, *, do_not_specialize=(), **options):
-    """Decorator making a Python function a rocktile kernel:
+def decorator(cls):
+    """The `jit` decorator making Python functions kernels of class `cls`."""
+    def jit(fn=None, *, do_not_specialize=(), **options):
+        def decorate(f):
+            kernel = cls(f, do_not_specialize)
+            kernel.repr = options.get("repr")  # Triton's: a function naming the kernel for profilers
+            return kernel
+        return decorate(fn) if fn is not None else decorate
+    return jit
+
+
+jit = decorator(JITFunction)
+jit.__doc__ = """Decorator making a Python function a rocktile kernel:
     `@rocktile.jit` or `@rocktile.jit(do_not_specialize=["n"])`.  Other
     Triton options (debug, noinline, ...) are accepted and ignored."""
-    def decorate(f):
-        kernel = JITFunction(f, do_not_specialize)
-        kernel.repr = options.get("repr")  # Triton's: a function naming the kernel for profilers
-        return kernel
-    return decorate(fn) if fn is not None else decorate

@@ -45,7 +45,6 @@ def test_modules_resolve_to_rocktile(triton):
 def test_names_rocktile_lacks_fail_when_used_not_when_imported(triton):
     from triton.testing import get_max_tensorcore_tflops
     from triton.tools import disasm  # a Triton module rocktile has no counterpart of
-    import triton.experimental.gluon.language  # noqa: F401 (a placeholder's placeholder submodule)
     for missing, name in ((get_max_tensorcore_tflops, "triton.testing.get_max_tensorcore_tflops"),
                           (disasm, "triton.tools.disasm")):
         with pytest.raises(NotImplementedError, match=f"{name} is part of Triton 3.9 that rocktile does not"):

@@ -1087,6 +1087,50 @@ LogicalResult verifyLayouts(func::FuncOp func) {
   return failure(walk.wasInterrupted());
 }
 
+/// The layouts an author wrote (a kernel of the explicit level) must place
+/// each tile on the target's waves and the kernel's warps: an error at the
+/// first op making a tile that does not fit, naming what would.
+LogicalResult verifyExplicitLayouts(func::FuncOp func, const Target &target, unsigned numWarps) {
+  auto check = [&](Value v, Operation *where) -> LogicalResult {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    std::optional<LinearLayout> layout = type ? getLinearLayout(type) : std::nullopt;
+    if (!layout)
+      return success();
+    Attribute written = type.getEncoding();
+    if (auto slice = dyn_cast<SliceLayoutAttr>(written))
+      written = slice.getParent();
+    bool blocked = isa<BlockedLayoutAttr>(written);
+    if (layout->getNumLanes() != target.waveSize) {
+      InFlightDiagnostic d = where->emitError() << "the layout of this tile places it on " << layout->getNumLanes()
+                                                << " lanes per warp, but a " << target.chip << " wave has "
+                                                << target.waveSize << ": ";
+      if (blocked)
+        d << "a BlockedLayout's threads_per_warp must multiply to " << target.waveSize;
+      else
+        d << "a linear layout needs " << llvm::Log2_32(target.waveSize) << " lane bases";
+      return d;
+    }
+    if (layout->getNumWarps() != numWarps) {
+      InFlightDiagnostic d = where->emitError() << "the layout of this tile places it on " << layout->getNumWarps()
+                                                << " warps, but the kernel is compiled for num_warps=" << numWarps
+                                                << ": ";
+      if (blocked)
+        d << "a BlockedLayout's warps_per_cta must multiply to " << numWarps;
+      else
+        d << "a linear layout needs " << llvm::Log2_32(numWarps) << " warp bases";
+      return d;
+    }
+    return success();
+  };
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      if (failed(check(r, op)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 struct AssignLayoutsPass
     : public rocktile::impl::AssignLayoutsBase<AssignLayoutsPass> {
   using AssignLayoutsBase::AssignLayoutsBase;
@@ -1132,10 +1176,17 @@ struct AssignLayoutsPass
       });
       if (fits.wasInterrupted())
         return signalPassFailure();
-      padShortDots(func, *t);
-      LayoutAssigner assigner(func, chooseDefaults(func, *t), *t, numWarps);
-      if (failed(assigner.run()) || failed(verifyLayouts(func)))
-        return signalPassFailure();
+      // A kernel of the explicit level keeps the layouts its author wrote;
+      // they must fit the target and the kernel's warps.
+      if (tile::hasExplicitLayouts(func)) {
+        if (failed(verifyLayouts(func)) || failed(verifyExplicitLayouts(func, *t, numWarps)))
+          return signalPassFailure();
+      } else {
+        padShortDots(func, *t);
+        LayoutAssigner assigner(func, chooseDefaults(func, *t), *t, numWarps);
+        if (failed(assigner.run()) || failed(verifyLayouts(func)))
+          return signalPassFailure();
+      }
       // Tiles larger than the register file compile: LLVM spills what does
       // not fit to scratch, as for Triton's kernels. But a lane's scratch is
       // bounded too, and past registers and scratch LLVM could only fail.

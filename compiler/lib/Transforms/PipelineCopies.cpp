@@ -495,8 +495,15 @@ struct PipelineCopiesPass : public rocktile::impl::PipelineCopiesBase<PipelineCo
       getOperation().emitError() << "unknown target '" << target << "'";
       return signalPassFailure();
     }
+    // A kernel of the explicit level places its copies itself.
+    DenseSet<Operation *> explicitFuncs;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (tile::hasExplicitLayouts(func))
+        explicitFuncs.insert(func);
     getOperation().walk([&](scf::ForOp loop) {
       auto func = loop->getParentOfType<func::FuncOp>();
+      if (explicitFuncs.contains(func))
+        return;
       auto stages = loop->getAttrOfType<IntegerAttr>(kNumStages);
       if (!stages && func)
         stages = func->getAttrOfType<IntegerAttr>(kNumStages);

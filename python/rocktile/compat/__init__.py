@@ -5,7 +5,7 @@ unchanged:
     import rocktile.compat; rocktile.compat.install()  # from Python, before `import triton`
 
 After install(), `triton.language` (and its submodules) *is*
-`rocktile.language`, and `triton`, `triton.runtime`, `triton.testing`,
+`rocktile.language`, `triton.experimental.gluon` *is* `rocktile.gluon`, and `triton`, `triton.runtime`, `triton.testing`,
 `triton.compiler` and `triton.backends` are the modules under
 rocktile/compat/triton, which give Triton 3.9's host-side names over
 rocktile. A name Triton 3.9 has and rocktile does not imports as a
@@ -19,12 +19,10 @@ import sys
 
 TRITON_VERSION = "3.9.0"  # the Triton release whose language and host API rocktile follows
 
-# Modules that are rocktile's own under Triton's names.
-ALIASES = {"triton.language": "rocktile.language", "triton.language.extra.libdevice":
-           "rocktile.language.extra.libdevice"}
+# Packages that are rocktile's own under Triton's names (with their submodules).
+ALIASES = {"triton.language": "rocktile.language", "triton.experimental.gluon": "rocktile.gluon"}
 # Triton 3.9 modules rocktile has no counterpart of: placeholder modules.
-MISSING_MODULES = ("triton.profiler", "triton.tools", "triton.knobs", "triton.experimental",
-                   "triton.experimental.gluon", "triton.experimental.gluon.language", "triton.instrumentation",
+MISSING_MODULES = ("triton.profiler", "triton.tools", "triton.knobs", "triton.experimental", "triton.instrumentation",
                    "triton.runtime.build", "triton.backends.amd", "triton.backends.nvidia",
                    "triton.language.extra.cuda.utils", "triton.runtime.interpreter")
 
@@ -73,10 +71,13 @@ def missing_names(module_name, names):
 
 def _placeholder_attribute(module_name):
     """The __getattr__ of a placeholder module: every name is Missing but
-    Python's own (`__file__`, `__wrapped__`, ...), which are absent."""
+    Python's own (`__file__`, `__wrapped__`, ...), which are absent, and a
+    submodule rocktile has (`triton.experimental.gluon`), which is imported."""
     def __getattr__(name):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        if f"{module_name}.{name}" in ALIASES:
+            return importlib.import_module(f"{module_name}.{name}")
         return Missing(f"{module_name}.{name}")
     return __getattr__
 
@@ -103,12 +104,10 @@ class TritonFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if fullname != "triton" and not fullname.startswith("triton."):
             return None
-        if fullname in ALIASES:
-            where = ALIASES[fullname]
-        elif fullname.startswith("triton.language."):
-            where = "rocktile.language." + fullname[len("triton.language."):]
-        else:
-            where = "rocktile.compat." + fullname
+        where = "rocktile.compat." + fullname
+        for triton_name, ours in ALIASES.items():
+            if fullname == triton_name or fullname.startswith(triton_name + "."):
+                where = ours + fullname[len(triton_name):]
         try:
             found = importlib.util.find_spec(where) is not None
         except ModuleNotFoundError:  # a parent rocktile lacks (under a placeholder module)

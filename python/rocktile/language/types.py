@@ -117,7 +117,16 @@ class pointer_type(dtype):
 
 class shape_tuple(tuple):
     """A tile's shape: a tuple of ints that also equals a list of them, as
-    Triton's tuples do (`tl.static_assert(x.shape == [N])`)."""
+    Triton's tuples do (`tl.static_assert(x.shape == [N])`). At the explicit
+    level (rocktile.gluon) it also carries the tile's `layout`, so that what
+    is built in the shape of a tile (a splat, a broadcast, a cast) is built
+    in its layout too; None in the tile language, where the compiler
+    chooses layouts."""
+
+    def __new__(cls, dims, layout=None):
+        self = super().__new__(cls, dims)
+        self.layout = layout
+        return self
 
     def __eq__(self, other):
         return tuple(self) == tuple(other) if isinstance(other, (list, tuple)) else NotImplemented
@@ -130,11 +139,14 @@ class shape_tuple(tuple):
 
 
 class block_type(dtype):
-    """The type of a tile: a shape and a scalar (or pointer) element type."""
+    """The type of a tile: a shape and a scalar (or pointer) element type,
+    and at the explicit level its layout (by default the one `shape`
+    carries, see shape_tuple)."""
 
-    def __init__(self, element_ty: dtype, shape):
+    def __init__(self, element_ty: dtype, shape, layout=None):
         self.element_ty = element_ty
-        self.shape = shape_tuple(int(d) for d in shape)
+        self.layout = layout if layout is not None else getattr(shape, "layout", None)
+        self.shape = shape_tuple((int(d) for d in shape), self.layout)
         self.numel = 1
         for d in self.shape:
             self.numel *= d
@@ -152,17 +164,24 @@ class block_type(dtype):
 
     def with_element_ty(self, scalar_ty): return block_type(scalar_ty, self.shape)
 
+    def with_layout(self, layout): return block_type(self.element_ty, tuple(self.shape), layout)
+
     @property
     def nbytes(self): return self.numel * (self.element_ty.primitive_bitwidth // 8)
 
     @property
     def mlir(self) -> str:
-        return f"tensor<{'x'.join(map(str, self.shape))}x{self.element_ty.mlir}>"
+        encoding = f", {self.layout.mlir}" if self.layout is not None else ""
+        return f"tensor<{'x'.join(map(str, self.shape))}x{self.element_ty.mlir}{encoding}>"
 
     def __eq__(self, other):
-        return isinstance(other, block_type) and (other.element_ty, other.shape) == (self.element_ty, self.shape)
+        return isinstance(other, block_type) and ((other.element_ty, other.shape, other.layout) ==
+                                                  (self.element_ty, self.shape, self.layout))
     def __hash__(self): return hash(("block", self.element_ty, self.shape))
-    def __repr__(self): return f"block_type({self.element_ty!r}, {list(self.shape)})"
+
+    def __repr__(self):
+        layout = f", {self.layout!r}" if self.layout is not None else ""
+        return f"block_type({self.element_ty!r}, {list(self.shape)}{layout})"
 
 
 int1 = dtype("int1")

@@ -152,6 +152,12 @@ def AssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     lane at `num-warps` is an error at the dot (it could only spill, and the
     backend's register allocator would take minutes to say so).
 
+    A function whose tiles all have layouts already (a kernel of the
+    explicit level, `rocktile.gluon`) keeps them: the pass only checks that
+    each one places its tile on the target's wave size and on `num-warps`
+    warps, and reports the first that does not at the op making the tile.
+    `tile-pipeline-copies` leaves such a kernel's loops alone too.
+
     Before:
     ```mlir
     %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>

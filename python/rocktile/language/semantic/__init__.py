@@ -8,7 +8,7 @@ upstream arith/math) to the kernel being traced.  User mistakes raise
 
 The modules build on each other in this order, each importing only those
 before it: tracing (the IR builder, constexprs, tensors), conversions,
-shapes, promotion, arithmetic, memory, reductions, atomics, dots.  This
+layouts, shapes, promotion, arithmetic, memory, reductions, atomics, dots.  This
 package gives them one namespace and binds Python's operators on tensors,
 which reach across all of them.
 """
@@ -17,8 +17,8 @@ from ..types import float32
 from .tracing import (IRBuilder, Unbound, _is_constexpr_annotation, _unwrap, constexpr, current, is_tracing, tensor,
                       tracing)
 from .conversions import _emit, _is_number, _value, cast, constant, constant_tensor, python_dtype, to_tensor
-from .shapes import (MAX_NUMEL, broadcast_shapes, broadcast_to, check_shape, expand_dims, permute, reshape, splat,
-                     subscript, trans)
+from .shapes import (MAX_NUMEL, broadcast_shapes, broadcast_to, check_shape, convert_layout, expand_dims, permute,
+                     reshape, splat, subscript, trans)
 from .promotion import _is_ptr, _narrow_float, _operands, computation_type
 from .arithmetic import (abs_, add, addptr, and_, equal, exp, float_div, float_math, float_math2, floating_operand,
                          floordiv, fma, greater, greater_equal, inline_asm_elementwise, invert, less, less_equal,

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ...errors import SemanticError
-from ..types import block_type, int32
+from ..types import block_type, int32, shape_tuple
 from .tracing import _typed, current, tensor
 from .conversions import _emit, _value, cast, constant, to_tensor
 from .shapes import broadcast_shapes, broadcast_to, check_shape, splat
@@ -21,17 +21,17 @@ def num_programs(axis):
     return _emit("tile.num_programs", [], int32, {"axis": f"{axis} : i32"})
 
 
-def arange(start, end):
+def arange(start, end, layout=None):
     if end <= start:
         raise SemanticError(f"tl.arange needs start < end, got start={start}, end={end}")
     if not (-2**31 <= start and end < 2**31):
         raise SemanticError(f"tl.arange bounds must fit in int32, got start={start}, end={end}")
     shape = check_shape([end - start])
-    return _emit("tile.make_range", [], block_type(int32, shape),
+    return _emit("tile.make_range", [], block_type(int32, shape, layout),
                  {"start": f"{start} : i32", "end": f"{end} : i32"})
 
 
-def full(shape, value, dtype):
+def full(shape, value, dtype, layout=None):
     value = _value(value)
     if isinstance(value, tensor):
         if value.shape:
@@ -39,7 +39,7 @@ def full(shape, value, dtype):
         scalar = cast(value, dtype)
     else:
         scalar = constant(value, dtype)
-    return splat(scalar, shape) if shape else scalar
+    return splat(scalar, shape_tuple(shape, layout)) if shape else scalar
 
 
 def _pointer(ptr, fname):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from ...errors import SemanticError
 from ..types import block_type, dtype, int1, int32, uint32
-from .tracing import _typed, current, tensor
+from .tracing import current, tensor
 from .conversions import _emit, _value, cast, constant, to_tensor
-from .shapes import broadcast_shapes, broadcast_to, expand_dims, reshape
+from .shapes import broadcast_shapes, broadcast_to, common_layout, expand_dims, reshape
 from .arithmetic import (_broadcast_tiles, _numeric, add, and_, equal, greater, invert, less, maximum, minimum, mul,
                          not_equal, or_, shr, where, xor)
 from .memory import arange, full
+from .layouts import SliceLayout
 
 
 def _reduce_axis(inputs, axis, combine):
@@ -17,8 +18,11 @@ def _reduce_axis(inputs, axis, combine):
     from two lists of scalars and returns the list of combined scalars."""
     ir = current()
     shape = inputs[0].shape
+    for t in inputs[1:]:
+        common_layout(shape, t.shape, "a reduction's inputs")
     out_shape = shape[:axis] + shape[axis + 1:]
-    result_types = [_typed(out_shape, t.dtype) for t in inputs]
+    layout = SliceLayout(axis, shape.layout) if shape.layout is not None and out_shape else None
+    result_types = [block_type(t.dtype, out_shape, layout) if out_shape else t.dtype for t in inputs]
     op = ir.create("tile.reduce", inputs, result_types, {"axis": f"{axis} : i32"}, num_regions=1)
     scalar_types = [ir.type(t.dtype) for t in inputs]
     block = op.add_block(0, scalar_types * 2, ir.loc())

@@ -4,8 +4,9 @@ from __future__ import annotations
 import math
 
 from ...errors import SemanticError
-from ..types import block_type
+from ..types import block_type, shape_tuple
 from .conversions import _emit, to_tensor
+from .layouts import DistributedLayout, SliceLayout
 
 
 # Triton's limit on the number of elements of one tile.
@@ -24,15 +25,36 @@ def check_shape(shape):
     return shape
 
 
+def _layout(shape):
+    return getattr(shape, "layout", None)
+
+
+def common_layout(a, b, what):
+    """The layout of the result of an op on tiles of shapes `a` and `b`: at
+    the explicit level both must have the same one (as in Gluon: the author
+    converts one with gl.convert_layout), or a scalar none."""
+    la, lb = _layout(a), _layout(b)
+    if la is not None and lb is not None and la != lb:
+        raise SemanticError(f"layout mismatch in {what}: {la!r} and {lb!r}; convert one operand to the other's "
+                            "layout with gl.convert_layout")
+    return la if la is not None else lb
+
+
 def broadcast_shapes(a, b, what):
     """The common shape of two operands.  Scalars and size-1 dimensions
     grow; a lower rank gets size-1 dimensions prepended (numpy's and
-    Triton's rule).  Nothing is ever appended: write x[:, None] for that."""
+    Triton's rule).  Nothing is ever appended: write x[:, None] for that.
+    At the explicit level the shape carries the operands' common layout,
+    and ranks must match, as Gluon's."""
+    layout = common_layout(a, b, what)
+    if layout is not None and a and b and len(a) != len(b):
+        raise SemanticError(f"rank mismatch in {what}: {list(a)} and {list(b)}; at the explicit level a tile of "
+                            "lower rank is expanded with gl.expand_dims first")
     a, b = tuple(a), tuple(b)
     if a == b or not b:
-        return a
+        return shape_tuple(a, layout)
     if not a:
-        return b
+        return shape_tuple(b, layout)
     rank = max(len(a), len(b))
     pa, pb = (1,) * (rank - len(a)) + a, (1,) * (rank - len(b)) + b
     out = []
@@ -41,7 +63,7 @@ def broadcast_shapes(a, b, what):
             raise SemanticError(f"shape mismatch in {what}: {list(a)} and {list(b)} cannot be broadcast "
                                 f"together (dimension {i}: {x} vs {y})")
         out.append(max(x, y))
-    return tuple(out)
+    return shape_tuple(out, layout)
 
 
 def splat(x, shape):
@@ -55,15 +77,31 @@ def expand_dims(x, axis):
     if not 0 <= axis <= len(x.shape):
         raise SemanticError(f"expand_dims axis {axis} is out of range for a tensor of rank {len(x.shape)}")
     shape = x.shape[:axis] + (1,) + x.shape[axis:]
-    return _emit("tile.expand_dims", [x], block_type(x.dtype, shape), {"axis": f"{axis} : i32"})
+    return _emit("tile.expand_dims", [x], block_type(x.dtype, shape, _expanded_layout(x.type.layout, axis)),
+                 {"axis": f"{axis} : i32"})
+
+
+def _expanded_layout(layout, axis):
+    """The layout of a tile of `layout` with a dimension inserted at `axis`:
+    the parent of a slice along `axis`, as in Gluon."""
+    if layout is None:
+        return None
+    if not isinstance(layout, SliceLayout) or layout.dim != axis:
+        raise SemanticError(f"expand_dims at axis {axis} needs a tile whose layout is a SliceLayout along {axis} "
+                            f"(it becomes the slice's parent), got {layout!r}")
+    return layout.parent
 
 
 def broadcast_to(x, shape, what=None):
-    shape = tuple(shape)
+    layout = common_layout(x.shape, shape, what or "a broadcast")
+    shape = shape_tuple(shape, layout)
     if x.shape == shape:
         return x
     if not x.shape:
         return splat(x, shape)
+    if layout is not None and len(x.shape) != len(shape):
+        raise SemanticError(f"cannot broadcast {what or 'a tensor'} of shape {list(x.shape)} to {list(shape)}: at "
+                            "the explicit level a tile of lower rank is expanded with gl.expand_dims first")
     ok = len(x.shape) <= len(shape) and all(
         d in (1, s) for d, s in zip(x.shape[::-1], shape[::-1]))
     if not ok:
@@ -102,7 +140,8 @@ def permute(x, dims, fname="tl.permute"):
     if dims == tuple(range(rank)):
         return x
     shape = tuple(x.shape[d] for d in dims)
-    return _emit("tile.trans", [x], block_type(x.dtype, shape),
+    layout = x.type.layout.permuted(dims) if x.type.layout is not None else None
+    return _emit("tile.trans", [x], block_type(x.dtype, shape, layout),
                  {"order": f"array<i32: {', '.join(map(str, dims))}>"})
 
 
@@ -132,3 +171,16 @@ def reshape(x, shape, fname="tl.reshape"):
     if not x.shape:
         return splat(x, shape)
     return _emit("tile.reshape", [x], block_type(x.dtype, shape))
+
+
+def convert_layout(x, layout):
+    """`x` moved to the lanes of `layout` (gl.convert_layout)."""
+    x = to_tensor(x)
+    if x.type.layout is None:
+        raise SemanticError("convert_layout needs a tile with a layout (a tile of the explicit level), got "
+                            f"{x.type}")
+    if not isinstance(layout, DistributedLayout):
+        raise SemanticError(f"convert_layout needs a distributed layout, got {layout!r}")
+    if layout == x.type.layout:
+        return x
+    return _emit("tile.convert_layout", [x], block_type(x.dtype, tuple(x.shape), layout))

@@ -32,6 +32,9 @@ class IRBuilder:
         # invalidated when the body is left: no IR outside can use them.
         self.dry_runs, self.regions, self.region_tensors = 0, 0, []
         self.target, self.num_warps = None, 4  # what is compiled for: set by the tracer
+        # At the explicit level (rocktile.gluon) every tile carries the
+        # layout its author gave it; the compiler assigns none.
+        self.explicit = False
 
     def type(self, ty):
         text = ty.mlir
@@ -99,9 +102,30 @@ class IRBuilder:
                 "a value computed inside a loop or an `if` on runtime values is used outside it without "
                 "being assigned to a variable there (e.g. it was appended to a list); assign it to a "
                 "variable instead")
+        if self.explicit:
+            for t in result_types:
+                _check_explicit_layout(t, name)
         types = [self.type(t) for t in result_types]
         attributes = {k: self.attr(v) for k, v in (attrs or {}).items()}
         return self.builder.create(name, handles, types, attributes, self.loc(), num_regions)
+
+
+def _check_explicit_layout(ty, op_name):
+    """At the explicit level a tile without a layout is an op whose result
+    layout rocktile cannot derive from its operands (yet): an error naming
+    the op, rather than a layout the compiler would choose silently."""
+    if not ty.is_block():
+        return
+    layout = ty.layout
+    if layout is None:
+        raise SemanticError(f"rocktile cannot derive the layout of the result of {op_name} at the explicit level "
+                            "(rocktile.gluon) yet; see docs/gluon.md for what is supported")
+    if getattr(layout, "shape", None) is not None and tuple(layout.shape) != tuple(ty.shape):
+        raise SemanticError(f"{layout!r} is written for a tile of shape {list(layout.shape)}, but this tile has "
+                            f"shape {list(ty.shape)}")
+    if layout.rank != len(ty.shape):
+        raise SemanticError(f"{layout!r} has rank {layout.rank}, but the tile it lays out has shape "
+                            f"{list(ty.shape)}")
 
 
 class Discarded:

@@ -219,3 +219,24 @@ std::optional<LinearLayout> rocktile::tile::getLinearLayout(RankedTensorType typ
     return l.toLinearLayout(type.getShape());
   return std::nullopt;
 }
+
+bool rocktile::tile::hasExplicitLayouts(Operation *op) {
+  bool any = false;
+  auto laidOut = [&](Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    any |= bool(type);
+    return !type || type.getEncoding();
+  };
+  WalkResult walk = op->walk([&](Operation *inner) {
+    for (Value r : inner->getResults())
+      if (!laidOut(r))
+        return WalkResult::interrupt();
+    for (Region &region : inner->getRegions())
+      for (Block &block : region)
+        for (Value arg : block.getArguments())
+          if (!laidOut(arg))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return any && !walk.wasInterrupted();
+}

@@ -32,6 +32,10 @@ mlir::Type cloneWithElementType(mlir::Type type, mlir::Type elementType);
 /// The linear layout of a tensor type carrying a tile layout encoding, or
 /// nullopt when the tensor has no encoding.
 std::optional<LinearLayout> getLinearLayout(mlir::RankedTensorType type);
+/// Whether every tile that `op` and the ops inside it make has a layout
+/// already, as a kernel of the explicit level (rocktile.gluon) gives each
+/// one: the compiler then places none itself. False with no tiles at all.
+bool hasExplicitLayouts(mlir::Operation *op);
 } // namespace rocktile::tile
 
 #endif

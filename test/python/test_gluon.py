@@ -1,0 +1,336 @@
+"""The explicit level (rocktile.gluon): kernels written with their layouts,
+run in the emulator on both chips against numpy, the layouts kept as
+written, and every mistake a located error."""
+import numpy as np
+import pytest
+
+import rocktile
+from rocktile import gluon
+import rocktile.gluon.language as gl
+from rocktile.errors import SemanticError
+
+FILE = __file__
+CHIPS = {"gfx950": 64, "gfx1250": 32}
+
+
+def line_of(marker):
+    with open(FILE) as f:
+        for lineno, line in enumerate(f, 1):
+            if marker in line and "line_of(" not in line:
+                return lineno
+    raise AssertionError(marker)
+
+
+def blocked_1d(wave, num_warps=4, per_lane=1):
+    return gl.BlockedLayout([per_lane], [wave], [num_warps], [0])
+
+
+def rows_layout(wave, num_warps=4):
+    """Four consecutive elements per lane along rows, a wave over 4 rows."""
+    return gl.BlockedLayout([1, 4], [4, wave // 4], [num_warps, 1], [1, 0])
+
+
+@gluon.jit
+def axpy(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: gl.constexpr, layout: gl.constexpr):
+    offs = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout=layout)
+    mask = offs < n
+    x = gl.load(x_ptr + offs, mask=mask)
+    y = gl.load(y_ptr + offs, mask=mask, other=0.0)
+    gl.store(out_ptr + offs, alpha * x + y, mask=mask)
+
+
+@pytest.mark.parametrize("target", CHIPS)
+@pytest.mark.parametrize("per_lane", [1, 4])
+def test_axpy(target, per_lane):
+    rng = np.random.default_rng(0)
+    n = 1000
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    out = np.zeros_like(x)
+    block = 128 * per_lane * CHIPS[target] // 32
+    axpy[(rocktile.cdiv(n, block),)](x, y, out, n, 0.5, BLOCK=block,
+                                     layout=blocked_1d(CHIPS[target], per_lane=per_lane), target=target)
+    np.testing.assert_allclose(out, 0.5 * x + y, rtol=1e-6, atol=1e-6)
+
+
+@gluon.jit
+def row_softmax(x_ptr, out_ptr, rows, cols, stride, BLOCK_R: gl.constexpr, BLOCK_C: gl.constexpr,
+                layout: gl.constexpr, store_layout: gl.constexpr):
+    r = gl.program_id(0) * BLOCK_R + gl.arange(0, BLOCK_R, layout=gl.SliceLayout(1, layout))
+    c = gl.arange(0, BLOCK_C, layout=gl.SliceLayout(0, layout))
+    mask = (r[:, None] < rows) & (c[None, :] < cols)
+    x = gl.load(x_ptr + r[:, None] * stride + c[None, :], mask=mask, other=-float("inf"))
+    e = gl.exp(x - gl.expand_dims(gl.max(x, axis=1), 1))
+    y = e / gl.sum(e, axis=1)[:, None]
+    # Stored from another layout: the values move between lanes, and so
+    # must the offsets and mask, rebuilt in that layout.
+    y = gl.convert_layout(y, store_layout)
+    r2 = gl.program_id(0) * BLOCK_R + gl.arange(0, BLOCK_R, layout=gl.SliceLayout(1, store_layout))
+    c2 = gl.arange(0, BLOCK_C, layout=gl.SliceLayout(0, store_layout))
+    mask2 = (r2[:, None] < rows) & (c2[None, :] < cols)
+    gl.store(out_ptr + r2[:, None] * stride + c2[None, :], y, mask=mask2)
+
+
+@pytest.mark.parametrize("target", CHIPS)
+def test_row_softmax_with_a_layout_conversion(target):
+    wave = CHIPS[target]
+    rng = np.random.default_rng(1)
+    rows, cols = 37, 50
+    x = rng.standard_normal((rows, cols)).astype(np.float32)
+    out = np.zeros_like(x)
+    # Stored column-major across lanes: a wave runs down the columns.
+    store_layout = gl.BlockedLayout([2, 1], [wave // 4, 4], [1, 4], [0, 1])
+    row_softmax[(rocktile.cdiv(rows, 16),)](x, out, rows, cols, cols, BLOCK_R=16, BLOCK_C=64,
+                                            layout=rows_layout(wave), store_layout=store_layout, target=target)
+    ref = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(out, ref / ref.sum(1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
+@gluon.jit
+def column_sums(x_ptr, out_ptr, rows, cols, BLOCK_R: gl.constexpr, BLOCK_C: gl.constexpr, layout: gl.constexpr):
+    """Sums of each column, the rows taken BLOCK_R at a time by a loop
+    carrying the partial sums in the slice of the tile's layout."""
+    c = gl.program_id(0) * BLOCK_C + gl.arange(0, BLOCK_C, layout=gl.SliceLayout(0, layout))
+    acc = gl.zeros([BLOCK_C], gl.float32, layout=gl.SliceLayout(0, layout))
+    for start in range(0, rows, BLOCK_R):
+        r = start + gl.arange(0, BLOCK_R, layout=gl.SliceLayout(1, layout))
+        mask = (r[:, None] < rows) & (c[None, :] < cols)
+        acc += gl.sum(gl.load(x_ptr + r[:, None] * cols + c[None, :], mask=mask, other=0.0), axis=0)
+    gl.store(out_ptr + c, acc, mask=c < cols)
+
+
+@pytest.mark.parametrize("target", CHIPS)
+def test_a_loop_carries_a_sliced_tile(target):
+    rng = np.random.default_rng(2)
+    rows, cols = 45, 70
+    x = rng.standard_normal((rows, cols)).astype(np.float32)
+    out = np.zeros(cols, np.float32)
+    column_sums[(rocktile.cdiv(cols, 32),)](x, out, rows, cols, BLOCK_R=8, BLOCK_C=32,
+                                            layout=rows_layout(CHIPS[target]), target=target)
+    np.testing.assert_allclose(out, x.sum(0), rtol=1e-5, atol=1e-5)
+
+
+@gluon.jit
+def transpose(x_ptr, out_ptr, M: gl.constexpr, N: gl.constexpr, layout: gl.constexpr):
+    """out = x.T for an M x N x: loaded row by row, permuted (the lanes keep
+    their elements, the layout's dimensions swap), stored along out's rows."""
+    r = gl.arange(0, M, layout=gl.SliceLayout(1, layout))
+    c = gl.arange(0, N, layout=gl.SliceLayout(0, layout))
+    x = gl.load(x_ptr + r[:, None] * N + c[None, :])
+    t = gl.permute(x, (1, 0))
+    tr = gl.arange(0, N, layout=gl.SliceLayout(1, t.type.layout))
+    tc = gl.arange(0, M, layout=gl.SliceLayout(0, t.type.layout))
+    gl.store(out_ptr + tr[:, None] * M + tc[None, :], t)
+
+
+@pytest.mark.parametrize("target", CHIPS)
+def test_permute_keeps_each_lane_s_elements(target):
+    x = np.arange(32 * 64, dtype=np.float32).reshape(32, 64)
+    out = np.zeros((64, 32), np.float32)
+    transpose[(1,)](x, out, M=32, N=64, layout=rows_layout(CHIPS[target]), target=target)
+    np.testing.assert_array_equal(out, x.T)
+    tile_ir = transpose.compile({"x_ptr": "*fp32", "out_ptr": "*fp32"},
+                                {"M": 32, "N": 64, "layout": rows_layout(CHIPS[target])}, target=target).asm["tile"]
+    wave = CHIPS[target]
+    assert (f"#tile.blocked<sizePerThread = [4, 1], threadsPerWarp = [{wave // 4}, 4], warpsPerCTA = [1, 4], "
+            "order = [0, 1]>") in tile_ir
+
+
+def linear_layout_of_a_wave(wave):
+    """A 1-D tile of 2 * wave elements on one warp: register bit 0 steps by
+    the wave, lane bits by 1 (lane i holds elements i and i + wave)."""
+    lanes = [[1 << i] for i in range(wave.bit_length() - 1)]
+    return gl.DistributedLinearLayout(reg_bases=[[wave]], lane_bases=lanes, warp_bases=[], block_bases=[],
+                                      shape=[2 * wave])
+
+
+@gluon.jit
+def reverse_pairs(x_ptr, out_ptr, N: gl.constexpr, layout: gl.constexpr):
+    offs = gl.arange(0, N, layout=layout)
+    gl.store(out_ptr + offs, gl.load(x_ptr + (N - 1 - offs)))
+
+
+@pytest.mark.parametrize("target", CHIPS)
+def test_distributed_linear_layout(target):
+    wave = CHIPS[target]
+    x = np.arange(2 * wave, dtype=np.int32)
+    out = np.zeros_like(x)
+    reverse_pairs[(1,)](x, out, N=2 * wave, layout=linear_layout_of_a_wave(wave), target=target, num_warps=1)
+    np.testing.assert_array_equal(out, x[::-1])
+
+
+def test_the_tile_ir_keeps_the_layouts_as_written():
+    layout = gl.BlockedLayout([2], [64], [2], [0])
+    tile_ir = axpy.compile({"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "alpha": "fp32"},
+                           {"BLOCK": 512, "layout": layout}, target="gfx950", num_warps=2).asm["tile"]
+    # Layout assignment would have chosen 4 elements per lane (16-byte accesses).
+    assert "#tile.blocked<sizePerThread = [2], threadsPerWarp = [64], warpsPerCTA = [2], order = [0]>" in tile_ir
+    assert "sizePerThread = [4]" not in tile_ir
+
+
+def test_triton_s_gluon_imports_resolve_to_rocktile():
+    import rocktile.compat
+    rocktile.compat.install()
+    try:
+        from triton.experimental import gluon as triton_gluon
+        from triton.experimental.gluon import language as triton_gl
+        assert triton_gluon.jit is gluon.jit and triton_gl.BlockedLayout is gl.BlockedLayout
+    finally:
+        rocktile.compat.uninstall()
+
+
+# --------------------------------------------------------------------------
+# Mistakes: each a CompilationError at the kernel's line.
+
+def compile_error(kernel, signature, constexprs, target="gfx950", num_warps=4):
+    with pytest.raises(rocktile.CompilationError) as info:
+        kernel.compile(signature, constexprs, target=target, num_warps=num_warps)
+    return info.value
+
+
+def check_located(error, marker, message):
+    assert (error.filename, error.lineno) == (FILE, line_of(marker)), str(error)
+    assert message in str(error), str(error)
+
+
+@gluon.jit
+def mismatched_layouts(x_ptr, A: gl.constexpr, B: gl.constexpr):
+    a = gl.arange(0, 64, layout=A)
+    b = gl.arange(0, 64, layout=B)
+    gl.store(x_ptr + a, a + b)  # ERR-mismatch
+
+
+def test_operands_of_different_layouts():
+    error = compile_error(mismatched_layouts, {"x_ptr": "*i32"},
+                          {"A": blocked_1d(64), "B": gl.BlockedLayout([2], [64], [4], [0])})
+    check_located(error, "# ERR-mismatch", "layout mismatch in '+'")
+    assert "gl.convert_layout" in str(error)
+
+
+@gluon.jit
+def expand_along_the_wrong_axis(x_ptr, L: gl.constexpr):
+    r = gl.arange(0, 16, layout=gl.SliceLayout(1, L))
+    gl.store(x_ptr + gl.expand_dims(r, 0), 1)  # ERR-expand
+
+
+def test_expand_dims_needs_the_slice_along_its_axis():
+    error = compile_error(expand_along_the_wrong_axis, {"x_ptr": "*i32"}, {"L": rows_layout(64)})
+    check_located(error, "# ERR-expand", "needs a tile whose layout is a SliceLayout along 0")
+
+
+@gluon.jit
+def no_layout(x_ptr):
+    offs = gl.arange(0, 64)  # ERR-no-layout
+    gl.store(x_ptr + offs, 1)
+
+
+@gluon.jit
+def auto_layout(x_ptr):
+    offs = gl.arange(0, 64, layout=gl.AutoLayout())  # ERR-auto
+    gl.store(x_ptr + offs, 1)
+
+
+def test_a_tile_without_a_layout():
+    check_located(compile_error(no_layout, {"x_ptr": "*i32"}, {}), "# ERR-no-layout", "gl.arange needs a layout")
+    check_located(compile_error(auto_layout, {"x_ptr": "*i32"}, {}), "# ERR-auto",
+                  "AutoLayout (a layout the compiler chooses) is not supported")
+
+
+@gluon.jit
+def reshaped(x_ptr, L: gl.constexpr):
+    offs = gl.arange(0, 64, layout=L)
+    gl.store(x_ptr + offs, gl.reshape(offs, [8, 8]).sum(1).sum(0))  # ERR-reshape
+
+
+def test_an_op_whose_layout_rocktile_cannot_derive():
+    check_located(compile_error(reshaped, {"x_ptr": "*i32"}, {"L": blocked_1d(64)}), "# ERR-reshape",
+                  "cannot derive the layout of the result of tile.reshape")
+
+
+@gluon.jit
+def store_ones(x_ptr, L: gl.constexpr):
+    offs = gl.arange(0, 256, layout=L)  # ERR-fit
+    gl.store(x_ptr + offs, 1)
+
+
+def test_a_layout_for_another_wave_size():
+    error = compile_error(store_ones, {"x_ptr": "*i32"}, {"L": blocked_1d(64)}, target="gfx1250")
+    check_located(error, "# ERR-fit", "places it on 64 lanes per warp, but a gfx1250 wave has 32")
+    assert "threads_per_warp must multiply to 32" in str(error)
+
+
+def test_a_layout_for_other_warps():
+    error = compile_error(store_ones, {"x_ptr": "*i32"}, {"L": blocked_1d(64, num_warps=4)}, num_warps=8)
+    check_located(error, "# ERR-fit", "places it on 4 warps, but the kernel is compiled for num_warps=8")
+    assert "warps_per_cta must multiply to 8" in str(error)
+    error = compile_error(store_ones, {"x_ptr": "*i32"}, {"L": linear_layout_of_a_wave(64)})
+    check_located(error, "# ERR-fit", "DistributedLinearLayout(")
+    assert "is written for a tile of shape [128], but this tile has shape [256]" in str(error)
+
+
+@pytest.mark.parametrize("fields, message", [
+    (([1, 1], [64], [4], [0]), "must have the same length"),
+    (([1], [64], [4], [1]), "order must be a permutation of 0..0"),
+    (([3], [64], [4], [0]), "size_per_thread must be powers of two"),
+])
+def test_malformed_blocked_layouts(fields, message):
+    with pytest.raises(SemanticError, match=message):
+        gl.BlockedLayout(*fields)
+
+
+@gluon.jit
+def the_rest(x_ptr, count_ptr, total_ptr, out_ptr, n, BLOCK: gl.constexpr, layout: gl.constexpr,
+             square: gl.constexpr):
+    """The tile language's functions keep their operands' layouts: an
+    atomic, where, clamp, full_like (of a scalar computed in the kernel),
+    and a reduction over every axis of an outer product."""
+    offs = gl.arange(0, BLOCK, layout=layout)
+    mask = offs < n
+    x = gl.load(x_ptr + offs, mask=mask, other=0.0)
+    outer = (gl.expand_dims(gl.convert_layout(x, gl.SliceLayout(1, square)), 1) *
+             gl.expand_dims(gl.convert_layout(x, gl.SliceLayout(0, square)), 0))
+    gl.store(total_ptr, gl.sum(outer))
+    positive = gl.where(x > 0, gl.full_like(x, 1), gl.zeros_like(x)).to(gl.int32)
+    gl.atomic_add(count_ptr + offs * 0, positive, mask=mask)
+    gl.store(out_ptr + offs, gl.clamp(x, -0.5, 0.5) + gl.full_like(x, gl.max(x, 0)), mask=mask)
+
+
+@pytest.mark.parametrize("target", CHIPS)
+def test_the_tile_language_s_functions_keep_layouts(target):
+    rng = np.random.default_rng(3)
+    n, wave = 60, CHIPS[target]
+    x = rng.standard_normal(n).astype(np.float32)
+    count, total, out = np.zeros(1, np.int32), np.zeros(1, np.float32), np.zeros(n, np.float32)
+    square = gl.BlockedLayout([1, 2], [wave // 8, 8], [1, 1], [1, 0])
+    the_rest[(1,)](x, count, total, out, n, BLOCK=64, layout=blocked_1d(wave, num_warps=1), square=square,
+                   target=target, num_warps=1)
+    np.testing.assert_allclose(total[0], x.sum() ** 2, rtol=1e-4)
+    assert count[0] == (x > 0).sum()
+    np.testing.assert_allclose(out, np.clip(x, -0.5, 0.5) + x.max(), rtol=1e-6)
+
+
+@gluon.jit
+def branches_and_loops(x_ptr, out_ptr, n, flag, BLOCK: gl.constexpr, layout: gl.constexpr):
+    offs = gl.arange(0, BLOCK, layout=layout)
+    mask = offs < n
+    x = gl.load(x_ptr + offs, mask=mask)
+    if flag > 0:
+        y = x * 2.0
+    else:
+        y = gl.zeros_like(x)
+    i = 0
+    while i < flag:
+        y = y + 1.0
+        i += 1
+    for _ in gl.static_range(2):
+        y = y * 2.0
+    gl.store(out_ptr + offs, y, mask=mask)
+
+
+@pytest.mark.parametrize("target", CHIPS)
+@pytest.mark.parametrize("flag", [0, 3])
+def test_branches_and_loops_carry_layouts(target, flag):
+    x = np.arange(50, dtype=np.float32)
+    out = np.zeros_like(x)
+    branches_and_loops[(1,)](x, out, 50, flag, BLOCK=64, layout=blocked_1d(CHIPS[target], num_warps=2),
+                             target=target, num_warps=2)
+    np.testing.assert_array_equal(out, ((x * 2 + flag) if flag else np.zeros_like(x)) * 4)
