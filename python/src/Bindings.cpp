@@ -6,6 +6,7 @@
 #include "rocktile/Emulator/Emulator.h"
 #include "rocktile/Emulator/HostJit.h"
 #include "rocktile/Pipeline/Pipeline.h"
+#include "rocktile/Target/MatrixCore.h"
 #include "rocktile/Target/Target.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Builders.h"
@@ -368,6 +369,46 @@ PYBIND11_MODULE(_C, m) {
                                   unsigned numWarps) {
     rocktile::Target::Residency r = targetNamed(chip).residentWorkgroups(registers, ldsBytes, numWarps);
     return py::make_tuple(r.onChip, r.reason);
+  });
+
+  // The chip's matrix instructions, for the explicit level to pick one by
+  // its shape and element types and to check a dot operand's k_width.
+  m.def("matrix_instrs", [](const std::string &chip) {
+    static const char *elems[] = {"bf16", "f16", "fp8", "fp4", "i8", "f32", "i32"};
+    py::list out;
+    for (const rocktile::MatrixCoreInstr &i : targetNamed(chip).matrixInstrs) {
+      py::dict d;
+      d["name"] = i.name.str();
+      d["op"] = i.op.str();
+      d["m"] = i.m, d["n"] = i.n, d["k"] = i.k;
+      d["ab"] = elems[unsigned(i.ab)], d["acc"] = elems[unsigned(i.acc)];
+      d["k_width"] = rocktile::operandKWidth(i);
+      out.append(d);
+    }
+    return out;
+  });
+  // The layout of a dot operand (0: A, 1: B, 2: D) as the explicit level
+  // names it (rocktile::explicitDotLayout): (register, lane, warp) bases.
+  m.def("explicit_dot_layout", [](const std::string &chip, const std::string &instrName, unsigned operand,
+                                  const std::vector<int64_t> &shape, unsigned numWarps, unsigned warpsN,
+                                  bool transposed) {
+    const rocktile::Target &t = targetNamed(chip);
+    auto instr = llvm::find_if(t.matrixInstrs, [&](const auto &i) { return i.name == instrName; });
+    if (instr == t.matrixInstrs.end() || operand > 2)
+      throw py::value_error("no such matrix instruction or operand");
+    std::string why;
+    std::optional<rocktile::LinearLayout> l = rocktile::explicitDotLayout(
+        *instr, rocktile::MatrixOperand(operand), shape, numWarps, warpsN, transposed, why);
+    if (!l)
+      throw py::value_error(why);
+    py::list bases;
+    for (unsigned in = 0; in < 3; ++in) {
+      py::list perIn;
+      for (const rocktile::LinearLayout::Coord &c : l->getBases(rocktile::LinearLayout::InDim(in)))
+        perIn.append(std::vector<int64_t>(c.begin(), c.end()));
+      bases.append(perIn);
+    }
+    return bases;
   });
 
   m.def("has_tensor_data_mover", [](const std::string &chip) {

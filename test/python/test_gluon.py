@@ -334,3 +334,87 @@ def test_branches_and_loops_carry_layouts(target, flag):
     branches_and_loops[(1,)](x, out, 50, flag, BLOCK=64, layout=blocked_1d(CHIPS[target], num_warps=2),
                              target=target, num_warps=2)
     np.testing.assert_array_equal(out, ((x * 2 + flag) if flag else np.zeros_like(x)) * 4)
+
+
+# --------------------------------------------------------------------------
+# Matrix instructions at the explicit level.
+
+@gluon.jit
+def register_gemm(a_ptr, b_ptr, c_ptr, M, N, K, BM: gl.constexpr, BN: gl.constexpr, BK: gl.constexpr,
+                  load_layout: gl.constexpr, mfma: gl.constexpr, KW: gl.constexpr):
+    """C = A B with A and B loaded in a blocked layout and converted to the
+    instruction's operand layouts (no shared memory yet)."""
+    rm = gl.program_id(0) * BM + gl.arange(0, BM, layout=gl.SliceLayout(1, load_layout))
+    rn = gl.program_id(1) * BN + gl.arange(0, BN, layout=gl.SliceLayout(0, load_layout))
+    acc = gl.zeros([BM, BN], gl.float32, layout=mfma)
+    for k0 in range(0, K, BK):
+        ka = k0 + gl.arange(0, BK, layout=gl.SliceLayout(0, load_layout))
+        kb = k0 + gl.arange(0, BK, layout=gl.SliceLayout(1, load_layout))
+        a = gl.load(a_ptr + rm[:, None] * K + ka[None, :], mask=(rm[:, None] < M) & (ka[None, :] < K), other=0.0)
+        b = gl.load(b_ptr + kb[:, None] * N + rn[None, :], mask=(kb[:, None] < K) & (rn[None, :] < N), other=0.0)
+        a = gl.convert_layout(a, gl.DotOperandLayout(0, mfma, KW))  # ERR-kwidth
+        b = gl.convert_layout(b, gl.DotOperandLayout(1, mfma, KW))
+        acc = gl.amd.cdna4.mfma(a, b, acc)
+    cm = gl.program_id(0) * BM + gl.arange(0, BM, layout=gl.SliceLayout(1, mfma))
+    cn = gl.program_id(1) * BN + gl.arange(0, BN, layout=gl.SliceLayout(0, mfma))
+    gl.store(c_ptr + cm[:, None] * N + cn[None, :], acc, mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+GEMM_SIGNATURE = {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"}
+
+
+def gemm_constexprs(mfma, k_width=8):
+    return {"BM": 64, "BN": 64, "BK": 32, "load_layout": gl.BlockedLayout([1, 8], [8, 8], [4, 1], [1, 0]),
+            "mfma": mfma, "KW": k_width}
+
+
+@pytest.mark.parametrize("instr_shape", [[16, 16, 32], [32, 32, 16]])
+@pytest.mark.parametrize("transposed", [True, False])
+@pytest.mark.parametrize("warps", [[2, 2], [4, 1]])
+def test_mfma_gemm(instr_shape, transposed, warps):
+    import ml_dtypes
+    rng = np.random.default_rng(4)
+    M, N, K = 100, 90, 70
+    a = rng.standard_normal((M, K)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((K, N)).astype(ml_dtypes.bfloat16)
+    c = np.zeros((M, N), np.float32)
+    mfma = gl.amd.AMDMFMALayout(4, instr_shape, transposed, warps)
+    register_gemm[(2, 2)](a, b, c, M, N, K, **gemm_constexprs(mfma), target="gfx950")
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
+    simt = register_gemm.compile(GEMM_SIGNATURE, gemm_constexprs(mfma), target="gfx950")._asm["simt"]
+    assert f"amdgpu.mfma {instr_shape[0]}x{instr_shape[1]}x{instr_shape[2]}" in simt
+
+
+def test_a_k_width_the_instruction_does_not_read():
+    mfma = gl.amd.AMDMFMALayout(4, [16, 16, 32], True, [2, 2])
+    error = compile_error(register_gemm, GEMM_SIGNATURE, gemm_constexprs(mfma, k_width=4))
+    check_located(error, "# ERR-kwidth", "k_width=4 does not match mfma_f32_16x16x32_bf16, whose lanes hold 8 "
+                                         "consecutive k of A and B: use k_width=8")
+
+
+def test_an_instruction_shape_the_chip_lacks():
+    error = compile_error(register_gemm, GEMM_SIGNATURE, gemm_constexprs(gl.amd.AMDMFMALayout(4, [16, 16, 16], True,
+                                                                                              [2, 2])))
+    assert "gfx950 has no MFMA instruction of shape [16, 16, 16]" in str(error)
+    assert "16x16x32 (bf16)" in str(error)
+    error = compile_error(register_gemm, GEMM_SIGNATURE, gemm_constexprs(gl.amd.AMDMFMALayout(4, [16, 16, 32], True,
+                                                                                              [2, 2])),
+                          target="gfx1250")
+    assert "gfx1250 has no MFMA instructions: its matrix instructions are WMMA" in str(error)
+
+
+@gluon.jit
+def mfma_of_blocked_tiles(c_ptr, mfma: gl.constexpr, blocked: gl.constexpr):
+    a = gl.zeros([32, 32], gl.bfloat16, layout=blocked)
+    acc = gl.zeros([32, 32], gl.float32, layout=mfma)
+    acc = gl.amd.cdna4.mfma(a, a, acc)  # ERR-operands
+    r = gl.arange(0, 32, layout=gl.SliceLayout(1, mfma))
+    gl.store(c_ptr + r[:, None] * 32 + gl.arange(0, 32, layout=gl.SliceLayout(0, mfma))[None, :], acc)
+
+
+def test_mfma_operands_must_be_in_its_operand_layouts():
+    error = compile_error(mfma_of_blocked_tiles, {"c_ptr": "*fp32"},
+                          {"mfma": gl.amd.AMDMFMALayout(4, [16, 16, 32], True, [2, 2]),
+                           "blocked": gl.BlockedLayout([1, 8], [8, 8], [4, 1], [1, 0])})
+    check_located(error, "# ERR-operands", "mfma(a, b, acc) takes acc in a matrix-instruction layout P and a and b "
+                                           "in DotOperandLayout(0, P, k_width)")

@@ -264,4 +264,54 @@ ScaledDotLayouts scaledDotLayouts(const MatrixCoreInstr &instr, int64_t M, int64
           scaleInstr};
 }
 
+std::optional<LinearLayout> explicitDotLayout(const MatrixCoreInstr &instr, MatrixOperand operand,
+                                              llvm::ArrayRef<int64_t> shape, unsigned numWarps, unsigned warpsN,
+                                              bool transposed, std::string &why) {
+  if (shape.size() != 2 || !warpsN || numWarps % warpsN) {
+    why = shape.size() != 2 ? "the tile must be 2-D" : "the warps along N must divide num_warps";
+    return std::nullopt;
+  }
+  unsigned warpsM = numWarps / warpsN;
+  // The tile of the dot this operand belongs to: its own dimensions from
+  // `shape` (one instruction tile per warp where it is 1), the other one
+  // instruction tile per warp. Computed transposed, m runs along N.
+  int64_t instrM = transposed ? instr.n : instr.m, instrN = transposed ? instr.m : instr.n;
+  int64_t tileM = instrM * warpsM, tileN = instrN * warpsN;
+  // Per dimension, the size a dimension of 1 stands for (one instruction
+  // tile per warp) and the least other size (one instruction tile).
+  int64_t whole[3][2] = {{tileM, instr.k}, {instr.k, tileN}, {tileM, tileN}};
+  int64_t least[3][2] = {{instrM, instr.k}, {instr.k, instrN}, {instrM, instrN}};
+  unsigned which = unsigned(operand);
+  int64_t dims[2];
+  for (unsigned d = 0; d < 2; ++d) {
+    if (shape[d] != 1 && (!llvm::isPowerOf2_64(shape[d]) || shape[d] < least[which][d])) {
+      why = "dimension " + std::to_string(d) + " (" + std::to_string(shape[d]) + ") is shorter than " +
+            instr.name.str() + "'s " + std::to_string(least[which][d]);
+      return std::nullopt;
+    }
+    dims[d] = shape[d] == 1 ? whole[which][d] : shape[d];
+  }
+  int64_t M = operand == MatrixOperand::B ? tileM : dims[0], N = operand == MatrixOperand::A ? tileN : dims[1],
+          K = operand == MatrixOperand::A ? dims[1] : operand == MatrixOperand::B ? dims[0] : instr.k;
+  DotOptions options;
+  options.warpsN = warpsN;
+  options.transposed = transposed;
+  DotLayouts l = dotLayouts(instr, M, N, K, numWarps, 0, options);
+  LinearLayout layout = operand == MatrixOperand::A ? l.a : operand == MatrixOperand::B ? l.b : l.d;
+  for (unsigned d = 0; d < 2; ++d)
+    if (shape[d] == 1 && dims[d] != 1)
+      layout = layout.collapseDim(d);
+  return layout;
+}
+
+int64_t operandKWidth(const MatrixCoreInstr &instr) {
+  int64_t width = 1;
+  for (const std::array<int, 2> &base : instr.a.registers) {
+    if (base[0] != 0 || base[1] != width)
+      break;
+    width *= 2;
+  }
+  return width;
+}
+
 } // namespace rocktile

@@ -171,7 +171,7 @@ class block_type(dtype):
 
     @property
     def mlir(self) -> str:
-        encoding = f", {self.layout.mlir}" if self.layout is not None else ""
+        encoding = f", {self.layout.mlir_for(self.shape, self.element_ty)}" if self.layout is not None else ""
         return f"tensor<{'x'.join(map(str, self.shape))}x{self.element_ty.mlir}{encoding}>"
 
     def __eq__(self, other):

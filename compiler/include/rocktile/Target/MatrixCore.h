@@ -7,6 +7,7 @@
 #include "rocktile/Dialect/Tile/IR/LinearLayout.h"
 #include "rocktile/Target/Target.h"
 #include <optional>
+#include <string>
 
 namespace rocktile {
 
@@ -49,6 +50,26 @@ struct MatrixCoreInstr {
   /// k: its k is k / block and its A and B bases the scales'.
   MatrixCoreInstr ofScales(int64_t block) const;
 };
+
+/// A matrix instruction's operand: A (m x k), B (k x n) or D (m x n).
+enum class MatrixOperand { A = 0, B = 1, D = 2 };
+
+/// The layout of `operand` of a 2-D dot with `instr` for a tile of `shape`
+/// (A: M x K, B: K x N, D: M x N) as dotLayouts gives it with `warpsN`
+/// warps along N and `transposed`: the layout an author names at the
+/// explicit level (Gluon's AMDMFMALayout and AMDWMMALayout for D, its
+/// DotOperandLayout for A and B). A dimension of size 1 where the
+/// instruction's tile is longer (a row of D, as a reduction leaves it)
+/// gets the layout collapsed along it. None, with `why`, for a shape that
+/// is not a whole number of the instruction's tiles or a warp split that
+/// does not divide `numWarps`.
+std::optional<LinearLayout> explicitDotLayout(const MatrixCoreInstr &instr, MatrixOperand operand,
+                                              llvm::ArrayRef<int64_t> shape, unsigned numWarps, unsigned warpsN,
+                                              bool transposed, std::string &why);
+
+/// The number of consecutive k a lane holds in `instr`'s A operand (Gluon's
+/// k_width of its dot operands).
+int64_t operandKWidth(const MatrixCoreInstr &instr);
 
 /// How a dot's M x N tile is spread over a workgroup: warps along M and N
 /// (warpsM * warpsN = num_warps), and the instruction repeated over

@@ -17,16 +17,17 @@ from ...language.core import (
 from ...language.debug import assume, device_assert, device_print, expect_zero, max_constancy, max_contiguous, \
     multiple_of
 from ...language.semantic.layouts import (AutoLayout, BlockedLayout, CoalescedLayout, DistributedLayout,
-                                          DistributedLinearLayout, SliceLayout)
+                                          DistributedLinearLayout, DotOperandLayout, SliceLayout)
+from . import amd
 from .core import (arange, barrier, convert_layout, full, full_like, num_ctas, num_warps, set_auto_layout, zeros,
                    zeros_like)
 
 __all__ = [
-    "abs", "add", "arange", "associative_scan", "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_load",
+    "abs", "add", "amd", "arange", "associative_scan", "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_load",
     "atomic_max", "atomic_min", "atomic_or", "atomic_poll", "atomic_store", "atomic_xchg", "atomic_xor",
     "AutoLayout", "barrier", "bfloat16", "block_type", "BlockedLayout", "broadcast", "cast", "cdiv", "ceil",
     "clamp", "CoalescedLayout", "constexpr", "convert_layout", "cos", "cumprod", "cumsum", "device_assert",
-    "device_print", "DistributedLayout", "DistributedLinearLayout", "div_rn", "dtype", "erf", "exp", "exp2",
+    "device_print", "DistributedLayout", "DistributedLinearLayout", "div_rn", "DotOperandLayout", "dtype", "erf", "exp", "exp2",
     "expand_dims", "expect_zero", "extra", "fdiv", "float16", "float32", "float64", "float8e4b8", "float8e4nv",
     "float8e5", "float8e5b16", "floor", "fma", "full", "full_like", "gather", "inline_asm_elementwise", "int1",
     "int8", "int16", "int32", "int64", "join", "load", "log", "log2", "map_elementwise", "max", "max_constancy",

@@ -9,6 +9,7 @@ from .shapes import permute, reshape
 from .arithmetic import sub
 from .memory import full
 from .reductions import join, split
+from .layouts import DotOperandLayout
 
 
 # tile.dot's operands: a, b, acc, and the optional a_scale and b_scale.
@@ -174,3 +175,29 @@ def _padded_dot(a, b, acc, *options):
     for _ in range(doubled_n):
         out = _even_part(out, -1)
     return out
+
+
+def matrix_product(a, b, acc, fname):
+    """The explicit level's a x b + acc on the matrix instruction the
+    layouts name (gl.amd.cdna4.mfma): acc in the instruction's accumulator
+    layout P, a and b in DotOperandLayout(0 and 1, P, k_width)."""
+    a, b, acc = to_tensor(a), to_tensor(b), to_tensor(acc)
+    la, lb, lc = a.type.layout, b.type.layout, acc.type.layout
+    operands = (isinstance(la, DotOperandLayout) and la.operand_index == 0 and isinstance(lb, DotOperandLayout)
+                and lb.operand_index == 1)
+    if not operands or not la.parent == lb.parent == lc:
+        raise SemanticError(f"{fname}(a, b, acc) takes acc in a matrix-instruction layout P and a and b in "
+                            f"DotOperandLayout(0, P, k_width) and DotOperandLayout(1, P, k_width); got a in "
+                            f"{la!r}, b in {lb!r}, acc in {lc!r}")
+    if len(a.shape) != 2 or a.shape[1] != b.shape[0] or (a.shape[0], b.shape[1]) != tuple(acc.shape):
+        raise SemanticError(f"{fname}: a ({list(a.shape)}) times b ({list(b.shape)}) is not the shape of acc "
+                            f"({list(acc.shape)})")
+    instr = la.instr(a.dtype)
+    if lb.instr(b.dtype)["name"] != instr["name"]:
+        raise SemanticError(f"{fname}: a ({a.dtype}) and b ({b.dtype}) need different matrix instructions")
+    if instr["acc"] != {"fp32": "f32", "int32": "i32"}.get(acc.dtype.name):
+        raise SemanticError(f"{fname}: {instr['name']} accumulates in {instr['acc']}, but acc is {acc.dtype}")
+    attrs = {**_DOT_SEGMENTS, "instr": f'"{instr["name"]}"', "warps_n": f"{lc.warps_per_cta[1]} : i32"}
+    if lc.transposed:
+        attrs["transposed"] = "unit"
+    return _emit("tile.dot", [a, b, acc], acc.type, attrs)

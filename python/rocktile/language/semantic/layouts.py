@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import SemanticError
-from .tracing import _unwrap
+from .tracing import _unwrap, current
 
 
 def _ints(values, what):
@@ -43,6 +43,12 @@ class DistributedLayout:
     @property
     def mlir(self) -> str:
         raise NotImplementedError
+
+    def mlir_for(self, shape, element_ty) -> str:
+        """The attribute of this layout on a tile of `shape` and
+        `element_ty`: the same for every tile but for the matrix-instruction
+        layouts, spelled out linearly per shape."""
+        return self.mlir
 
     def permuted(self, dims):
         """This layout with its dimensions permuted as tl.permute(x, dims)
@@ -122,12 +128,12 @@ class SliceLayout(DistributedLayout):
     def rank(self):
         return self.parent.rank - 1
 
-    @property
-    def mlir(self):
+    def mlir_for(self, shape, element_ty):
         if isinstance(self.parent, SliceLayout):
             raise SemanticError("a SliceLayout whose parent is a SliceLayout is not supported by rocktile yet; "
                                 "write the layout as a DistributedLinearLayout")
-        return f"#tile.slice<dim = {self.dim}, parent = {self.parent.mlir}>"
+        parent_shape = list(shape[:self.dim]) + [1] + list(shape[self.dim:])
+        return f"#tile.slice<dim = {self.dim}, parent = {self.parent.mlir_for(parent_shape, element_ty)}>"
 
     def __repr__(self):
         return f"SliceLayout(dim={self.dim}, parent={self.parent!r})"
@@ -175,6 +181,140 @@ class DistributedLinearLayout(DistributedLayout):
             return [list(b) for b in bs]
         return (f"DistributedLinearLayout(reg_bases={bases(self.reg_bases)}, lane_bases={bases(self.lane_bases)}, "
                 f"warp_bases={bases(self.warp_bases)}, block_bases=[], shape={list(self.shape)})")
+
+
+def _linear_attr(bases):
+    """#tile.linear of (register, lane, warp) bases."""
+    def spelled(bs):
+        return "[" + ", ".join(_list(b) for b in bs) + "]"
+    return f"#tile.linear<register = {spelled(bases[0])}, lane = {spelled(bases[1])}, warp = {spelled(bases[2])}>"
+
+
+# The element types of the targets' matrix instructions (rocktile._C.matrix_instrs).
+_MATRIX_ELEMENTS = {"bf16": "bf16", "fp16": "f16", "fp8e4nv": "fp8", "fp8e5": "fp8", "int8": "i8", "uint8": "i8",
+                    "fp32": "f32", "int32": "i32"}
+
+
+def _matrix_instr(kind, instr_shape, element_ty, operand):
+    """The target's matrix instruction of `kind` ("mfma", "wmma") with
+    `instr_shape` (m, n, k) taking `element_ty` as its A and B (for a dot
+    operand), or any of that shape (for D, whose layout only its m and n
+    decide)."""
+    ir = current()
+    instrs = [i for i in ir.C.matrix_instrs(ir.target) if i["op"] == kind]
+    if not instrs:
+        other = "WMMA (gl.amd.AMDWMMALayout)" if kind == "mfma" else "MFMA (gl.amd.AMDMFMALayout)"
+        raise SemanticError(f"{ir.target} has no {kind.upper()} instructions: its matrix instructions are {other}")
+    shaped = [i for i in instrs if [i["m"], i["n"], i["k"]] == list(instr_shape)]
+    if operand != 2:
+        shaped = [i for i in shaped if i["ab"] == _MATRIX_ELEMENTS.get(element_ty.name)]
+    if not shaped:
+        listed = ", ".join(f"{i['m']}x{i['n']}x{i['k']} ({i['ab']})" for i in instrs)
+        what = f"for {element_ty} operands " if operand != 2 else ""
+        raise SemanticError(f"{ir.target} has no {kind.upper()} instruction of shape {list(instr_shape)} {what}"
+                            f"(instr_shape [m, n, k]); it has {listed}")
+    return shaped[0]
+
+
+def _dot_layout_attr(instr, operand, shape, warps_per_cta, transposed):
+    ir = current()
+    if len(shape) != 2 or len(warps_per_cta) != 2:
+        raise SemanticError(f"rocktile's matrix-instruction layouts are 2-D for now, got a tile of shape "
+                            f"{list(shape)} with warps_per_cta {list(warps_per_cta)}")
+    if warps_per_cta[0] * warps_per_cta[1] != ir.num_warps:
+        raise SemanticError(f"warps_per_cta {list(warps_per_cta)} must multiply to num_warps ({ir.num_warps})")
+    try:
+        bases = ir.C.explicit_dot_layout(ir.target, instr["name"], operand, list(shape), ir.num_warps,
+                                         warps_per_cta[1], transposed)
+    except ValueError as e:
+        raise SemanticError(f"a tile of shape {list(shape)} cannot take {instr['name']}'s "
+                            f"{'ABD'[operand]} layout: {e}") from None
+    return _linear_attr(bases)
+
+
+@dataclass(frozen=True)
+class AMDMFMALayout(DistributedLayout):
+    """The accumulator layout of gfx950's MFMA instructions (Gluon's
+    gl.amd.AMDMFMALayout): `instr_shape` [m, n, k] names the instruction,
+    `warps_per_cta` [along M, along N] the warps, and `transposed` computes
+    Dᵀ = Bᵀ Aᵀ, so that each lane holds consecutive elements of a row."""
+    version: int
+    instr_shape: tuple
+    transposed: bool
+    warps_per_cta: tuple
+    element_bitwidth: int = None
+    tiles_per_warp: tuple = None
+    cga_layout: tuple = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "version", _unwrap(self.version))
+        object.__setattr__(self, "transposed", bool(_unwrap(self.transposed)))
+        object.__setattr__(self, "instr_shape", _ints(self.instr_shape, "AMDMFMALayout's instr_shape"))
+        object.__setattr__(self, "warps_per_cta", _ints(self.warps_per_cta, "AMDMFMALayout's warps_per_cta"))
+        object.__setattr__(self, "element_bitwidth", _unwrap(self.element_bitwidth) or 32)
+        tiles = _unwrap(self.tiles_per_warp)
+        object.__setattr__(self, "tiles_per_warp", _ints(tiles, "AMDMFMALayout's tiles_per_warp") if tiles
+                           else (1,) * len(self.warps_per_cta))
+        object.__setattr__(self, "cga_layout", _bases(self.cga_layout, "AMDMFMALayout's cga_layout"))
+        if len(self.instr_shape) != 3:
+            raise SemanticError(f"AMDMFMALayout's instr_shape is [m, n, k], got {list(self.instr_shape)}")
+        if self.element_bitwidth != 32:
+            raise SemanticError("AMDMFMALayout's element_bitwidth=64 (fp64 MFMA) is not supported by rocktile")
+        if any(t != 1 for t in self.tiles_per_warp):
+            raise SemanticError("AMDMFMALayout's tiles_per_warp is not supported by rocktile yet: leave it at 1")
+        if self.cga_layout:
+            raise SemanticError("AMDMFMALayout's cga_layout spreads a tile over a cluster of workgroups, which "
+                                "rocktile does not launch: leave it empty")
+
+    @property
+    def rank(self):
+        return len(self.warps_per_cta)
+
+    def mlir_for(self, shape, element_ty):
+        instr = _matrix_instr("mfma", self.instr_shape, element_ty, 2)
+        return _dot_layout_attr(instr, 2, shape, self.warps_per_cta, self.transposed)
+
+    def __repr__(self):
+        return (f"AMDMFMALayout(version={self.version}, instr_shape={list(self.instr_shape)}, transposed="
+                f"{self.transposed}, warps_per_cta={list(self.warps_per_cta)})")
+
+
+@dataclass(frozen=True)
+class DotOperandLayout(DistributedLayout):
+    """The layout of operand `operand_index` (0: A, 1: B) of the matrix
+    instruction whose accumulator layout is `parent`: each lane holds
+    `k_width` consecutive k, which must be what the instruction reads."""
+    operand_index: int
+    parent: DistributedLayout
+    k_width: int
+
+    def __post_init__(self):
+        for name in ("operand_index", "parent", "k_width"):
+            object.__setattr__(self, name, _unwrap(getattr(self, name)))
+        if self.operand_index not in (0, 1):
+            raise SemanticError(f"DotOperandLayout's operand_index is 0 (A) or 1 (B), got {self.operand_index!r}")
+        if not isinstance(self.parent, AMDMFMALayout):
+            raise SemanticError("rocktile's DotOperandLayout takes an AMDMFMALayout parent for now, got "
+                                f"{self.parent!r}")
+
+    @property
+    def rank(self):
+        return self.parent.rank
+
+    def instr(self, element_ty):
+        """The matrix instruction this operand feeds, its k_width checked."""
+        instr = _matrix_instr("mfma", self.parent.instr_shape, element_ty, self.operand_index)
+        if instr["k_width"] != self.k_width:
+            raise SemanticError(f"k_width={self.k_width} does not match {instr['name']}, whose lanes hold "
+                                f"{instr['k_width']} consecutive k of A and B: use k_width={instr['k_width']}")
+        return instr
+
+    def mlir_for(self, shape, element_ty):
+        return _dot_layout_attr(self.instr(element_ty), self.operand_index, shape, self.parent.warps_per_cta,
+                                self.parent.transposed)
+
+    def __repr__(self):
+        return f"DotOperandLayout(operand_index={self.operand_index}, parent={self.parent!r}, k_width={self.k_width})"
 
 
 class _CompilerChosen(DistributedLayout):
