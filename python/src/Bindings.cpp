@@ -390,15 +390,15 @@ PYBIND11_MODULE(_C, m) {
   // The layout of a dot operand (0: A, 1: B, 2: D) as the explicit level
   // names it (rocktile::explicitDotLayout): (register, lane, warp) bases.
   m.def("explicit_dot_layout", [](const std::string &chip, const std::string &instrName, unsigned operand,
-                                  const std::vector<int64_t> &shape, unsigned numWarps, unsigned warpsN,
-                                  bool transposed) {
+                                  const std::vector<int64_t> &shape, unsigned numWarps,
+                                  const std::vector<std::array<int64_t, 2>> &warpTiles, bool transposed) {
     const rocktile::Target &t = targetNamed(chip);
     auto instr = llvm::find_if(t.matrixInstrs, [&](const auto &i) { return i.name == instrName; });
     if (instr == t.matrixInstrs.end() || operand > 2)
       throw py::value_error("no such matrix instruction or operand");
     std::string why;
     std::optional<rocktile::LinearLayout> l = rocktile::explicitDotLayout(
-        *instr, rocktile::MatrixOperand(operand), shape, numWarps, warpsN, transposed, why);
+        *instr, rocktile::MatrixOperand(operand), shape, numWarps, warpTiles, transposed, why);
     if (!l)
       throw py::value_error(why);
     py::list bases;

@@ -341,7 +341,7 @@ def test_branches_and_loops_carry_layouts(target, flag):
 
 @gluon.jit
 def register_gemm(a_ptr, b_ptr, c_ptr, M, N, K, BM: gl.constexpr, BN: gl.constexpr, BK: gl.constexpr,
-                  load_layout: gl.constexpr, mfma: gl.constexpr, KW: gl.constexpr):
+                  load_layout: gl.constexpr, mfma: gl.constexpr, KW: gl.constexpr, WMMA: gl.constexpr = False):
     """C = A B with A and B loaded in a blocked layout and converted to the
     instruction's operand layouts (no shared memory yet)."""
     rm = gl.program_id(0) * BM + gl.arange(0, BM, layout=gl.SliceLayout(1, load_layout))
@@ -354,7 +354,10 @@ def register_gemm(a_ptr, b_ptr, c_ptr, M, N, K, BM: gl.constexpr, BN: gl.constex
         b = gl.load(b_ptr + kb[:, None] * N + rn[None, :], mask=(kb[:, None] < K) & (rn[None, :] < N), other=0.0)
         a = gl.convert_layout(a, gl.DotOperandLayout(0, mfma, KW))  # ERR-kwidth
         b = gl.convert_layout(b, gl.DotOperandLayout(1, mfma, KW))
-        acc = gl.amd.cdna4.mfma(a, b, acc)
+        if WMMA:
+            acc = gl.amd.gfx1250.wmma(a, b, acc)
+        else:
+            acc = gl.amd.cdna4.mfma(a, b, acc)
     cm = gl.program_id(0) * BM + gl.arange(0, BM, layout=gl.SliceLayout(1, mfma))
     cn = gl.program_id(1) * BN + gl.arange(0, BN, layout=gl.SliceLayout(0, mfma))
     gl.store(c_ptr + cm[:, None] * N + cn[None, :], acc, mask=(cm[:, None] < M) & (cn[None, :] < N))
@@ -383,6 +386,24 @@ def test_mfma_gemm(instr_shape, transposed, warps):
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
     simt = register_gemm.compile(GEMM_SIGNATURE, gemm_constexprs(mfma), target="gfx950")._asm["simt"]
     assert f"amdgpu.mfma {instr_shape[0]}x{instr_shape[1]}x{instr_shape[2]}" in simt
+
+
+@pytest.mark.parametrize("transposed", [True, False])
+@pytest.mark.parametrize("warp_bases", [[[0, 1], [1, 0]], [[1, 0], [2, 0]], [[1, 0], [0, 1]]])
+def test_wmma_gemm(transposed, warp_bases):
+    import ml_dtypes
+    rng = np.random.default_rng(5)
+    M, N, K = 100, 90, 70
+    a = rng.standard_normal((M, K)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((K, N)).astype(ml_dtypes.bfloat16)
+    c = np.zeros((M, N), np.float32)
+    wmma = gl.amd.AMDWMMALayout(3, transposed, warp_bases, instr_shape=[16, 16, 32])
+    constexprs = {**gemm_constexprs(wmma), "load_layout": gl.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0]),
+                  "WMMA": True}
+    register_gemm[(2, 2)](a, b, c, M, N, K, **constexprs, target="gfx1250")
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
+    simt = register_gemm.compile(GEMM_SIGNATURE, constexprs, target="gfx1250")._asm["simt"]
+    assert "amdgpu.wmma 16x16x32" in simt
 
 
 def test_a_k_width_the_instruction_does_not_read():

@@ -265,13 +265,30 @@ ScaledDotLayouts scaledDotLayouts(const MatrixCoreInstr &instr, int64_t M, int64
 }
 
 std::optional<LinearLayout> explicitDotLayout(const MatrixCoreInstr &instr, MatrixOperand operand,
-                                              llvm::ArrayRef<int64_t> shape, unsigned numWarps, unsigned warpsN,
-                                              bool transposed, std::string &why) {
-  if (shape.size() != 2 || !warpsN || numWarps % warpsN) {
-    why = shape.size() != 2 ? "the tile must be 2-D" : "the warps along N must divide num_warps";
+                                              llvm::ArrayRef<int64_t> shape, unsigned numWarps,
+                                              llvm::ArrayRef<std::array<int64_t, 2>> warpTiles, bool transposed,
+                                              std::string &why) {
+  if (shape.size() != 2) {
+    why = "the tile must be 2-D";
     return std::nullopt;
   }
-  unsigned warpsM = numWarps / warpsN;
+  // Per dimension, the warps' steps must be 1, 2, 4, ... tiles.
+  unsigned warps[2] = {1, 1};
+  uint64_t steps[2] = {0, 0};
+  for (const std::array<int64_t, 2> &w : warpTiles) {
+    unsigned d = w[0] ? 0 : 1;
+    if ((w[0] != 0) == (w[1] != 0) || w[d] < 0 || !llvm::isPowerOf2_64(w[d]) || (steps[d] & uint64_t(w[d]))) {
+      why = "each warp basis must step a power of two of instruction tiles along one dimension, each step once";
+      return std::nullopt;
+    }
+    steps[d] |= uint64_t(w[d]), warps[d] *= 2;
+  }
+  if (warps[0] * warps[1] != numWarps || steps[0] != warps[0] - 1 || steps[1] != warps[1] - 1) {
+    why = "the warp bases must give " + std::to_string(numWarps) + " warps, per dimension steps of 1, 2, 4, ... "
+          "instruction tiles";
+    return std::nullopt;
+  }
+  unsigned warpsM = warps[0], warpsN = warps[1];
   // The tile of the dot this operand belongs to: its own dimensions from
   // `shape` (one instruction tile per warp where it is 1), the other one
   // instruction tile per warp. Computed transposed, m runs along N.
@@ -298,6 +315,20 @@ std::optional<LinearLayout> explicitDotLayout(const MatrixCoreInstr &instr, Matr
   options.transposed = transposed;
   DotLayouts l = dotLayouts(instr, M, N, K, numWarps, 0, options);
   LinearLayout layout = operand == MatrixOperand::A ? l.a : operand == MatrixOperand::B ? l.b : l.d;
+  // The warps in the author's order: D's steps, without N for A (whose
+  // warps along N hold copies) and without M for B; none past the tile.
+  std::array<llvm::SmallVector<Coord>, 3> bases;
+  for (unsigned in : {LinearLayout::Register, LinearLayout::Lane})
+    bases[in].assign(layout.getBases(LinearLayout::InDim(in)).begin(), layout.getBases(LinearLayout::InDim(in)).end());
+  for (const std::array<int64_t, 2> &w : warpTiles) {
+    int64_t m = w[0] * instrM, n = w[1] * instrN;
+    m = m < M && operand != MatrixOperand::B ? m : 0;
+    n = n < N && operand != MatrixOperand::A ? n : 0;
+    bases[LinearLayout::Warp].push_back(operand == MatrixOperand::A   ? Coord{m, 0}
+                                        : operand == MatrixOperand::B ? Coord{0, n}
+                                                                      : Coord{m, n});
+  }
+  layout = LinearLayout(layout.getShape(), std::move(bases));
   for (unsigned d = 0; d < 2; ++d)
     if (shape[d] == 1 && dims[d] != 1)
       layout = layout.collapseDim(d);

@@ -55,17 +55,20 @@ struct MatrixCoreInstr {
 enum class MatrixOperand { A = 0, B = 1, D = 2 };
 
 /// The layout of `operand` of a 2-D dot with `instr` for a tile of `shape`
-/// (A: M x K, B: K x N, D: M x N) as dotLayouts gives it with `warpsN`
-/// warps along N and `transposed`: the layout an author names at the
+/// (A: M x K, B: K x N, D: M x N) with its warps where `warpTiles` puts
+/// them (warp bit i: a step of that many instruction tiles along M and
+/// along N, one of them 0; per dimension the steps 1, 2, 4, ... in any
+/// order), computed `transposed` or not: the layout an author names at the
 /// explicit level (Gluon's AMDMFMALayout and AMDWMMALayout for D, its
-/// DotOperandLayout for A and B). A dimension of size 1 where the
-/// instruction's tile is longer (a row of D, as a reduction leaves it)
-/// gets the layout collapsed along it. None, with `why`, for a shape that
-/// is not a whole number of the instruction's tiles or a warp split that
-/// does not divide `numWarps`.
+/// DotOperandLayout for A and B). It is dotLayouts' up to which warp is
+/// which. A dimension of size 1 where the instruction's tile is longer (a
+/// row of D, as a reduction leaves it) gets the layout collapsed along it.
+/// None, with `why`, for a shape shorter than the instruction's tile or
+/// warps that are not such steps.
 std::optional<LinearLayout> explicitDotLayout(const MatrixCoreInstr &instr, MatrixOperand operand,
-                                              llvm::ArrayRef<int64_t> shape, unsigned numWarps, unsigned warpsN,
-                                              bool transposed, std::string &why);
+                                              llvm::ArrayRef<int64_t> shape, unsigned numWarps,
+                                              llvm::ArrayRef<std::array<int64_t, 2>> warpTiles, bool transposed,
+                                              std::string &why);
 
 /// The number of consecutive k a lane holds in `instr`'s A operand (Gluon's
 /// k_width of its dot operands).

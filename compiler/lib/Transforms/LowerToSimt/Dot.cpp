@@ -1,8 +1,9 @@
 // tile.dot: the product as the target's matrix instructions (amdgpu.mfma on
 // gfx950, amdgpu.wmma on gfx1250), one per instruction tile of this warp's
-// share of D and per step along K. Layout assignment gave A, B and D the
-// instruction's layouts, so each instruction's operands are registers the
-// lane already holds: which ones is read off the layouts by coordinate.
+// share of D and per step along K. Layout assignment (or the author, at the
+// explicit level) gave A, B and D the instruction's layouts, in any order of
+// registers and warps, so each instruction's operands are registers the lane
+// already holds: which ones is read off the layouts by coordinate.
 #include "KernelLowering.h"
 #include "rocktile/Target/MatrixCore.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -33,6 +34,34 @@ LinearLayout::Coord coordOf(llvm::ArrayRef<std::array<int, 2>> slotBases, unsign
     if (slot >> bit & 1)
       row += base[0], col += base[1];
   return {row, col};
+}
+
+/// Whether `layout` is `want` up to which register holds which and which
+/// warp is which: the instructions read registers by coordinate, and every
+/// warp runs the same code on its own part, so neither order matters.
+bool sameUpToOrder(const LinearLayout &layout, const LinearLayout &want) {
+  auto sorted = [](llvm::ArrayRef<LinearLayout::Coord> bases) {
+    SmallVector<LinearLayout::Coord> s(bases);
+    llvm::sort(s);
+    return s;
+  };
+  return layout.getShape() == want.getShape() &&
+         layout.getBases(LinearLayout::Lane) == want.getBases(LinearLayout::Lane) &&
+         sorted(layout.getBases(LinearLayout::Register)) == sorted(want.getBases(LinearLayout::Register)) &&
+         sorted(layout.getBases(LinearLayout::Warp)) == sorted(want.getBases(LinearLayout::Warp));
+}
+
+/// Whether each warp holds the rows of A and the columns of B of its part
+/// of D: warp bit i of A (B) is D's without its column (row).
+bool warpsAgree(const LinearLayout &a, const LinearLayout &b, const LinearLayout &d) {
+  unsigned rank = d.getRank();
+  for (auto [i, dw] : llvm::enumerate(d.getBases(LinearLayout::Warp))) {
+    LinearLayout::Coord aw = dw, bw = dw;
+    aw[rank - 1] = 0, bw[rank - 2] = 0;
+    if (a.getBases(LinearLayout::Warp)[i] != aw || b.getBases(LinearLayout::Warp)[i] != bw)
+      return false;
+  }
+  return true;
 }
 
 /// tile.dot's mapping attributes as dotLayouts takes them.
@@ -68,8 +97,9 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   ScaledDotLayouts scaledWant =
       scaled ? scaledDotLayouts(*instr, M, N, K, numWarps, options, packedA, packedB, block)
              : ScaledDotLayouts{want.a, want.b, want.d, want.a, want.b, *instr, *instr};
-  if (layoutOf(op.getA()) != scaledWant.a || layoutOf(op.getB()) != scaledWant.b ||
-      layoutOf(op.getAcc()) != want.d || layoutOf(op) != want.d)
+  LinearLayout aLayout = layoutOf(op.getA()), bLayout = layoutOf(op.getB()), dLayout = layoutOf(op);
+  if (!sameUpToOrder(aLayout, scaledWant.a) || !sameUpToOrder(bLayout, scaledWant.b) ||
+      !sameUpToOrder(dLayout, want.d) || layoutOf(op.getAcc()) != dLayout || !warpsAgree(aLayout, bLayout, dLayout))
     return op.emitError() << "tile.dot operands must have the layouts of " << instr->name;
   // The instruction's operand bases (E2M1 ones where they differ), and for
   // a scaled dot those of its scales: each lane gives the instruction the
@@ -97,7 +127,7 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
     amdgpu::MemoryCounterWaitOp::create(b, loc(), nullptr, nullptr, /*ds=*/b.getI32IntegerAttr(0), nullptr, nullptr);
     ROCDL::SchedBarrier::create(b, loc(), 0);
   }
-  RegisterIndex aRegs(scaledWant.a), bRegs(scaledWant.b), dRegs(want.d);
+  RegisterIndex aRegs(aLayout), bRegs(bLayout), dRegs(dLayout);
   Value a = lookup(op.getA()), bv = lookup(op.getB()), acc = lookup(op.getAcc());
   // The instruction multiplies X (m x k slots) by Y (k x n) into Z: A by B
   // into D, or Bᵀ by Aᵀ into Dᵀ. Its tiles step over Z's rows and columns.
@@ -109,7 +139,7 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
   auto dVector = VectorType::get({int64_t(instr->dSlots())}, accType);
   int64_t tilesRows = std::max<int64_t>(zRows / stepRows, 1), tilesCols = std::max<int64_t>(zCols / stepCols, 1);
   int64_t tilesBatch = std::max<int64_t>(batch / want.warpsBatch, 1);
-  SmallVector<Value> result(want.d.getNumRegisters());
+  SmallVector<Value> result(dLayout.getNumRegisters());
   auto gather = [&](Value from, ArrayRef<int64_t> regs) {
     return vector::ShuffleOp::create(b, loc(), from, from, regs).getResult();
   };
@@ -207,7 +237,7 @@ LogicalResult KernelLowering::lowerDot(tile::DotOp op) {
       for (auto [s, r] : llvm::enumerate(dIdx))
         result[r] = vector::ExtractOp::create(b, loc(), d, int64_t(s));
     }
-  auto type = laneVectorType(op.getType(), want.d);
+  auto type = laneVectorType(op.getType(), dLayout);
   values[op] = {Value(), vector::FromElementsOp::create(b, loc(), type, result)};
   return success();
 }

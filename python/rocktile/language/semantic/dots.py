@@ -179,7 +179,7 @@ def _padded_dot(a, b, acc, *options):
 
 def matrix_product(a, b, acc, fname):
     """The explicit level's a x b + acc on the matrix instruction the
-    layouts name (gl.amd.cdna4.mfma): acc in the instruction's accumulator
+    layouts name (gl.amd.cdna4.mfma, gl.amd.gfx1250.wmma): acc in the instruction's accumulator
     layout P, a and b in DotOperandLayout(0 and 1, P, k_width)."""
     a, b, acc = to_tensor(a), to_tensor(b), to_tensor(acc)
     la, lb, lc = a.type.layout, b.type.layout, acc.type.layout
@@ -197,7 +197,8 @@ def matrix_product(a, b, acc, fname):
         raise SemanticError(f"{fname}: a ({a.dtype}) and b ({b.dtype}) need different matrix instructions")
     if instr["acc"] != {"fp32": "f32", "int32": "i32"}.get(acc.dtype.name):
         raise SemanticError(f"{fname}: {instr['name']} accumulates in {instr['acc']}, but acc is {acc.dtype}")
-    attrs = {**_DOT_SEGMENTS, "instr": f'"{instr["name"]}"', "warps_n": f"{lc.warps_per_cta[1]} : i32"}
+    warps_n = 1 << sum(1 for w in lc.warp_tiles if w[1])
+    attrs = {**_DOT_SEGMENTS, "instr": f'"{instr["name"]}"', "warps_n": f"{warps_n} : i32"}
     if lc.transposed:
         attrs["transposed"] = "unit"
     return _emit("tile.dot", [a, b, acc], acc.type, attrs)

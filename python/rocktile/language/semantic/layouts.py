@@ -216,16 +216,16 @@ def _matrix_instr(kind, instr_shape, element_ty, operand):
     return shaped[0]
 
 
-def _dot_layout_attr(instr, operand, shape, warps_per_cta, transposed):
+def _dot_layout_attr(instr, operand, shape, parent):
+    """The #tile.linear of `operand` (0: A, 1: B, 2: D) of `instr` on a tile
+    of `shape`, its warps where the accumulator layout `parent` puts them."""
     ir = current()
-    if len(shape) != 2 or len(warps_per_cta) != 2:
+    if len(shape) != 2 or parent.rank != 2:
         raise SemanticError(f"rocktile's matrix-instruction layouts are 2-D for now, got a tile of shape "
-                            f"{list(shape)} with warps_per_cta {list(warps_per_cta)}")
-    if warps_per_cta[0] * warps_per_cta[1] != ir.num_warps:
-        raise SemanticError(f"warps_per_cta {list(warps_per_cta)} must multiply to num_warps ({ir.num_warps})")
+                            f"{list(shape)} in {parent!r}")
     try:
         bases = ir.C.explicit_dot_layout(ir.target, instr["name"], operand, list(shape), ir.num_warps,
-                                         warps_per_cta[1], transposed)
+                                         [list(w) for w in parent.warp_tiles], parent.transposed)
     except ValueError as e:
         raise SemanticError(f"a tile of shape {list(shape)} cannot take {instr['name']}'s "
                             f"{'ABD'[operand]} layout: {e}") from None
@@ -266,17 +266,71 @@ class AMDMFMALayout(DistributedLayout):
             raise SemanticError("AMDMFMALayout's cga_layout spreads a tile over a cluster of workgroups, which "
                                 "rocktile does not launch: leave it empty")
 
+    kind = "mfma"
+
     @property
     def rank(self):
         return len(self.warps_per_cta)
 
+    @property
+    def warp_tiles(self):
+        """Each warp bit's step in instruction tiles (along M, along N):
+        along N first, as Triton's Gluon orders them."""
+        def steps(count, d):
+            return [(0, 1 << i) if d else (1 << i, 0) for i in range(count.bit_length() - 1)]
+        ir = current()
+        if self.warps_per_cta[0] * self.warps_per_cta[1] != ir.num_warps:
+            raise SemanticError(f"{self!r}: warps_per_cta must multiply to num_warps ({ir.num_warps})")
+        return steps(self.warps_per_cta[1], 1) + steps(self.warps_per_cta[0], 0)
+
     def mlir_for(self, shape, element_ty):
-        instr = _matrix_instr("mfma", self.instr_shape, element_ty, 2)
-        return _dot_layout_attr(instr, 2, shape, self.warps_per_cta, self.transposed)
+        return _dot_layout_attr(_matrix_instr(self.kind, self.instr_shape, element_ty, 2), 2, shape, self)
 
     def __repr__(self):
         return (f"AMDMFMALayout(version={self.version}, instr_shape={list(self.instr_shape)}, transposed="
                 f"{self.transposed}, warps_per_cta={list(self.warps_per_cta)})")
+
+
+@dataclass(frozen=True)
+class AMDWMMALayout(DistributedLayout):
+    """The accumulator layout of gfx1250's WMMA instructions (Gluon's
+    gl.amd.AMDWMMALayout, version 3): `instr_shape` [m, n, k] names the
+    instruction, `warp_bases` say where each warp bit steps, in instruction
+    tiles along (M, N), and `transposed` computes Dᵀ = Bᵀ Aᵀ."""
+    version: int
+    transposed: bool
+    warp_bases: tuple
+    reg_bases: tuple = None
+    instr_shape: tuple = None
+    cga_layout: tuple = ()
+    rank: int = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "version", _unwrap(self.version))
+        object.__setattr__(self, "transposed", bool(_unwrap(self.transposed)))
+        object.__setattr__(self, "warp_bases", _bases(self.warp_bases, "AMDWMMALayout's warp_bases"))
+        object.__setattr__(self, "reg_bases", _bases(self.reg_bases, "AMDWMMALayout's reg_bases"))
+        shape = _unwrap(self.instr_shape)
+        object.__setattr__(self, "instr_shape", _ints(shape if shape is not None else [16, 16, 16],
+                                                      "AMDWMMALayout's instr_shape"))
+        object.__setattr__(self, "cga_layout", _bases(self.cga_layout, "AMDWMMALayout's cga_layout"))
+        object.__setattr__(self, "rank", _unwrap(self.rank) or 2)
+        if self.version != 3:
+            raise SemanticError(f"AMDWMMALayout version {self.version} is RDNA's; gfx1250's is version 3")
+        if self.reg_bases:
+            raise SemanticError("AMDWMMALayout's reg_bases are not supported by rocktile yet: leave them out (the "
+                                "instruction's tiles then repeat over registers)")
+        if self.cga_layout:
+            raise SemanticError("AMDWMMALayout's cga_layout spreads a tile over a cluster of workgroups, which "
+                                "rocktile does not launch: leave it empty")
+
+    kind = "wmma"
+    warp_tiles = property(lambda self: self.warp_bases)
+    mlir_for = AMDMFMALayout.mlir_for
+
+    def __repr__(self):
+        return (f"AMDWMMALayout(version=3, transposed={self.transposed}, warp_bases="
+                f"{[list(b) for b in self.warp_bases]}, instr_shape={list(self.instr_shape)})")
 
 
 @dataclass(frozen=True)
@@ -293,8 +347,8 @@ class DotOperandLayout(DistributedLayout):
             object.__setattr__(self, name, _unwrap(getattr(self, name)))
         if self.operand_index not in (0, 1):
             raise SemanticError(f"DotOperandLayout's operand_index is 0 (A) or 1 (B), got {self.operand_index!r}")
-        if not isinstance(self.parent, AMDMFMALayout):
-            raise SemanticError("rocktile's DotOperandLayout takes an AMDMFMALayout parent for now, got "
+        if not isinstance(self.parent, (AMDMFMALayout, AMDWMMALayout)):
+            raise SemanticError("rocktile's DotOperandLayout takes an AMDMFMALayout or AMDWMMALayout parent, got "
                                 f"{self.parent!r}")
 
     @property
@@ -303,15 +357,14 @@ class DotOperandLayout(DistributedLayout):
 
     def instr(self, element_ty):
         """The matrix instruction this operand feeds, its k_width checked."""
-        instr = _matrix_instr("mfma", self.parent.instr_shape, element_ty, self.operand_index)
+        instr = _matrix_instr(self.parent.kind, self.parent.instr_shape, element_ty, self.operand_index)
         if instr["k_width"] != self.k_width:
             raise SemanticError(f"k_width={self.k_width} does not match {instr['name']}, whose lanes hold "
                                 f"{instr['k_width']} consecutive k of A and B: use k_width={instr['k_width']}")
         return instr
 
     def mlir_for(self, shape, element_ty):
-        return _dot_layout_attr(self.instr(element_ty), self.operand_index, shape, self.parent.warps_per_cta,
-                                self.parent.transposed)
+        return _dot_layout_attr(self.instr(element_ty), self.operand_index, shape, self.parent)
 
     def __repr__(self):
         return f"DotOperandLayout(operand_index={self.operand_index}, parent={self.parent!r}, k_width={self.k_width})"

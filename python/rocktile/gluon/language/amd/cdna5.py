@@ -1,0 +1,11 @@
+"""gl.amd.cdna5: gfx1250's operations (gl.amd.gfx1250 is the same module's names)."""
+from ....language import semantic
+from ....language.semantic import _unwrap
+
+__all__ = ["wmma"]
+
+
+def wmma(a, b, acc):
+    """a x b + acc on the WMMA instruction the layouts name: acc in an
+    AMDWMMALayout P, a and b in DotOperandLayout(0 and 1, P, k_width)."""
+    return semantic.matrix_product(_unwrap(a), _unwrap(b), _unwrap(acc), "wmma")
