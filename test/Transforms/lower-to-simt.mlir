@@ -642,6 +642,30 @@ func.func @dot_of_slots(%c: !tile.ptr<f32>, %slot: i32) attributes {tile.lds_byt
 
 // -----
 
+// A slot the author arranged (the explicit level): the store writes where
+// the swizzle puts each lane's 8 elements (XOR of the row's phase, then the
+// slot's first element added), with no barrier of its own, and the read
+// takes the same arrangement.
+// CHECK-LABEL: gpu.func @authors_slot
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.xori
+// CHECK: vector.store {{.*}} {alignment = 16 : i64} : {{.*}} vector<8xbf16>
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.load {{.*}} vector<8xbf16>
+// CHECK: gpu.return
+#rows = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @authors_slot(%v: bf16, %out: !tile.ptr<bf16>, %slot: i32) attributes {tile.lds_bytes = 8192 : i64, tile.num_warps = 4 : i32} {
+  %buf = tile.local_alloc {arrangement = #tile.shared<order = [1, 0], vec = 8, perPhase = 2, maxPhase = 4, rowPitch = 0>, tile.lds_offset = 0 : i64} : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+  %t = tile.splat %v : bf16 -> tensor<64x32xbf16, #rows>
+  tile.local_store %t, %buf[%slot] : tensor<64x32xbf16, #rows>, memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+  %r = tile.local_load %buf[%slot] : memref<2x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #rows>
+  %p = tile.splat %out : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #rows>
+  tile.store %p, %r : tensor<64x32x!tile.ptr<bf16>, #rows>, tensor<64x32xbf16, #rows>
+  return
+}
+
+// -----
+
 // A GEMM's A operand (128x64 bf16, K contiguous) staged for
 // v_mfma_f32_16x16x32_bf16: 128-bit writes and reads, in an arrangement
 // whose XOR swizzle makes both free of bank conflicts (the thread's offset

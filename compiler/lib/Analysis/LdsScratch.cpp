@@ -150,6 +150,15 @@ LdsLayout rocktile::asyncLoadLayout(RankedTensorType read, const Target &target)
 }
 
 LdsLayout rocktile::slotLayout(tile::LocalAllocOp buffer, const Target &target) {
+  if (tile::SharedLayoutAttr own = buffer.getArrangementAttr()) {
+    LdsLayout lds = LdsLayout::rowMajor(buffer.getType().getShape().drop_front());
+    lds.order.assign(own.getOrder().begin(), own.getOrder().end());
+    lds.vec = own.getVec();
+    lds.maxPhase = own.getMaxPhase();
+    lds.phaseShifts = {int64_t(llvm::Log2_64(own.getPerPhase()))};
+    lds.rowPitch = own.getRowPitch();
+    return lds;
+  }
   bool asyncLoads = llvm::any_of(buffer->getUsers(), llvm::IsaPred<tile::AsyncLoadOp>);
   return asyncLoads ? asyncLoadLayout(slotType(buffer), target) : blockCopyLayout(slotType(buffer), target);
 }

@@ -213,8 +213,9 @@ public:
         SmallVector<int64_t> shape{stages};
         llvm::append_range(shape, type.getShape());
         auto space = gpu::AddressSpaceAttr::get(loop.getContext(), gpu::AddressSpace::Workgroup);
-        p.buffer = LocalAllocOp::create(b, p.load->getLoc(), MemRefType::get(shape, type.getElementType(),
-                                                                             MemRefLayoutAttrInterface(), space));
+        p.buffer = LocalAllocOp::create(b, p.load->getLoc(),
+                                        MemRefType::get(shape, type.getElementType(), MemRefLayoutAttrInterface(), space),
+                                        /*arrangement=*/nullptr);
         ++copies;
       }
     // Prologue: the loads of iterations 0 .. N - 2 that exist, and the

@@ -581,6 +581,55 @@ func.func @local_alloc_space() {
 
 // -----
 
+func.func @local_alloc_arrangement_rank() {
+  // expected-error @+1 {{arrangement #tile.shared<order = [0], vec = 1, perPhase = 1, maxPhase = 1, rowPitch = 0> does not have the rank of a slot of 'memref<2x16x16xf16, #gpu.address_space<workgroup>>'}}
+  %buf = tile.local_alloc {arrangement = #tile.shared<order = [0], vec = 1, perPhase = 1, maxPhase = 1, rowPitch = 0>} : memref<2x16x16xf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @shared_layout_order() {
+  // expected-error @+1 {{shared layout: order must be a permutation of 0..1}}
+  %buf = tile.local_alloc {arrangement = #tile.shared<order = [1, 1], vec = 1, perPhase = 1, maxPhase = 1, rowPitch = 0>} : memref<2x16x16xf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @shared_layout_powers() {
+  // expected-error @+1 {{shared layout: vec, perPhase and maxPhase must be powers of two, got 3}}
+  %buf = tile.local_alloc {arrangement = #tile.shared<order = [1, 0], vec = 3, perPhase = 1, maxPhase = 1, rowPitch = 0>} : memref<2x16x16xf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @shared_layout_padded_swizzle() {
+  // expected-error @+1 {{shared layout: padded rows (rowPitch 20) are not swizzled}}
+  %buf = tile.local_alloc {arrangement = #tile.shared<order = [1, 0], vec = 4, perPhase = 1, maxPhase = 4, rowPitch = 20>} : memref<2x16x16xf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @local_store_slot(%v: tensor<16x32xf16>, %s: i32) {
+  %buf = tile.local_alloc : memref<2x16x16xf16, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{a slot of 'memref<2x16x16xf16, #gpu.address_space<workgroup>>' does not hold a 'tensor<16x32xf16>'}}
+  tile.local_store %v, %buf[%s] : tensor<16x32xf16>, memref<2x16x16xf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @local_store_of_an_argument(%v: tensor<16x16xf16>, %buf: memref<2x16x16xf16, #gpu.address_space<workgroup>>, %s: i32) {
+  // expected-error @+1 {{writes a slot of a tile.local_alloc}}
+  tile.local_store %v, %buf[%s] : tensor<16x16xf16>, memref<2x16x16xf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
 func.func @local_load_slot(%buf: memref<2x16x16xf16, #gpu.address_space<workgroup>>, %s: i32) {
   // expected-error @+1 {{a slot of 'memref<2x16x16xf16, #gpu.address_space<workgroup>>' does not hold a 'tensor<16x32xf16>'}}
   %b = tile.local_load %buf[%s] : memref<2x16x16xf16, #gpu.address_space<workgroup>> -> tensor<16x32xf16>

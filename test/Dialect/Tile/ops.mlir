@@ -165,6 +165,17 @@ func.func @async_copies(%p: !tile.ptr<bf16>, %i: i32, %slot: i32) {
   return
 }
 
+// CHECK-LABEL: func.func @local_store
+// CHECK: %[[BUF:.*]] = tile.local_alloc {arrangement = #tile.shared<order = [1, 0], vec = 8, perPhase = 2, maxPhase = 4, rowPitch = 0>} : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+// CHECK: tile.local_store %{{.*}}, %[[BUF]][%{{.*}}] : tensor<64x32xbf16>, memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+// CHECK: tile.local_alloc {arrangement = #tile.shared<order = [1, 0], vec = 1, perPhase = 1, maxPhase = 1, rowPitch = 40>}
+func.func @local_store(%v: tensor<64x32xbf16>, %slot: i32) {
+  %buf = tile.local_alloc {arrangement = #tile.shared<order = [1, 0], vec = 8, perPhase = 2, maxPhase = 4, rowPitch = 0>} : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+  tile.local_store %v, %buf[%slot] : tensor<64x32xbf16>, memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+  %padded = tile.local_alloc {arrangement = #tile.shared<order = [1, 0], vec = 1, perPhase = 1, maxPhase = 1, rowPitch = 40>} : memref<1x64x32xbf16, #gpu.address_space<workgroup>>
+  return
+}
+
 // CHECK-LABEL: func.func @async_loads
 // CHECK: tile.async_load %{{.*}}, mask = %{{.*}} : tensor<64x32xi1> into %{{.*}}[%{{.*}}] : tensor<64x32x!tile.ptr<bf16>>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
 // CHECK: tile.async_load %{{.*}} into %{{.*}}[%{{.*}}] : tensor<64x32x!tile.ptr<bf16>>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>

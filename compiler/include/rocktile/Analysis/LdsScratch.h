@@ -58,8 +58,9 @@ mlir::RankedTensorType slotType(tile::LocalAllocOp buffer);
 /// How tile.async_load copies a tile read in `read`'s layout lie in LDS
 /// (chooseCopiedLdsLayout along the last dimension).
 LdsLayout asyncLoadLayout(mlir::RankedTensorType read, const Target &target);
-/// How the slots of `buffer` lie in LDS: as tile.async_load copies them
-/// (asyncLoadLayout), or as block copies land (blockCopyLayout).
+/// How the slots of `buffer` lie in LDS: as its author arranged them (the
+/// explicit level), as tile.async_load copies them (asyncLoadLayout), or
+/// as block copies land (blockCopyLayout).
 LdsLayout slotLayout(tile::LocalAllocOp buffer, const Target &target);
 
 } // namespace rocktile

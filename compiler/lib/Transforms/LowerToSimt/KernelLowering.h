@@ -113,6 +113,7 @@ private:
   LogicalResult lowerAsyncCopy(tile::AsyncCopyOp op);
   LogicalResult lowerAsyncWait(tile::AsyncWaitOp op);
   LogicalResult lowerLocalLoad(tile::LocalLoadOp op);
+  LogicalResult lowerLocalStore(tile::LocalStoreOp op);
   LogicalResult lowerAsyncLoad(tile::AsyncLoadOp op);
   /// The copy instructions each wave issues for `op` (one 16-byte run per lane each).
   int64_t asyncLoadInstructions(tile::AsyncLoadOp op);
@@ -176,6 +177,10 @@ private:
   /// between barriers.
   void storeToLds(Value values, const LinearLayout &layout, const LdsLayout &lds, const LdsAccess &write,
                   Value view, int64_t eltBytes);
+  /// What storeToLds writes, without its barriers, from element `first` of
+  /// `view` on (a slot of a tile.local_alloc).
+  void writeLds(Value values, const LinearLayout &layout, const LdsLayout &lds, const LdsAccess &write, Value view,
+                int64_t eltBytes, Value first = Value());
   /// Reads `to`'s registers (those of piece `piece` of an exchange in
   /// pieces, whose register bits are `pieceBits`) from `view` laid out as
   /// `lds`: appends the reads to `parts` and records in `source`, for each

@@ -315,17 +315,25 @@ Value KernelLowering::loadFromLds(const LinearLayout &to, const LdsLayout &lds, 
 
 void KernelLowering::storeToLds(Value values, const LinearLayout &layout, const LdsLayout &lds,
                                 const LdsAccess &write, Value view, int64_t eltBytes) {
-  // The lanes that own elements write them (a copy in another wave would
-  // race with them, even with the same value), between barriers.
   gpu::BarrierOp::create(b, loc());
+  writeLds(values, layout, lds, write, view, eltBytes);
+  gpu::BarrierOp::create(b, loc());
+}
+
+void KernelLowering::writeLds(Value values, const LinearLayout &layout, const LdsLayout &lds, const LdsAccess &write,
+                              Value view, int64_t eltBytes, Value first) {
+  // The lanes that own elements write them: a copy in another wave would
+  // race with them, even with the same value.
+  Value firstIndex = first ? arith::IndexCastOp::create(b, loc(), b.getIndexType(), first).getResult() : Value();
   byOwners(layout, [&] {
-    for (auto [reg, at] : ldsAccessIndices(layout, lds, write, /*skipCopies=*/true)) {
+    for (auto [reg, at] : ldsAccessIndices(layout, lds, write, /*skipCopies=*/true, /*addDisjointBits=*/bool(first))) {
       Value part = gatherBytes(values, write.registers(reg));
+      if (firstIndex)
+        at = arith::AddIOp::create(b, loc(), at, firstIndex);
       vector::StoreOp::create(b, loc(), part, view, ValueRange{at}, /*nontemporal=*/false,
                               llvm::Align(write.width() * eltBytes));
     }
   });
-  gpu::BarrierOp::create(b, loc());
 }
 
 LogicalResult KernelLowering::lowerGather(tile::GatherOp op) {

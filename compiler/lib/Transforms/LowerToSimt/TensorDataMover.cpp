@@ -299,6 +299,17 @@ LogicalResult KernelLowering::lowerAsyncWait(tile::AsyncWaitOp op) {
   return success();
 }
 
+LogicalResult KernelLowering::lowerLocalStore(tile::LocalStoreOp op) {
+  auto slot = slotOf(op, op.getBuffer(), op.getSlot());
+  if (failed(slot))
+    return failure();
+  LinearLayout layout = layoutOf(op.getValue());
+  int64_t eltBytes = exchangeBytes(op.getValue().getType());
+  writeLds(lookup(op.getValue()), layout, slot->first, ldsAccess(layout, slot->first, eltBytes), lookup(op.getBuffer()),
+           eltBytes, slot->second);
+  return success();
+}
+
 LogicalResult KernelLowering::lowerLocalLoad(tile::LocalLoadOp op) {
   auto slot = slotOf(op, op.getBuffer(), op.getSlot());
   if (failed(slot))

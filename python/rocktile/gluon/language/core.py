@@ -75,3 +75,12 @@ def barrier(*, cluster=False):
         raise SemanticError("gl.barrier(cluster=True) synchronizes a cluster of workgroups, which rocktile does "
                             "not launch")
     return tl.debug_barrier()
+
+
+def allocate_shared_memory(element_ty, shape, layout, value=None):
+    """A buffer in LDS of `shape` (a block, or a number of blocks and a
+    block, picked with .index(i)) whose elements lie as the shared
+    `layout` places them; written with `value` if given."""
+    value = _unwrap(value)
+    return semantic.shared.allocate_shared(tl._dtype_arg(element_ty), tl._shape_arg(shape), layout,
+                                           None if value is None else semantic.to_tensor(value))

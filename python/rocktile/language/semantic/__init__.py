@@ -8,7 +8,7 @@ upstream arith/math) to the kernel being traced.  User mistakes raise
 
 The modules build on each other in this order, each importing only those
 before it: tracing (the IR builder, constexprs, tensors), conversions,
-layouts, shapes, promotion, arithmetic, memory, reductions, atomics, dots.  This
+layouts, shapes, promotion, arithmetic, memory, reductions, atomics, dots, shared.  This
 package gives them one namespace and binds Python's operators on tensors,
 which reach across all of them.
 """
@@ -29,6 +29,7 @@ from .reductions import (KernelFunction, arg_reduce, bitonic_merge, cumulative, 
                          reduce, reduce_minmax, sort, split, sum_, topk, user_reduce, user_scan)
 from .atomics import atomic_cas, atomic_load, atomic_poll, atomic_rmw, atomic_store, debug_barrier
 from .dots import dot, matrix_product, scaled_dot, scaled_upcast
+from . import shared
 
 
 # Python's operators on tensors build IR through the functions above. (Bound

@@ -92,6 +92,21 @@ LinearLayout SliceLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return cast<LinearLayoutAttr>(getParent()).toLinearLayout(parent).dropDim(getDim());
 }
 
+LogicalResult SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<unsigned> order,
+                                       int64_t vec, int64_t perPhase, int64_t maxPhase, int64_t rowPitch) {
+  SmallVector<unsigned> sorted(order);
+  llvm::sort(sorted);
+  for (unsigned i = 0; i < sorted.size(); ++i)
+    if (sorted[i] != i)
+      return emitError() << "shared layout: order must be a permutation of 0.." << order.size() - 1;
+  for (int64_t v : {vec, perPhase, maxPhase})
+    if (v <= 0 || !llvm::isPowerOf2_64(v))
+      return emitError() << "shared layout: vec, perPhase and maxPhase must be powers of two, got " << v;
+  if (rowPitch < 0 || (rowPitch && maxPhase != 1))
+    return emitError() << "shared layout: padded rows (rowPitch " << rowPitch << ") are not swizzled";
+  return success();
+}
+
 // --- #tile.linear ----------------------------------------------------------
 
 LogicalResult LinearLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned rank,

@@ -373,6 +373,16 @@ LogicalResult LocalAllocOp::verify() {
   auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(getType().getMemorySpace());
   if (!space || space.getValue() != gpu::AddressSpace::Workgroup || !getType().hasStaticShape())
     return emitOpError() << "allocates static workgroup memory, not " << getType();
+  if (auto arrangement = getArrangementAttr(); arrangement && arrangement.getOrder().size() + 1 != size_t(getType().getRank()))
+    return emitOpError() << "arrangement " << arrangement << " does not have the rank of a slot of " << getType();
+  return success();
+}
+
+LogicalResult LocalStoreOp::verify() {
+  if (failed(verifySlots(*this, getBuffer().getType(), getValue().getType())))
+    return failure();
+  if (!getBuffer().getDefiningOp<LocalAllocOp>())
+    return emitOpError("writes a slot of a tile.local_alloc");
   return success();
 }
 

@@ -95,4 +95,33 @@ def Tile_LinearLayoutAttr : Tile_LayoutAttr<"LinearLayout", "linear"> {
   ];
 }
 
+def Tile_SharedLayoutAttr : AttrDef<Tile_Dialect, "SharedLayout"> {
+  let mnemonic = "shared";
+  let summary = "Where each element of a slot of LDS lives, as its author chose";
+  let description = [{
+    The arrangement of a `tile.local_alloc` slot that the kernel's author
+    gave (the explicit level; otherwise the compiler chooses one from the
+    slot's copies and reads). Elements are row-major over `order`, fastest
+    dimension first. Along `order[0]`, groups of `vec` elements trade places
+    by XOR with the phase of their row (the index along `order[1]`):
+    `(row / perPhase) % maxPhase`, as Gluon's SwizzledSharedLayout. A
+    non-zero `rowPitch` instead puts rows that many elements apart
+    (padding after each row, as Gluon's PaddedSharedLayout with one
+    interval the length of a row); such rows are not swizzled.
+
+    ```mlir
+    %buf = tile.local_alloc {arrangement = #tile.shared<order = [1, 0], vec = 8, perPhase = 1, maxPhase = 8,
+                                                        rowPitch = 0>}
+        : memref<2x128x64xbf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$order, "int64_t":$vec, "int64_t":$perPhase,
+                        "int64_t":$maxPhase, "int64_t":$rowPitch);
+  let assemblyFormat = [{
+    `<` `order` `=` `[` $order `]` `,` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,`
+        `maxPhase` `=` $maxPhase `,` `rowPitch` `=` $rowPitch `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif

@@ -351,18 +351,43 @@ def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [AttrSizedOperandSegmen
 def Tile_LdsBuffer : MemRefRankOf<[Tile_Int, Tile_Float], [3, 4]>;
 
 def Tile_LocalAllocOp : Tile_Op<"local_alloc", [MemoryEffects<[MemAlloc<DefaultResource>]>]> {
-  let summary = "LDS for the blocks of an asynchronous copy, one slot per stage";
+  let summary = "LDS for blocks of a tile, one slot per stage";
   let description = [{
     Workgroup memory holding `d0` blocks (slots) of the shape of the other
     dimensions, live for the rest of the function. `tile-allocate-lds`
-    places it (`tile.lds_offset`) apart from every op's scratch.
+    places it (`tile.lds_offset`) apart from every op's scratch. Where
+    each element of a slot lives is `arrangement` when the kernel's author
+    gave one (`gl.allocate_shared_memory`), else what the slot's copies
+    and reads make cheapest.
 
     ```mlir
     %buf = tile.local_alloc : memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+    %own = tile.local_alloc {arrangement = #tile.shared<order = [1, 0], vec = 8, perPhase = 1, maxPhase = 4,
+                                                        rowPitch = 0>}
+        : memref<1x64x32xbf16, #gpu.address_space<workgroup>>
     ```
   }];
+  let arguments = (ins OptionalAttr<Tile_SharedLayoutAttr>:$arrangement);
   let results = (outs Tile_LdsBuffer:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_LocalStoreOp : Tile_Op<"local_store", [MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Write a tile into a slot of LDS";
+  let description = [{
+    Each lane writes the elements it holds of `value` into slot `slot` of
+    `buffer`, where the buffer's arrangement puts them (a copy held by
+    several lanes is written once). Nothing orders it with other warps'
+    reads: the author of the explicit level places the barrier
+    (`tile.barrier`), and the emulator reports a read that races with it.
+
+    ```mlir
+    tile.local_store %v, %buf[%slot] : tensor<64x32xbf16, #blocked>, memref<2x64x32xbf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$value, Tile_LdsBuffer:$buffer, I32:$slot);
+  let assemblyFormat = "$value `,` $buffer `[` $slot `]` attr-dict `:` type($value) `,` type($buffer)";
   let hasVerifier = 1;
 }
 

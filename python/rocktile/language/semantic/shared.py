@@ -1,0 +1,236 @@
+"""Shared memory (LDS) of the explicit level: buffers the author allocates
+with an arrangement of their choice (gl.allocate_shared_memory), writes
+from registers, and reads back in any distributed layout. A buffer is a
+`tile.local_alloc` of slots; a descriptor names one slot (or all of them,
+to be indexed)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ...errors import SemanticError
+from ..types import block_type, int32
+from .tracing import _unwrap, current
+from .conversions import _emit, cast, constant, to_tensor
+from .layouts import DistributedLayout, _bases, _ints
+
+
+class SharedLayout:
+    """Where the elements of a shared-memory buffer live."""
+
+    def mlir_for(self, shape) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class SwizzledSharedLayout(SharedLayout):
+    """Row-major over `order` (fastest dimension first); along it, groups
+    of `vec` elements trade places by XOR with their row's phase
+    (row // per_phase) % max_phase, so that lanes reading down a column
+    reach different banks."""
+    vec: int
+    per_phase: int
+    max_phase: int
+    order: tuple
+    cga_layout: tuple = ()
+
+    def __post_init__(self):
+        for name in ("vec", "per_phase", "max_phase"):
+            value = _unwrap(getattr(self, name))
+            if not isinstance(value, int) or value <= 0 or value & (value - 1):
+                raise SemanticError(f"SwizzledSharedLayout's {name} must be a power of two, got {value!r}")
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "order", _ints(self.order, "SwizzledSharedLayout's order"))
+        object.__setattr__(self, "cga_layout", _bases(self.cga_layout, "SwizzledSharedLayout's cga_layout"))
+        if sorted(self.order) != list(range(len(self.order))):
+            raise SemanticError(f"SwizzledSharedLayout's order must be a permutation, got {list(self.order)}")
+        if self.cga_layout:
+            raise SemanticError("SwizzledSharedLayout's cga_layout spreads a buffer over a cluster of workgroups, "
+                                "which rocktile does not launch: leave it empty")
+
+    def mlir_for(self, shape):
+        if len(shape) != len(self.order):
+            raise SemanticError(f"{self!r} has rank {len(self.order)}, but the buffer's blocks have shape "
+                                f"{list(shape)}")
+        if self.max_phase > 1 and len(shape) < 2:
+            raise SemanticError(f"{self!r} swizzles rows, but the buffer's blocks have one dimension")
+        return (f"#tile.shared<order = [{', '.join(map(str, self.order))}], vec = {self.vec}, perPhase = "
+                f"{self.per_phase}, maxPhase = {self.max_phase}, rowPitch = 0>")
+
+    def __repr__(self):
+        return (f"SwizzledSharedLayout(vec={self.vec}, per_phase={self.per_phase}, max_phase={self.max_phase}, "
+                f"order={list(self.order)})")
+
+
+@dataclass(frozen=True)
+class PaddedSharedLayout(SharedLayout):
+    """After every `interval` elements, `padding` elements of nothing
+    (interval_padding_pairs = [[interval, padding]]), the elements placed
+    in offset order by `offset_bases` (each offset bit's coordinate).
+    rocktile takes one pair whose interval is a row, with the identity
+    placement of `with_identity_for`."""
+    interval_padding_pairs: tuple
+    offset_bases: tuple
+    cga_layout: tuple
+    shape: tuple
+
+    def __post_init__(self):
+        object.__setattr__(self, "interval_padding_pairs",
+                           _bases(self.interval_padding_pairs, "PaddedSharedLayout's interval_padding_pairs", 2))
+        object.__setattr__(self, "shape", _ints(self.shape, "PaddedSharedLayout's shape"))
+        object.__setattr__(self, "offset_bases", _bases(self.offset_bases, "PaddedSharedLayout's offset_bases",
+                                                        len(self.shape)))
+        object.__setattr__(self, "cga_layout", _bases(self.cga_layout, "PaddedSharedLayout's cga_layout"))
+        for interval, padding in self.interval_padding_pairs:
+            if interval <= 0 or interval & (interval - 1) or padding <= 0 or padding & (padding - 1):
+                raise SemanticError(f"PaddedSharedLayout's intervals and paddings must be powers of two, got "
+                                    f"{[list(p) for p in self.interval_padding_pairs]}")
+        if self.cga_layout:
+            raise SemanticError("PaddedSharedLayout's cga_layout spreads a buffer over a cluster of workgroups, "
+                                "which rocktile does not launch: leave it empty")
+
+    @staticmethod
+    def with_identity_for(interval_padding_pairs, shape, order, cga_layout=()):
+        """The padded layout of `shape` whose offsets run row-major over
+        `order` (fastest dimension first)."""
+        shape, order = _ints(shape, "shape"), _ints(order, "order")
+        bases = [[1 << bit if i == dim else 0 for i in range(len(shape))]
+                 for dim in order for bit in range(int(math.log2(shape[dim])))]
+        return PaddedSharedLayout(interval_padding_pairs, bases, cga_layout, shape)
+
+    def _order(self):
+        """The dimensions fastest first, if the offsets run row-major."""
+        order, expected = [], []
+        for basis in self.offset_bases:
+            dim = next((d for d, v in enumerate(basis) if v), None)
+            if dim is None:
+                return None
+            if not order or order[-1] != dim:
+                order.append(dim)
+                expected = 1
+            if basis != tuple(expected if d == dim else 0 for d in range(len(basis))):
+                return None
+            expected *= 2
+        return order if sorted(order) == list(range(len(self.shape))) else None
+
+    def mlir_for(self, shape):
+        if tuple(shape) != self.shape:
+            raise SemanticError(f"{self!r} is written for blocks of shape {list(self.shape)}, but the buffer's "
+                                f"blocks have shape {list(shape)}")
+        order = self._order()
+        pairs = self.interval_padding_pairs
+        if order is None or len(pairs) != 1 or len(shape) < 2 or pairs[0][0] != shape[order[0]]:
+            raise SemanticError(f"rocktile takes a PaddedSharedLayout with one [interval, padding] pair whose "
+                                f"interval is a row ({shape[order[0]] if order else '?'} elements) and row-major "
+                                f"offsets (PaddedSharedLayout.with_identity_for), got {self!r}")
+        return (f"#tile.shared<order = [{', '.join(map(str, order))}], vec = 1, perPhase = 1, maxPhase = 1, "
+                f"rowPitch = {pairs[0][0] + pairs[0][1]}>")
+
+    def __repr__(self):
+        return (f"PaddedSharedLayout(interval_padding_pairs={[list(p) for p in self.interval_padding_pairs]}, "
+                f"offset_bases={[list(b) for b in self.offset_bases]}, shape={list(self.shape)})")
+
+
+class SharedLinearLayout(SharedLayout):
+    """Gluon's SharedLinearLayout: named so that a kernel using it gets a clear error."""
+
+    def __init__(self, *args, **kwargs):
+        raise SemanticError("SharedLinearLayout is not supported by rocktile yet: use a SwizzledSharedLayout or a "
+                            "PaddedSharedLayout (see docs/gluon.md)")
+
+
+class shared_memory_type:
+    """The type of a buffer: `slots` blocks of `shape` and `element_ty`."""
+
+    def __init__(self, element_ty, slots, shape, layout):
+        self.element_ty, self.slots, self.shape, self.layout = element_ty, slots, tuple(shape), layout
+
+    def is_block(self):
+        return False
+
+    @property
+    def mlir(self):
+        dims = "x".join(map(str, (self.slots, *self.shape)))
+        return f"memref<{dims}x{self.element_ty.storage.mlir}, #gpu.address_space<workgroup>>"
+
+
+class shared_memory_descriptor:
+    """A block of a shared-memory buffer (`slot` of it), or with `indexed`
+    False all of its blocks, to be picked with .index(i)."""
+
+    def __init__(self, handle, type, slot, indexed):
+        self.handle, self.type, self.slot, self.indexed = handle, type, slot, indexed
+        self.dtype, self.layout = type.element_ty, type.layout
+        self.shape = type.shape if indexed else (type.slots, *type.shape)
+        self.rank = len(self.shape)
+        self.numel = math.prod(self.shape)
+
+    def __repr__(self):
+        return f"shared_memory_descriptor({self.dtype}, {list(self.shape)}, {self.layout!r})"
+
+    def _block(self, what):
+        if not self.indexed:
+            raise SemanticError(f"{what} of a buffer of {self.type.slots} blocks needs one of them: "
+                                f".index(i) first")
+        return self.slot
+
+    def load(self, layout):
+        """The block, read into registers in `layout`."""
+        layout = _unwrap(layout)
+        if not isinstance(layout, DistributedLayout):
+            raise SemanticError(f"shared memory .load needs a distributed layout, got {layout!r}")
+        ty = block_type(self.dtype.storage, self.shape, layout)
+        value = _emit("tile.local_load", [self.handle, self._block(".load")], ty)
+        return cast(value, self.dtype)
+
+    def store(self, value):
+        """Writes `value` (a tile of the block's shape and dtype) into the block."""
+        value = to_tensor(_unwrap(value))
+        slot = self._block(".store")
+        if tuple(value.shape) != tuple(self.shape) or value.dtype != self.dtype:
+            raise SemanticError(f"shared memory .store of a {value.type} into a block of {list(self.shape)} "
+                                f"{self.dtype}: the shape and dtype must match")
+        current().create("tile.local_store", [cast(value, self.dtype.storage), self.handle, slot], [])
+
+    def index(self, i):
+        """Block `i` of a buffer of several (a ring of stages)."""
+        if self.indexed:
+            raise SemanticError(".index picks a block of a buffer allocated with several; this descriptor is one "
+                                "block already")
+        i = _unwrap(i)
+        slot = constant(i, int32) if isinstance(i, int) else cast(to_tensor(i), int32)
+        if slot.shape:
+            raise SemanticError(f".index needs a scalar, got a tile of shape {list(slot.shape)}")
+        return shared_memory_descriptor(self.handle, self.type, slot, True)
+
+    def _not_yet(self, what):
+        def fail(*args, **kwargs):
+            raise SemanticError(f"shared memory .{what} is not supported by rocktile yet (see docs/gluon.md)")
+        return fail
+
+    def __getattr__(self, name):
+        if name in ("slice", "permute", "reshape", "reinterpret", "gather", "scatter", "_keep_alive"):
+            return self._not_yet(name)
+        raise AttributeError(name)
+
+
+def allocate_shared(element_ty, shape, layout, value=None):
+    """A buffer of `shape` in `layout`; a shape of rank r + 1 whose layout
+    has rank r is that many blocks (.index(i) picks one)."""
+    layout = _unwrap(layout)
+    if not isinstance(layout, SharedLayout):
+        raise SemanticError(f"gl.allocate_shared_memory needs a shared layout (SwizzledSharedLayout, "
+                            f"PaddedSharedLayout), got {layout!r}")
+    rank = len(layout.order) if isinstance(layout, SwizzledSharedLayout) else len(layout.shape)
+    shape = tuple(shape)
+    if len(shape) not in (rank, rank + 1):
+        raise SemanticError(f"gl.allocate_shared_memory of shape {list(shape)} in {layout!r} (rank {rank}): the "
+                            f"shape is a block, or a number of blocks and a block")
+    slots, block = (1, shape) if len(shape) == rank else (shape[0], shape[1:])
+    ty = shared_memory_type(element_ty, slots, block, layout)
+    handle = current().create("tile.local_alloc", [], [ty], {"arrangement": layout.mlir_for(block)}).result(0)
+    single = len(shape) == rank
+    descriptor = shared_memory_descriptor(handle, ty, constant(0, int32) if single else None, single)
+    if value is not None:
+        descriptor.store(value)
+    return descriptor
