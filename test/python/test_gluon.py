@@ -14,9 +14,10 @@ CHIPS = {"gfx950": 64, "gfx1250": 32}
 
 
 def line_of(marker):
+    """The line of this file that ends with `marker` (a kernel's comment)."""
     with open(FILE) as f:
         for lineno, line in enumerate(f, 1):
-            if marker in line and "line_of(" not in line:
+            if line.rstrip().endswith(marker):
                 return lineno
     raise AssertionError(marker)
 
@@ -339,36 +340,12 @@ def test_branches_and_loops_carry_layouts(target, flag):
 # --------------------------------------------------------------------------
 # Matrix instructions at the explicit level.
 
-@gluon.jit
-def register_gemm(a_ptr, b_ptr, c_ptr, M, N, K, BM: gl.constexpr, BN: gl.constexpr, BK: gl.constexpr,
-                  load_layout: gl.constexpr, mfma: gl.constexpr, KW: gl.constexpr, WMMA: gl.constexpr = False):
-    """C = A B with A and B loaded in a blocked layout and converted to the
-    instruction's operand layouts (no shared memory yet)."""
-    rm = gl.program_id(0) * BM + gl.arange(0, BM, layout=gl.SliceLayout(1, load_layout))
-    rn = gl.program_id(1) * BN + gl.arange(0, BN, layout=gl.SliceLayout(0, load_layout))
-    acc = gl.zeros([BM, BN], gl.float32, layout=mfma)
-    for k0 in range(0, K, BK):
-        ka = k0 + gl.arange(0, BK, layout=gl.SliceLayout(0, load_layout))
-        kb = k0 + gl.arange(0, BK, layout=gl.SliceLayout(1, load_layout))
-        a = gl.load(a_ptr + rm[:, None] * K + ka[None, :], mask=(rm[:, None] < M) & (ka[None, :] < K), other=0.0)
-        b = gl.load(b_ptr + kb[:, None] * N + rn[None, :], mask=(kb[:, None] < K) & (rn[None, :] < N), other=0.0)
-        a = gl.convert_layout(a, gl.DotOperandLayout(0, mfma, KW))  # ERR-kwidth
-        b = gl.convert_layout(b, gl.DotOperandLayout(1, mfma, KW))
-        if WMMA:
-            acc = gl.amd.gfx1250.wmma(a, b, acc)
-        else:
-            acc = gl.amd.cdna4.mfma(a, b, acc)
-    cm = gl.program_id(0) * BM + gl.arange(0, BM, layout=gl.SliceLayout(1, mfma))
-    cn = gl.program_id(1) * BN + gl.arange(0, BN, layout=gl.SliceLayout(0, mfma))
-    gl.store(c_ptr + cm[:, None] * N + cn[None, :], acc, mask=(cm[:, None] < M) & (cn[None, :] < N))
-
-
 GEMM_SIGNATURE = {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"}
 
 
 def gemm_constexprs(mfma, k_width=8):
     return {"BM": 64, "BN": 64, "BK": 32, "load_layout": gl.BlockedLayout([1, 8], [8, 8], [4, 1], [1, 0]),
-            "mfma": mfma, "KW": k_width}
+            "acc_layout": mfma, "KW": k_width}
 
 
 @pytest.mark.parametrize("instr_shape", [[16, 16, 32], [32, 32, 16]])
@@ -382,9 +359,9 @@ def test_mfma_gemm(instr_shape, transposed, warps):
     b = rng.standard_normal((K, N)).astype(ml_dtypes.bfloat16)
     c = np.zeros((M, N), np.float32)
     mfma = gl.amd.AMDMFMALayout(4, instr_shape, transposed, warps)
-    register_gemm[(2, 2)](a, b, c, M, N, K, **gemm_constexprs(mfma), target="gfx950")
+    gemm[(2, 2)](a, b, c, M, N, K, **gemm_constexprs(mfma), target="gfx950")
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
-    simt = register_gemm.compile(GEMM_SIGNATURE, gemm_constexprs(mfma), target="gfx950")._asm["simt"]
+    simt = gemm.compile(GEMM_SIGNATURE, gemm_constexprs(mfma), target="gfx950")._asm["simt"]
     assert f"amdgpu.mfma {instr_shape[0]}x{instr_shape[1]}x{instr_shape[2]}" in simt
 
 
@@ -400,25 +377,25 @@ def test_wmma_gemm(transposed, warp_bases):
     wmma = gl.amd.AMDWMMALayout(3, transposed, warp_bases, instr_shape=[16, 16, 32])
     constexprs = {**gemm_constexprs(wmma), "load_layout": gl.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0]),
                   "WMMA": True}
-    register_gemm[(2, 2)](a, b, c, M, N, K, **constexprs, target="gfx1250")
+    gemm[(2, 2)](a, b, c, M, N, K, **constexprs, target="gfx1250")
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
-    simt = register_gemm.compile(GEMM_SIGNATURE, constexprs, target="gfx1250")._asm["simt"]
+    simt = gemm.compile(GEMM_SIGNATURE, constexprs, target="gfx1250")._asm["simt"]
     assert "amdgpu.wmma 16x16x32" in simt
 
 
 def test_a_k_width_the_instruction_does_not_read():
     mfma = gl.amd.AMDMFMALayout(4, [16, 16, 32], True, [2, 2])
-    error = compile_error(register_gemm, GEMM_SIGNATURE, gemm_constexprs(mfma, k_width=4))
+    error = compile_error(gemm, GEMM_SIGNATURE, gemm_constexprs(mfma, k_width=4))
     check_located(error, "# ERR-kwidth", "k_width=4 does not match mfma_f32_16x16x32_bf16, whose lanes hold 8 "
                                          "consecutive k of A and B: use k_width=8")
 
 
 def test_an_instruction_shape_the_chip_lacks():
-    error = compile_error(register_gemm, GEMM_SIGNATURE, gemm_constexprs(gl.amd.AMDMFMALayout(4, [16, 16, 16], True,
+    error = compile_error(gemm, GEMM_SIGNATURE, gemm_constexprs(gl.amd.AMDMFMALayout(4, [16, 16, 16], True,
                                                                                               [2, 2])))
     assert "gfx950 has no MFMA instruction of shape [16, 16, 16]" in str(error)
     assert "16x16x32 (bf16)" in str(error)
-    error = compile_error(register_gemm, GEMM_SIGNATURE, gemm_constexprs(gl.amd.AMDMFMALayout(4, [16, 16, 32], True,
+    error = compile_error(gemm, GEMM_SIGNATURE, gemm_constexprs(gl.amd.AMDMFMALayout(4, [16, 16, 32], True,
                                                                                               [2, 2])),
                           target="gfx1250")
     assert "gfx1250 has no MFMA instructions: its matrix instructions are WMMA" in str(error)
@@ -445,29 +422,35 @@ def test_mfma_operands_must_be_in_its_operand_layouts():
 # Shared memory at the explicit level.
 
 @gluon.jit
-def lds_gemm(a_ptr, b_ptr, c_ptr, M, N, K, BM: gl.constexpr, BN: gl.constexpr, BK: gl.constexpr,
-             load_layout: gl.constexpr, acc_layout: gl.constexpr, KW: gl.constexpr, a_shared: gl.constexpr,
-             b_shared: gl.constexpr, WMMA: gl.constexpr = False, BARRIER: gl.constexpr = True):
-    """C = A B through LDS: each K step's blocks are written into one of two
-    blocks of a ring (.index), a barrier, read back in the operand layouts."""
+def gemm(a_ptr, b_ptr, c_ptr, M, N, K, BM: gl.constexpr, BN: gl.constexpr, BK: gl.constexpr,
+         load_layout: gl.constexpr, acc_layout: gl.constexpr, KW: gl.constexpr, a_shared: gl.constexpr = None,
+         b_shared: gl.constexpr = None, WMMA: gl.constexpr = False, BARRIER: gl.constexpr = True):
+    """C = A B. With shared layouts, each K step's blocks are written into
+    one of two blocks of a ring (.index), a barrier, read back in the
+    operand layouts; without, converted to them in registers."""
     rm = gl.program_id(0) * BM + gl.arange(0, BM, layout=gl.SliceLayout(1, load_layout))
     rn = gl.program_id(1) * BN + gl.arange(0, BN, layout=gl.SliceLayout(0, load_layout))
-    a_ring = gl.allocate_shared_memory(gl.bfloat16, [2, BM, BK], a_shared)
-    b_ring = gl.allocate_shared_memory(gl.bfloat16, [2, BK, BN], b_shared)
+    if a_shared is not None:
+        a_ring = gl.allocate_shared_memory(gl.bfloat16, [2, BM, BK], a_shared)
+        b_ring = gl.allocate_shared_memory(gl.bfloat16, [2, BK, BN], b_shared)
     acc = gl.zeros([BM, BN], gl.float32, layout=acc_layout)
     for k0 in range(0, K, BK):
         ka = k0 + gl.arange(0, BK, layout=gl.SliceLayout(0, load_layout))
         kb = k0 + gl.arange(0, BK, layout=gl.SliceLayout(1, load_layout))
         a = gl.load(a_ptr + rm[:, None] * K + ka[None, :], mask=(rm[:, None] < M) & (ka[None, :] < K), other=0.0)
         b = gl.load(b_ptr + kb[:, None] * N + rn[None, :], mask=(kb[:, None] < K) & (rn[None, :] < N), other=0.0)
-        a_smem = a_ring.index((k0 // BK) % 2)
-        b_smem = b_ring.index((k0 // BK) % 2)
-        a_smem.store(a)  # LDS-write
-        b_smem.store(b)
-        if BARRIER:
-            gl.barrier()
-        a_op = a_smem.load(gl.DotOperandLayout(0, acc_layout, KW))  # LDS-read
-        b_op = b_smem.load(gl.DotOperandLayout(1, acc_layout, KW))
+        if a_shared is not None:
+            a_smem = a_ring.index((k0 // BK) % 2)
+            b_smem = b_ring.index((k0 // BK) % 2)
+            a_smem.store(a)  # LDS-write
+            b_smem.store(b)
+            if BARRIER:
+                gl.barrier()
+            a_op = a_smem.load(gl.DotOperandLayout(0, acc_layout, KW))  # LDS-read
+            b_op = b_smem.load(gl.DotOperandLayout(1, acc_layout, KW))
+        else:
+            a_op = gl.convert_layout(a, gl.DotOperandLayout(0, acc_layout, KW))  # ERR-kwidth
+            b_op = gl.convert_layout(b, gl.DotOperandLayout(1, acc_layout, KW))
         if WMMA:
             acc = gl.amd.gfx1250.wmma(a_op, b_op, acc)
         else:
@@ -492,7 +475,7 @@ def run_lds_gemm(target, M=100, N=90, K=70, **constexprs):
     a = rng.standard_normal((M, K)).astype(ml_dtypes.bfloat16)
     b = rng.standard_normal((K, N)).astype(ml_dtypes.bfloat16)
     c = np.zeros((M, N), np.float32)
-    kernel = lds_gemm[(rocktile.cdiv(M, 64), rocktile.cdiv(N, 64))](
+    kernel = gemm[(rocktile.cdiv(M, 64), rocktile.cdiv(N, 64))](
         a, b, c, M, N, K, **lds_gemm_constexprs(target, **constexprs), target=target)
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
     return kernel

@@ -33,6 +33,14 @@ def _bases(values, what, rank=None):
     return bases
 
 
+def _no_clusters(layout, field):
+    """Bases over a cluster of workgroups (cga_layout, block_bases), which
+    rocktile does not launch: an error unless there are none."""
+    if getattr(layout, field):
+        raise SemanticError(f"{type(layout).__name__}'s {field} spreads over a cluster of workgroups, which "
+                            "rocktile does not launch: leave it empty")
+
+
 def _list(values):
     return "[" + ", ".join(map(str, values)) + "]"
 
@@ -83,9 +91,7 @@ class BlockedLayout(DistributedLayout):
         for name in ("size_per_thread", "threads_per_warp", "warps_per_cta"):
             if any(v <= 0 or v & (v - 1) for v in getattr(self, name)):
                 raise SemanticError(f"BlockedLayout's {name} must be powers of two, got {list(getattr(self, name))}")
-        if self.cga_layout:
-            raise SemanticError("BlockedLayout's cga_layout spreads a tile over a cluster of workgroups, which "
-                                "rocktile does not launch: leave it empty")
+        _no_clusters(self, "cga_layout")
 
     @property
     def rank(self):
@@ -155,9 +161,7 @@ class DistributedLinearLayout(DistributedLayout):
         for name in ("reg_bases", "lane_bases", "warp_bases", "block_bases"):
             object.__setattr__(self, name, _bases(getattr(self, name), f"DistributedLinearLayout's {name}",
                                                   len(self.shape)))
-        if self.block_bases:
-            raise SemanticError("DistributedLinearLayout's block_bases spread a tile over a cluster of workgroups, "
-                                "which rocktile does not launch: leave them empty")
+        _no_clusters(self, "block_bases")
 
     @property
     def rank(self):
@@ -262,9 +266,7 @@ class AMDMFMALayout(DistributedLayout):
             raise SemanticError("AMDMFMALayout's element_bitwidth=64 (fp64 MFMA) is not supported by rocktile")
         if any(t != 1 for t in self.tiles_per_warp):
             raise SemanticError("AMDMFMALayout's tiles_per_warp is not supported by rocktile yet: leave it at 1")
-        if self.cga_layout:
-            raise SemanticError("AMDMFMALayout's cga_layout spreads a tile over a cluster of workgroups, which "
-                                "rocktile does not launch: leave it empty")
+        _no_clusters(self, "cga_layout")
 
     kind = "mfma"
 
@@ -320,9 +322,7 @@ class AMDWMMALayout(DistributedLayout):
         if self.reg_bases:
             raise SemanticError("AMDWMMALayout's reg_bases are not supported by rocktile yet: leave them out (the "
                                 "instruction's tiles then repeat over registers)")
-        if self.cga_layout:
-            raise SemanticError("AMDWMMALayout's cga_layout spreads a tile over a cluster of workgroups, which "
-                                "rocktile does not launch: leave it empty")
+        _no_clusters(self, "cga_layout")
 
     kind = "wmma"
     warp_tiles = property(lambda self: self.warp_bases)

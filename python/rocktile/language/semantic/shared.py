@@ -12,7 +12,7 @@ from ...errors import SemanticError
 from ..types import block_type, int32
 from .tracing import _unwrap, current
 from .conversions import _emit, cast, constant, to_tensor
-from .layouts import DistributedLayout, _bases, _ints
+from .layouts import DistributedLayout, _bases, _ints, _no_clusters
 
 
 class SharedLayout:
@@ -44,9 +44,7 @@ class SwizzledSharedLayout(SharedLayout):
         object.__setattr__(self, "cga_layout", _bases(self.cga_layout, "SwizzledSharedLayout's cga_layout"))
         if sorted(self.order) != list(range(len(self.order))):
             raise SemanticError(f"SwizzledSharedLayout's order must be a permutation, got {list(self.order)}")
-        if self.cga_layout:
-            raise SemanticError("SwizzledSharedLayout's cga_layout spreads a buffer over a cluster of workgroups, "
-                                "which rocktile does not launch: leave it empty")
+        _no_clusters(self, "cga_layout")
 
     def mlir_for(self, shape):
         if len(shape) != len(self.order):
@@ -85,9 +83,7 @@ class PaddedSharedLayout(SharedLayout):
             if interval <= 0 or interval & (interval - 1) or padding <= 0 or padding & (padding - 1):
                 raise SemanticError(f"PaddedSharedLayout's intervals and paddings must be powers of two, got "
                                     f"{[list(p) for p in self.interval_padding_pairs]}")
-        if self.cga_layout:
-            raise SemanticError("PaddedSharedLayout's cga_layout spreads a buffer over a cluster of workgroups, "
-                                "which rocktile does not launch: leave it empty")
+        _no_clusters(self, "cga_layout")
 
     @staticmethod
     def with_identity_for(interval_padding_pairs, shape, order, cga_layout=()):
