@@ -572,3 +572,20 @@ def test_allocate_with_a_value_and_read_in_another_layout(target):
                                 columns=gl.BlockedLayout([4, 1], [wave // 2, 2], [1, 4], [0, 1]),
                                 S=gl.SwizzledSharedLayout(4, 1, 8, [1, 0]), target=target)
     np.testing.assert_array_equal(out, x * 2)
+
+
+@pytest.mark.parametrize("target", CHIPS)
+def test_the_gluon_matmul_example(target):
+    """examples/gluon_matmul.py on ragged shapes; B, stored along its rows,
+    is read across them with the chip's transpose reads."""
+    import ml_dtypes
+    from gluon_matmul import gluon_matmul_kernel, layouts, matmul
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((150, 100)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((100, 130)).astype(ml_dtypes.bfloat16)
+    np.testing.assert_allclose(matmul(a, b, target), a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5,
+                               atol=1e-4)
+    signature = {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
+                 "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32"}
+    simt = gluon_matmul_kernel.compile(signature, layouts(target), target=target)._asm["simt"]
+    assert ("amdgpu.transpose_load" if target == "gfx950" else "rocdl.ds.load.tr16.b128") in simt

@@ -314,7 +314,14 @@ LogicalResult KernelLowering::lowerLocalLoad(tile::LocalLoadOp op) {
   auto slot = slotOf(op, op.getBuffer(), op.getSlot());
   if (failed(slot))
     return failure();
-  values[op] = {Value(), loadFromLds(layoutOf(op), slot->first, lookup(op.getBuffer()),
-                                     op.getType().getElementType(), exchangeBytes(op.getType()), slot->second)};
+  int64_t eltBytes = exchangeBytes(op.getType());
+  // An arrangement its author chose is read with the target's transpose
+  // reads where they cost fewer cycles (a dot operand read across the
+  // rows it was stored along), as a block copy's is.
+  LdsLayout lds = slot->first;
+  if (op.getBuffer().getDefiningOp<tile::LocalAllocOp>().getArrangement())
+    lds = chooseLdsRead(lds, layoutOf(op), eltBytes, target.ldsBanks, target.transposeRead(eltBytes));
+  values[op] = {Value(), loadFromLds(layoutOf(op), lds, lookup(op.getBuffer()), op.getType().getElementType(),
+                                     eltBytes, slot->second)};
   return success();
 }

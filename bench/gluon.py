@@ -1,0 +1,132 @@
+"""The explicit level beside Triton's: examples/gluon_matmul.py (a Gluon
+GEMM through the author's shared memory) compiled by rocktile and, with
+its imports replaced, by Triton 3.9's Gluon, on gfx950 (MFMA) and gfx1250
+(WMMA); and beside them the same GEMM in the tile language
+(examples/matmul.py, Triton's tutorial kernel, at 1 and 2 stages) as
+rocktile compiles it, which is how close the tile compiler comes to the
+hand-laid kernel. Columns as bench/gemm.py's (the K loop's instructions,
+non-matrix instructions per 16384 MACs per wave, registers, spills, LDS,
+compile seconds; `bank`: the emulator's extra cycles per wave-wide LDS
+access, rocktile only). Not a test; read the table.
+
+    python bench/gluon.py                  # rocktile, and Triton if installed
+    python bench/gluon.py --install-triton # first puts Triton 3.9 from PyPI into bench/.venv-triton
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+import gemm  # noqa: E402  (bench/gemm.py: columns, counting, Triton's virtualenv)
+
+EXAMPLE = os.path.join(HERE, "..", "examples", "gluon_matmul.py")
+CONFIGS = [(128, 128, 64, 4), (256, 128, 64, 8)]
+SIGNATURE = {"a_ptr": "*bf16:16:range32", "b_ptr": "*bf16:16:range32", "c_ptr": "*fp32:16:range32",
+             "M": "i32:16", "N": "i32:16", "K": "i32:16", "stride_am": "i32:16", "stride_bk": "i32:16",
+             "stride_cm": "i32:16"}
+
+# Triton's side: the example with Triton's imports, its layouts() for the
+# constexprs, compiled as a Gluon kernel.
+TRITON_DRIVER = r"""
+import importlib.util, json, os, sys, time
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.experimental.gluon._runtime import GluonASTSource
+spec = importlib.util.spec_from_file_location("example_triton", sys.argv[1])
+module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
+fn = module.gluon_matmul_kernel
+out = []
+for job in json.loads(sys.argv[2]):
+    cx = module.layouts(job["target"], *job["config"])
+    sig = {k: v.split(":")[0] for k, v in job["signature"].items()}
+    sig.update({k: "constexpr" for k in cx})
+    sig = {k: sig[k] for k in fn.arg_names}
+    attrs = {(fn.arg_names.index(k),): [["tt.divisibility", 16]] * (":16" in v) + [["tt.pointer_range", 32]] * (":range32" in v)
+             for k, v in job["signature"].items() if ":" in v}
+    try:
+        os.environ["TRITON_CACHE_DIR"] = os.path.join(sys.argv[3], str(len(out)))
+        start = time.perf_counter()
+        ck = triton.compile(GluonASTSource(fn, sig, cx, attrs), target=GPUTarget("hip", job["target"], job["wave"]),
+                            options={"num_warps": job["warps"]})
+        out.append({"asm": ck.asm["amdgcn"], "seconds": time.perf_counter() - start})
+    except Exception as e:
+        out.append({"error": (str(e).strip().splitlines() or [type(e).__name__])[-1][:60]})
+print(json.dumps(out))
+"""
+
+
+def triton_source():
+    source = open(EXAMPLE).read()
+    source = source.replace("from rocktile import gluon\n", "from triton.experimental import gluon\n")
+    source = source.replace("import rocktile.gluon.language as gl", "import triton.experimental.gluon.language as gl")
+    return source.replace("import rocktile\n", "import triton as rocktile\n")
+
+
+def triton_rows(jobs):
+    python = os.path.join(gemm.VENV, "bin", "python")
+    if not os.path.exists(python):
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        path, driver = os.path.join(tmp, "gluon_triton.py"), os.path.join(tmp, "driver.py")
+        with open(path, "w") as f:
+            f.write(triton_source())
+        with open(driver, "w") as f:
+            f.write(TRITON_DRIVER)
+        env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1", PYTHONWARNINGS="ignore")
+        done = subprocess.run([python, driver, path, json.dumps(jobs), os.path.join(tmp, "cache")],
+                              capture_output=True, text=True, env=env)
+    if done.returncode:
+        sys.exit(f"Triton failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def gluon_row(target, bm, bn, bk, warps):
+    import ml_dtypes
+    import numpy as np
+    import rocktile
+    from gluon_matmul import gluon_matmul_kernel, layouts
+    cx = layouts(target, bm, bn, bk, warps)
+    gluon_matmul_kernel.cache.clear()
+    start = time.perf_counter()
+    try:
+        kernel = rocktile.compile(gluon_matmul_kernel, signature=SIGNATURE, constexprs=cx, target=target,
+                                  num_warps=warps)
+    except rocktile.CompilationError as e:
+        return {"error": str(e).splitlines()[0].split("error: ")[-1][:60]}
+    seconds = time.perf_counter() - start
+    a, b = np.ones((bm, 2 * bk), ml_dtypes.bfloat16), np.ones((2 * bk, bn), ml_dtypes.bfloat16)
+    c = np.zeros((bm, bn), np.float32)
+    launched = gluon_matmul_kernel[(1, 1)](a, b, c, bm, bn, 2 * bk, 2 * bk, bn, bn, **cx, target=target,
+                                           num_warps=warps)
+    return {"asm": kernel.asm["amdgcn"], "seconds": seconds, "bank": gemm.extra_cycles_per_access(launched)}
+
+
+def main():
+    gemm.parse_args(__doc__)
+    jobs = [{"target": t, "wave": w, "warps": warps, "config": [bm, bn, bk, warps], "signature": SIGNATURE}
+            for t, w in gemm.TARGETS.items() for bm, bn, bk, warps in CONFIGS]
+    triton = triton_rows(jobs)
+    print("Gluon GEMM (examples/gluon_matmul.py, bf16, loads -> LDS -> matrix operands each K step) beside the "
+          "tile-language GEMM (examples/matmul.py)")
+    gemm.print_header()
+    for i, job in enumerate(jobs):
+        target, (bm, bn, bk, warps) = job["target"], job["config"]
+        macs = bm * bn * bk // warps
+        head = f"{target:8} {'bf16':5} {f'{bm}x{bn}x{bk} w{warps}':13} "
+        gemm.print_row(head + f"{'rocktile gl':12} ", gluon_row(target, bm, bn, bk, warps), macs)
+        if triton:
+            gemm.print_row(head + f"{'Triton gl':12} ", triton[i], macs)
+        for stages in (1, 2):
+            gemm.print_row(head + f"{f'rocktile tl s{stages}':12} ",
+                           gemm.rocktile_row(target, "bf16", bm, bn, bk, warps, stages), macs)
+    if not triton:
+        print("(Triton's columns: python bench/gluon.py --install-triton)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""A GEMM at the explicit level (rocktile.gluon), written as Triton's Gluon
+is: the author gives every tile its layout. Each K step loads blocks of A
+and B in coalesced blocked layouts, writes them into shared memory in the
+author's swizzled arrangement, and reads them back in the matrix
+instruction's operand layouts: MFMA on gfx950 (AMDMFMALayout), WMMA on
+gfx1250 (AMDWMMALayout). C = A @ B for bf16 or fp16 A and B, accumulated
+in fp32; any M, N, K (loads past K are zero, rows past M and columns past
+N are read from valid ones and not stored).
+
+Replacing the rocktile imports with Triton's (`from triton.experimental
+import gluon`, `import triton.experimental.gluon.language as gl`) compiles
+the same kernel with Triton's Gluon; bench/gluon.py puts the two side by
+side.
+"""
+import numpy as np
+
+import rocktile
+from rocktile import gluon
+import rocktile.gluon.language as gl
+
+
+@gluon.jit
+def gluon_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                        BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
+                        load_a: gl.constexpr, load_b: gl.constexpr, acc_layout: gl.constexpr,
+                        a_shared: gl.constexpr, b_shared: gl.constexpr, K_WIDTH: gl.constexpr,
+                        USE_WMMA: gl.constexpr):
+    pid_m = gl.program_id(0)
+    pid_n = gl.program_id(1)
+    rm = (pid_m * BLOCK_M + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, load_a))) % M
+    ka = gl.arange(0, BLOCK_K, layout=gl.SliceLayout(0, load_a))
+    kb = gl.arange(0, BLOCK_K, layout=gl.SliceLayout(1, load_b))
+    rn = (pid_n * BLOCK_N + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, load_b))) % N
+    a_ptrs = a_ptr + rm[:, None] * stride_am + ka[None, :]
+    b_ptrs = b_ptr + kb[:, None] * stride_bk + rn[None, :]
+    a_smem = gl.allocate_shared_memory(a_ptr.dtype.element_ty, [BLOCK_M, BLOCK_K], a_shared)
+    b_smem = gl.allocate_shared_memory(b_ptr.dtype.element_ty, [BLOCK_K, BLOCK_N], b_shared)
+    acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, layout=acc_layout)
+    for k in range(0, gl.cdiv(K, BLOCK_K)):
+        a = gl.load(a_ptrs, mask=ka[None, :] < K - k * BLOCK_K, other=0.0)
+        b = gl.load(b_ptrs, mask=kb[:, None] < K - k * BLOCK_K, other=0.0)
+        gl.barrier()  # every warp has read the previous step's blocks
+        a_smem.store(a)
+        b_smem.store(b)
+        gl.barrier()  # ... and every warp's part of these is written
+        a_op = a_smem.load(gl.DotOperandLayout(0, acc_layout, K_WIDTH))
+        b_op = b_smem.load(gl.DotOperandLayout(1, acc_layout, K_WIDTH))
+        if USE_WMMA:
+            acc = gl.amd.gfx1250.wmma(a_op, b_op, acc)
+        else:
+            acc = gl.amd.cdna4.mfma(a_op, b_op, acc)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K * stride_bk
+    cm = pid_m * BLOCK_M + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, acc_layout))
+    cn = pid_n * BLOCK_N + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, acc_layout))
+    c = acc.to(c_ptr.dtype.element_ty)
+    gl.store(c_ptr + cm[:, None] * stride_cm + cn[None, :], c, mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+def layouts(target, block_m=128, block_n=128, block_k=64, num_warps=4):
+    """The layouts of a bf16/fp16 GEMM's tiles on `target`: 16-byte loads,
+    the warps 2 along N and the rest along M over the output, the 16x16x32
+    matrix instruction; A's and B's rows swizzled in groups of 8 elements,
+    B's 16 groups of a 128-element row over 16 phases (of the arrangements
+    bench/gluon.py's `bank` measured, the fewest conflicts that still lets
+    B be read across its rows with the chips' transpose reads)."""
+    wave = {"gfx950": 64, "gfx1250": 32}[target]
+    lanes_k, lanes_n = block_k // 8, block_n // 8
+    warps_m = num_warps // 2
+    if target == "gfx950":
+        acc = gl.amd.AMDMFMALayout(4, [16, 16, 32], True, [warps_m, 2])
+    else:
+        acc = gl.amd.AMDWMMALayout(3, True, [[0, 1]] + [[1 << i, 0] for i in range(warps_m.bit_length() - 1)],
+                                   instr_shape=[16, 16, 32])
+    return {"BLOCK_M": block_m, "BLOCK_N": block_n, "BLOCK_K": block_k,
+            "load_a": gl.BlockedLayout([1, 8], [wave // lanes_k, lanes_k], [num_warps, 1], [1, 0]),
+            "load_b": gl.BlockedLayout([1, 8], [wave // lanes_n, lanes_n], [num_warps, 1], [1, 0]),
+            "acc_layout": acc, "a_shared": gl.SwizzledSharedLayout(8, 2, 4, [1, 0]),
+            "b_shared": gl.SwizzledSharedLayout(8, 1, 16, [1, 0]), "K_WIDTH": 8, "USE_WMMA": target == "gfx1250"}
+
+
+def matmul(a, b, target="gfx950", **config):
+    """A @ B in fp32 (A: M x K, B: K x N, both bf16 or fp16)."""
+    M, K = a.shape
+    N = b.shape[1]
+    c = np.empty((M, N), np.float32)
+    cx = layouts(target, **config)
+    grid = (rocktile.cdiv(M, cx["BLOCK_M"]), rocktile.cdiv(N, cx["BLOCK_N"]))
+    gluon_matmul_kernel[grid](a, b, c, M, N, K, a.shape[1], b.shape[1], c.shape[1], **cx, target=target,
+                              num_warps=config.get("num_warps", 4))
+    return c
+
+
+if __name__ == "__main__":
+    import ml_dtypes
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((300, 200)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((200, 250)).astype(ml_dtypes.bfloat16)
+    for target in ("gfx950", "gfx1250"):
+        c = matmul(a, b, target)
+        error = np.abs(c - a.astype(np.float32) @ b.astype(np.float32)).max()
+        print(f"{target}: 300x250x200 bf16, max error {error:.2e}")
