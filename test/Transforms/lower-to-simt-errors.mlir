@@ -69,3 +69,11 @@ func.func @tile_argument(%x: tensor<1024xf32, #b>) attributes {tile.lds_bytes = 
   return
 }
 
+
+// -----
+
+func.func @wait_without_tensor_copies() attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  // expected-error @+1 {{gfx950 has no Tensor Data Mover copies to wait for}}
+  tile.wait_tensor_copies {outstanding = 0 : i32}
+  return
+}

@@ -230,3 +230,16 @@ func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.pt
   tile.store %out, %s : !tile.ptr<f32>, f32
   return
 }
+
+// -----
+
+// The explicit level's wait for this warp's copies: the counter alone, no
+// barrier (the author places one).
+// CHECK-LABEL: gpu.func @wait_tensor_copies
+// CHECK: rocdl.s.wait.tensorcnt 2
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @wait_tensor_copies() attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
+  tile.wait_tensor_copies {outstanding = 2 : i32}
+  return
+}

@@ -589,3 +589,86 @@ def test_the_gluon_matmul_example(target):
                  "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32"}
     simt = gluon_matmul_kernel.compile(signature, layouts(target), target=target)._asm["simt"]
     assert ("amdgpu.transpose_load" if target == "gfx950" else "rocdl.ds.load.tr16.b128") in simt
+
+
+# --------------------------------------------------------------------------
+# gfx1250's Tensor Data Mover at the explicit level.
+
+@gluon.jit
+def tdm_gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: gl.constexpr, BN: gl.constexpr,
+             BK: gl.constexpr, STAGES: gl.constexpr, acc_layout: gl.constexpr, a_shared: gl.constexpr,
+             b_shared: gl.constexpr, WEAKER: gl.constexpr = 0):
+    """C = A B with the blocks copied by the Tensor Data Mover into a ring
+    of STAGES blocks, STAGES - 1 steps ahead of the matrix instructions."""
+    tdm = gl.amd.gfx1250.tdm
+    a_desc = tdm.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK], a_shared)
+    b_desc = tdm.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN], b_shared)
+    a_ring = gl.allocate_shared_memory(gl.bfloat16, [STAGES, BM, BK], a_shared)
+    b_ring = gl.allocate_shared_memory(gl.bfloat16, [STAGES, BK, BN], b_shared)
+    off_m = gl.program_id(0) * BM
+    off_n = gl.program_id(1) * BN
+    for s in gl.static_range(STAGES - 1):
+        tdm.async_load(a_desc, [off_m, s * BK], a_ring.index(s))
+        tdm.async_load(b_desc, [s * BK, off_n], b_ring.index(s))  # TDM-copy
+    acc = gl.zeros([BM, BN], gl.float32, layout=acc_layout)
+    for k in range(gl.cdiv(K, BK)):
+        ahead = k + STAGES - 1
+        gl.barrier()  # every warp is done with the block the next copy overwrites
+        tdm.async_load(a_desc, [off_m, ahead * BK], a_ring.index(ahead % STAGES))
+        tdm.async_load(b_desc, [ahead * BK, off_n], b_ring.index(ahead % STAGES))
+        tdm.async_wait(2 * (STAGES - 1) + WEAKER)  # this step's two copies have landed
+        gl.barrier()  # ... every warp's rows of them
+        a = a_ring.index(k % STAGES).load(gl.DotOperandLayout(0, acc_layout, 8))
+        b = b_ring.index(k % STAGES).load(gl.DotOperandLayout(1, acc_layout, 8))  # TDM-read
+        acc = gl.amd.gfx1250.wmma(a, b, acc)
+    tdm.async_wait(0)
+    cm = off_m + gl.arange(0, BM, layout=gl.SliceLayout(1, acc_layout))
+    cn = off_n + gl.arange(0, BN, layout=gl.SliceLayout(0, acc_layout))
+    gl.store(c_ptr + cm[:, None] * stride_cm + cn[None, :], acc, mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+def run_tdm_gemm(M=100, N=90, K=150, **constexprs):
+    import ml_dtypes
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((M, K)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((K, N)).astype(ml_dtypes.bfloat16)
+    c = np.zeros((M, N), np.float32)
+    cx = {"BM": 64, "BN": 64, "BK": 32, "STAGES": 3,
+          "acc_layout": gl.amd.AMDWMMALayout(3, True, [[0, 1], [1, 0]], instr_shape=[16, 16, 32]),
+          "a_shared": gl.PaddedSharedLayout.with_identity_for([[32, 8]], [64, 32], [1, 0]),
+          "b_shared": gl.PaddedSharedLayout.with_identity_for([[64, 8]], [32, 64], [1, 0]), **constexprs}
+    tdm_gemm[(rocktile.cdiv(M, 64), rocktile.cdiv(N, 64))](a, b, c, M, N, K, K, N, N, **cx, target="gfx1250")
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
+
+
+def test_a_tdm_gemm_through_a_ring():
+    run_tdm_gemm()
+
+
+def test_a_wait_one_too_weak_names_the_copy_and_the_read():
+    """One copy fewer waited for: B's block of the first step, copied
+    before the loop (the newest of the first step's copies), is read before
+    it lands."""
+    with pytest.raises(rocktile.EmulatorError) as e:
+        run_tdm_gemm(WEAKER=1)
+    message = str(e.value)
+    assert f"{FILE}:{line_of('# TDM-copy')}:" in message and f"{FILE}:{line_of('# TDM-read')}:" in message, message
+
+
+@gluon.jit
+def tdm_mistakes(x_ptr, S: gl.constexpr, CASE: gl.constexpr):
+    desc = gl.amd.gfx1250.tdm.make_tensor_descriptor(x_ptr, [64, 64], [64, 1], [32, 32], S)  # ERR-tdm-layout
+    smem = gl.allocate_shared_memory(gl.float32, [32, 16], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    if CASE == 1:
+        gl.amd.gfx1250.tdm.async_load(desc, [0, 0], smem)  # ERR-tdm-dest
+
+
+def test_tdm_mistakes():
+    swizzled = gl.SwizzledSharedLayout(8, 1, 4, [1, 0])
+    check_located(compile_error(tdm_mistakes, {"x_ptr": "*fp32"}, {"S": swizzled, "CASE": 0}, target="gfx1250"),
+                  "# ERR-tdm-layout", "the Tensor Data Mover lands a block's rows in order, unswizzled")
+    plain = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    check_located(compile_error(tdm_mistakes, {"x_ptr": "*fp32"}, {"S": plain, "CASE": 0}, target="gfx950"),
+                  "# ERR-tdm-layout", "gfx950 has no Tensor Data Mover")
+    check_located(compile_error(tdm_mistakes, {"x_ptr": "*fp32"}, {"S": plain, "CASE": 1}, target="gfx1250"),
+                  "# ERR-tdm-dest", "the shape, dtype and layout must match")

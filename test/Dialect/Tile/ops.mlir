@@ -176,6 +176,13 @@ func.func @local_store(%v: tensor<64x32xbf16>, %slot: i32) {
   return
 }
 
+// CHECK-LABEL: func.func @wait_tensor_copies
+// CHECK: tile.wait_tensor_copies {outstanding = 3 : i32}
+func.func @wait_tensor_copies() {
+  tile.wait_tensor_copies {outstanding = 3 : i32}
+  return
+}
+
 // CHECK-LABEL: func.func @async_loads
 // CHECK: tile.async_load %{{.*}}, mask = %{{.*}} : tensor<64x32xi1> into %{{.*}}[%{{.*}}] : tensor<64x32x!tile.ptr<bf16>>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
 // CHECK: tile.async_load %{{.*}} into %{{.*}}[%{{.*}}] : tensor<64x32x!tile.ptr<bf16>>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>

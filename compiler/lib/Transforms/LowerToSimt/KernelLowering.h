@@ -114,6 +114,7 @@ private:
   LogicalResult lowerAsyncWait(tile::AsyncWaitOp op);
   LogicalResult lowerLocalLoad(tile::LocalLoadOp op);
   LogicalResult lowerLocalStore(tile::LocalStoreOp op);
+  LogicalResult lowerWaitTensorCopies(tile::WaitTensorCopiesOp op);
   LogicalResult lowerAsyncLoad(tile::AsyncLoadOp op);
   /// The copy instructions each wave issues for `op` (one 16-byte run per lane each).
   int64_t asyncLoadInstructions(tile::AsyncLoadOp op);

@@ -356,6 +356,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](tile::AsyncWaitOp w) { return lowerAsyncWait(w); })
       .Case([&](tile::LocalLoadOp l) { return lowerLocalLoad(l); })
       .Case([&](tile::LocalStoreOp s) { return lowerLocalStore(s); })
+      .Case([&](tile::WaitTensorCopiesOp w) { return lowerWaitTensorCopies(w); })
       .Case([&](tile::StoreOp s) { return lowerStore(s); })
       .Case([&](tile::ReduceOp r) { return lowerReduce(r); })
       .Case([&](tile::ConvertLayoutOp c) { return lowerConvertLayout(c); })

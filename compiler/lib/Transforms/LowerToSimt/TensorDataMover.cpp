@@ -254,6 +254,10 @@ LogicalResult KernelLowering::lowerAsyncCopy(tile::AsyncCopyOp op) {
   auto slot = slotOf(op, op.getBuffer(), op.getSlot());
   if (failed(slot))
     return failure();
+  // An arrangement an author chose must be one the copy can land.
+  if (slot->first.maxPhase > 1 || slot->first.order[0] != 1)
+    return op.emitError() << "the Tensor Data Mover lands a block's rows in order, unswizzled (padded or not), "
+                             "not as " << slot->first.str();
   copyBlock(op.getBase(), op.getOffsets(), op.getShape(), op.getStrides(), type, slot->first,
             lookup(op.getBuffer()), slot->second);
   return success();
@@ -296,6 +300,13 @@ LogicalResult KernelLowering::lowerAsyncWait(tile::AsyncWaitOp op) {
   if (loads && !vmcnt)
     ROCDL::WaitAsynccntOp::create(b, loc(), count.getInt());
   gpu::BarrierOp::create(b, loc())->setAttr(kBarrierAfterWaits, b.getUnitAttr());
+  return success();
+}
+
+LogicalResult KernelLowering::lowerWaitTensorCopies(tile::WaitTensorCopiesOp op) {
+  if (!target.hasTensorDataMover)
+    return op.emitError() << target.chip << " has no Tensor Data Mover copies to wait for";
+  ROCDL::WaitTensorcntOp::create(b, loc(), op.getOutstanding());
   return success();
 }
 

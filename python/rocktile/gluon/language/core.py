@@ -82,5 +82,9 @@ def allocate_shared_memory(element_ty, shape, layout, value=None):
     block, picked with .index(i)) whose elements lie as the shared
     `layout` places them; written with `value` if given."""
     value = _unwrap(value)
-    return semantic.shared.allocate_shared(tl._dtype_arg(element_ty), tl._shape_arg(shape), layout,
+    shape = _unwrap(shape)
+    if not isinstance(shape, (list, tuple)):
+        raise SemanticError(f"gl.allocate_shared_memory's shape must be a list of ints, got {shape!r}")
+    shape = [tl._int_arg(d, "each dimension of a shape") for d in shape]
+    return semantic.shared.allocate_shared(tl._dtype_arg(element_ty), shape, layout,
                                            None if value is None else semantic.to_tensor(value))

@@ -12,6 +12,7 @@ from ...errors import SemanticError
 from ..types import block_type, int32
 from .tracing import _unwrap, current
 from .conversions import _emit, cast, constant, to_tensor
+from .shapes import check_shape
 from .layouts import DistributedLayout, _bases, _ints, _no_clusters
 
 
@@ -223,6 +224,9 @@ def allocate_shared(element_ty, shape, layout, value=None):
         raise SemanticError(f"gl.allocate_shared_memory of shape {list(shape)} in {layout!r} (rank {rank}): the "
                             f"shape is a block, or a number of blocks and a block")
     slots, block = (1, shape) if len(shape) == rank else (shape[0], shape[1:])
+    check_shape(block)
+    if slots < 1:
+        raise SemanticError(f"gl.allocate_shared_memory of {slots} blocks")
     ty = shared_memory_type(element_ty, slots, block, layout)
     handle = current().create("tile.local_alloc", [], [ty], {"arrangement": layout.mlir_for(block)}).result(0)
     single = len(shape) == rank
@@ -230,3 +234,85 @@ def allocate_shared(element_ty, shape, layout, value=None):
     if value is not None:
         descriptor.store(value)
     return descriptor
+
+
+@dataclass
+class tensor_copy_descriptor:
+    """A strided 2-D tensor in global memory whose blocks the Tensor Data
+    Mover copies into shared memory laid out as `layout` (Gluon's
+    gl.amd.gfx1250.tdm descriptors)."""
+    base: object
+    shape: list
+    strides: list
+    block_shape: tuple
+    layout: SharedLayout
+
+    @property
+    def dtype(self):
+        return self.base.dtype.element_ty
+
+
+def _i32_values(values, what):
+    out = []
+    for v in values:
+        v = _unwrap(v)
+        v = constant(v, int32) if isinstance(v, int) else to_tensor(v)
+        if v.shape or not v.dtype.is_int() or v.dtype.primitive_bitwidth > 32:
+            raise SemanticError(f"{what} must be 32-bit integers, got {v.type}")
+        out.append(cast(v, int32))
+    return out
+
+
+def make_tensor_copy_descriptor(base, shape, strides, block_shape, layout):
+    base = to_tensor(_unwrap(base))
+    if base.shape or not base.dtype.is_ptr():
+        raise SemanticError(f"a tensor descriptor's base must be a pointer, got {base.type}")
+    shape, strides = [_unwrap(x) for x in _unwrap(shape)], [_unwrap(x) for x in _unwrap(strides)]
+    block_shape = _ints(block_shape, "block_shape")
+    ir = current()
+    if not ir.C.has_tensor_data_mover(ir.target):
+        raise SemanticError(f"{ir.target} has no Tensor Data Mover: gl.amd.gfx1250.tdm is gfx1250's")
+    if not len(shape) == len(strides) == len(block_shape) == 2:
+        raise SemanticError(f"rocktile's tensor descriptors are 2-D for now, got shape {shape} and block "
+                            f"{list(block_shape)}")
+    if strides[-1] != 1:
+        raise SemanticError("a tensor descriptor's last stride must be the constant 1 (rows are contiguous)")
+    if block_shape[0] % ir.num_warps:
+        raise SemanticError(f"rocktile's Tensor Data Mover copies give each warp whole rows: the block's "
+                            f"{block_shape[0]} rows must be a multiple of num_warps ({ir.num_warps})")
+    layout = _unwrap(layout)
+    if not isinstance(layout, (SwizzledSharedLayout, PaddedSharedLayout)) or (
+            isinstance(layout, SwizzledSharedLayout) and (layout.max_phase != 1 or layout.order[0] != 1)):
+        raise SemanticError(f"the Tensor Data Mover lands a block's rows in order, unswizzled: its layout must be "
+                            f"a PaddedSharedLayout or a SwizzledSharedLayout with max_phase 1 and order [1, 0], "
+                            f"got {layout!r}")
+    return tensor_copy_descriptor(base, _i32_values(shape, "shape"), _i32_values(strides, "strides"), block_shape,
+                                  layout)
+
+
+def copy_tensor_block(desc, offsets, dest):
+    """Starts copying the block of `desc` at `offsets` into `dest` (a block
+    of shared memory in the descriptor's layout)."""
+    if not isinstance(desc, tensor_copy_descriptor):
+        raise SemanticError(f"tdm.async_load needs a descriptor of tdm.make_tensor_descriptor, got {desc!r}")
+    if not isinstance(dest, shared_memory_descriptor):
+        raise SemanticError(f"tdm.async_load copies into shared memory (gl.allocate_shared_memory), got {dest!r}")
+    slot = dest._block("tdm.async_load")
+    if tuple(dest.shape) != tuple(desc.block_shape) or dest.dtype != desc.dtype or dest.layout != desc.layout:
+        raise SemanticError(f"tdm.async_load of a {list(desc.block_shape)} {desc.dtype} block in {desc.layout!r} "
+                            f"into {dest!r}: the shape, dtype and layout must match")
+    offsets = _i32_values(_unwrap(offsets), "offsets")
+    if len(offsets) != 2:
+        raise SemanticError(f"tdm.async_load needs 2 offsets, got {len(offsets)}")
+    current().create("tile.async_copy", [desc.base, *offsets, *desc.shape, *desc.strides, dest.handle, slot], [],
+                     {"operandSegmentSizes": "array<i32: 1, 2, 2, 2, 1, 1>"})
+
+
+def wait_tensor_copies(outstanding):
+    outstanding = _unwrap(outstanding)
+    if isinstance(outstanding, bool) or not isinstance(outstanding, int) or outstanding < 0:
+        raise SemanticError(f"tdm.async_wait needs a non-negative Python int, got {outstanding!r}")
+    ir = current()
+    if not ir.C.has_tensor_data_mover(ir.target):
+        raise SemanticError(f"{ir.target} has no Tensor Data Mover: gl.amd.gfx1250.tdm is gfx1250's")
+    ir.create("tile.wait_tensor_copies", [], [], {"outstanding": f"{outstanding} : i32"})

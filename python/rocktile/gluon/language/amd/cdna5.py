@@ -1,8 +1,9 @@
 """gl.amd.cdna5: gfx1250's operations (gl.amd.gfx1250 is the same module's names)."""
 from ....language import semantic
 from ....language.semantic import _unwrap
+from . import tdm
 
-__all__ = ["wmma"]
+__all__ = ["tdm", "wmma"]
 
 
 def wmma(a, b, acc):

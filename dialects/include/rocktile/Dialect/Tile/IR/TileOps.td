@@ -458,6 +458,25 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead<DefaultReso
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_WaitTensorCopiesOp : Tile_Op<"wait_tensor_copies", [MemoryEffects<[MemRead<DefaultResource>,
+                                                                             MemWrite<DefaultResource>]>]> {
+  let summary = "Wait for this warp's Tensor Data Mover copies, without a barrier";
+  let description = [{
+    The warp waits until at most `outstanding` of the `tile.async_copy`s it
+    started are still in flight (its oldest complete first; each copy is
+    one Tensor Data Mover instruction per warp). Unlike `tile.async_wait`
+    nothing else happens: the rows other warps copied are readable only
+    after a barrier (`tile.barrier`), which the explicit level's author
+    places (Gluon's `tdm.async_wait`).
+
+    ```mlir
+    tile.wait_tensor_copies {outstanding = 1 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$outstanding);
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead<DefaultResource>]>]> {
   let summary = "Read a block from a slot of LDS";
   let description = [{
