@@ -1,7 +1,7 @@
-"""The explicit level beside Triton's: examples/gluon_matmul.py (a Gluon
-GEMM through the author's shared memory) compiled by rocktile and, with
-its imports replaced, by Triton 3.9's Gluon, on gfx950 (MFMA) and gfx1250
-(WMMA); and beside them the same GEMM in the tile language
+"""The explicit level beside Triton's: examples/gluon_matmul.py's Gluon
+GEMMs (through the author's shared memory on gfx950's MFMA and gfx1250's
+WMMA, and on gfx1250 through a Tensor Data Mover ring) compiled by rocktile
+and, with its imports replaced, by Triton 3.9's Gluon; and beside them the same GEMM in the tile language
 (examples/matmul.py, Triton's tutorial kernel, at 1 and 2 stages) as
 rocktile compiles it, which is how close the tile compiler comes to the
 hand-laid kernel. Columns as bench/gemm.py's (the K loop's instructions,
@@ -33,16 +33,18 @@ SIGNATURE = {"a_ptr": "*bf16:16:range32", "b_ptr": "*bf16:16:range32", "c_ptr": 
 # Triton's side: the example with Triton's imports, its layouts() for the
 # constexprs, compiled as a Gluon kernel.
 TRITON_DRIVER = r"""
-import importlib.util, json, os, sys, time
+import importlib.util, inspect, json, os, sys, time
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.experimental.gluon._runtime import GluonASTSource
 spec = importlib.util.spec_from_file_location("example_triton", sys.argv[1])
 module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
-fn = module.gluon_matmul_kernel
 out = []
 for job in json.loads(sys.argv[2]):
-    cx = module.layouts(job["target"], *job["config"])
+    fn = getattr(module, job["kernel"])
+    cx = getattr(module, job["layouts"])(*job["layout_args"])
+    defaults = {p.name: p.default for p in inspect.signature(fn.fn).parameters.values() if p.default is not p.empty}
+    cx = {**{k: v for k, v in defaults.items() if k not in job["signature"]}, **cx}
     sig = {k: v.split(":")[0] for k, v in job["signature"].items()}
     sig.update({k: "constexpr" for k in cx})
     sig = {k: sig[k] for k in fn.arg_names}
@@ -85,45 +87,53 @@ def triton_rows(jobs):
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def gluon_row(target, bm, bn, bk, warps):
+def gluon_row(job):
     import ml_dtypes
     import numpy as np
     import rocktile
-    from gluon_matmul import gluon_matmul_kernel, layouts
-    cx = layouts(target, bm, bn, bk, warps)
-    gluon_matmul_kernel.cache.clear()
+    import gluon_matmul
+    kernel, cx = getattr(gluon_matmul, job["kernel"]), getattr(gluon_matmul, job["layouts"])(*job["layout_args"])
+    target, warps = job["target"], job["warps"]
+    kernel.cache.clear()
     start = time.perf_counter()
     try:
-        kernel = rocktile.compile(gluon_matmul_kernel, signature=SIGNATURE, constexprs=cx, target=target,
-                                  num_warps=warps)
+        compiled = rocktile.compile(kernel, signature=SIGNATURE, constexprs=cx, target=target, num_warps=warps)
     except rocktile.CompilationError as e:
         return {"error": str(e).splitlines()[0].split("error: ")[-1][:60]}
     seconds = time.perf_counter() - start
+    bm, bn, bk = cx["BLOCK_M"], cx["BLOCK_N"], cx["BLOCK_K"]
     a, b = np.ones((bm, 2 * bk), ml_dtypes.bfloat16), np.ones((2 * bk, bn), ml_dtypes.bfloat16)
     c = np.zeros((bm, bn), np.float32)
-    launched = gluon_matmul_kernel[(1, 1)](a, b, c, bm, bn, 2 * bk, 2 * bk, bn, bn, **cx, target=target,
-                                           num_warps=warps)
-    return {"asm": kernel.asm["amdgcn"], "seconds": seconds, "bank": gemm.extra_cycles_per_access(launched)}
+    launched = kernel[(1, 1)](a, b, c, bm, bn, 2 * bk, 2 * bk, bn, bn, **cx, target=target, num_warps=warps)
+    return {"asm": compiled.asm["amdgcn"], "seconds": seconds, "bank": gemm.extra_cycles_per_access(launched)}
 
 
 def main():
     gemm.parse_args(__doc__)
-    jobs = [{"target": t, "wave": w, "warps": warps, "config": [bm, bn, bk, warps], "signature": SIGNATURE}
-            for t, w in gemm.TARGETS.items() for bm, bn, bk, warps in CONFIGS]
+    jobs = []
+    for target, wave in gemm.TARGETS.items():
+        for bm, bn, bk, warps in CONFIGS:
+            base = {"target": target, "wave": wave, "warps": warps, "signature": SIGNATURE, "tile": (bm, bn, bk)}
+            jobs.append({**base, "kernel": "gluon_matmul_kernel", "layouts": "layouts", "name": "gl",
+                         "layout_args": [target, bm, bn, bk, warps]})
+            if target == "gfx1250":  # the Tensor Data Mover ring, 3 stages
+                jobs.append({**base, "kernel": "gluon_tdm_matmul_kernel", "layouts": "tdm_layouts", "name": "gl tdm",
+                             "layout_args": [bm, bn, bk, warps, 3]})
     triton = triton_rows(jobs)
-    print("Gluon GEMM (examples/gluon_matmul.py, bf16, loads -> LDS -> matrix operands each K step) beside the "
-          "tile-language GEMM (examples/matmul.py)")
+    print("Gluon GEMMs (examples/gluon_matmul.py, bf16; gl: loads -> LDS -> matrix operands each K step; gl tdm: "
+          "Tensor Data Mover ring of 3) beside the tile-language GEMM (examples/matmul.py)")
     gemm.print_header()
     for i, job in enumerate(jobs):
-        target, (bm, bn, bk, warps) = job["target"], job["config"]
+        target, warps, (bm, bn, bk) = job["target"], job["warps"], job["tile"]
         macs = bm * bn * bk // warps
         head = f"{target:8} {'bf16':5} {f'{bm}x{bn}x{bk} w{warps}':13} "
-        gemm.print_row(head + f"{'rocktile gl':12} ", gluon_row(target, bm, bn, bk, warps), macs)
+        gemm.print_row(head + f"{'rocktile ' + job['name']:12} ", gluon_row(job), macs)
         if triton:
-            gemm.print_row(head + f"{'Triton gl':12} ", triton[i], macs)
-        for stages in (1, 2):
-            gemm.print_row(head + f"{f'rocktile tl s{stages}':12} ",
-                           gemm.rocktile_row(target, "bf16", bm, bn, bk, warps, stages), macs)
+            gemm.print_row(head + f"{'Triton ' + job['name']:12} ", triton[i], macs)
+        if job["kernel"] == "gluon_matmul_kernel":
+            for stages in (1, 2):
+                gemm.print_row(head + f"{f'rocktile tl s{stages}':12} ",
+                               gemm.rocktile_row(target, "bf16", bm, bn, bk, warps, stages), macs)
     if not triton:
         print("(Triton's columns: python bench/gluon.py --install-triton)")
 

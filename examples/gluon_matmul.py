@@ -5,7 +5,9 @@ author's swizzled arrangement, and reads them back in the matrix
 instruction's operand layouts: MFMA on gfx950 (AMDMFMALayout), WMMA on
 gfx1250 (AMDWMMALayout). C = A @ B for bf16 or fp16 A and B, accumulated
 in fp32; any M, N, K (loads past K are zero, rows past M and columns past
-N are read from valid ones and not stored).
+N are read from valid ones and not stored). gluon_tdm_matmul_kernel is
+gfx1250's with the Tensor Data Mover copying the blocks into rings of
+shared memory ahead of the matrix instructions, with explicit waits.
 
 Replacing the rocktile imports with Triton's (`from triton.experimental
 import gluon`, `import triton.experimental.gluon.language as gl`) compiles
@@ -57,6 +59,60 @@ def gluon_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stri
     gl.store(c_ptr + cm[:, None] * stride_cm + cn[None, :], c, mask=(cm[:, None] < M) & (cn[None, :] < N))
 
 
+@gluon.jit
+def gluon_tdm_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                            BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
+                            STAGES: gl.constexpr, acc_layout: gl.constexpr, a_shared: gl.constexpr,
+                            b_shared: gl.constexpr, K_WIDTH: gl.constexpr, IN_FLIGHT: gl.constexpr = None):
+    """gfx1250: C = A @ B with A's and B's blocks copied by the Tensor Data
+    Mover into rings of STAGES blocks, STAGES - 1 steps ahead of the WMMA
+    instructions. Each step waits until at most IN_FLIGHT of this warp's
+    copies are in flight (by default the two of each step ahead, so this
+    step's have landed), then meets the other warps, whose rows of the
+    blocks are readable after the barrier."""
+    a_desc = gl.amd.gfx1250.tdm.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K], a_shared)
+    b_desc = gl.amd.gfx1250.tdm.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N], b_shared)
+    a_ring = gl.allocate_shared_memory(a_ptr.dtype.element_ty, [STAGES, BLOCK_M, BLOCK_K], a_shared)
+    b_ring = gl.allocate_shared_memory(b_ptr.dtype.element_ty, [STAGES, BLOCK_K, BLOCK_N], b_shared)
+    off_m = gl.program_id(0) * BLOCK_M
+    off_n = gl.program_id(1) * BLOCK_N
+    for s in gl.static_range(STAGES - 1):
+        gl.amd.gfx1250.tdm.async_load(a_desc, [off_m, s * BLOCK_K], a_ring.index(s))
+        gl.amd.gfx1250.tdm.async_load(b_desc, [s * BLOCK_K, off_n], b_ring.index(s))  # first-copies
+    acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, layout=acc_layout)
+    for k in range(gl.cdiv(K, BLOCK_K)):
+        ahead = k + STAGES - 1
+        gl.barrier()  # every warp is done with the blocks the next copies overwrite
+        gl.amd.gfx1250.tdm.async_load(a_desc, [off_m, ahead * BLOCK_K], a_ring.index(ahead % STAGES))
+        gl.amd.gfx1250.tdm.async_load(b_desc, [ahead * BLOCK_K, off_n], b_ring.index(ahead % STAGES))
+        if IN_FLIGHT is None:
+            gl.amd.gfx1250.tdm.async_wait(2 * (STAGES - 1))
+        else:
+            gl.amd.gfx1250.tdm.async_wait(IN_FLIGHT)
+        gl.barrier()
+        a = a_ring.index(k % STAGES).load(gl.DotOperandLayout(0, acc_layout, K_WIDTH))
+        b = b_ring.index(k % STAGES).load(gl.DotOperandLayout(1, acc_layout, K_WIDTH))  # operand-read
+        acc = gl.amd.gfx1250.wmma(a, b, acc)
+    gl.amd.gfx1250.tdm.async_wait(0)
+    cm = off_m + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, acc_layout))
+    cn = off_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, acc_layout))
+    c = acc.to(c_ptr.dtype.element_ty)
+    gl.store(c_ptr + cm[:, None] * stride_cm + cn[None, :], c, mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+def tdm_layouts(block_m=128, block_n=128, block_k=64, num_warps=4, stages=3):
+    """gfx1250's TDM GEMM: the copies land rows padded by 8 elements (the
+    Tensor Data Mover pads, it does not swizzle); WMMA 16x16x32 with 2 warps
+    along N."""
+    warps_m = num_warps // 2
+    return {"BLOCK_M": block_m, "BLOCK_N": block_n, "BLOCK_K": block_k, "STAGES": stages,
+            "acc_layout": gl.amd.AMDWMMALayout(3, True, [[0, 1]] + [[1 << i, 0] for i in range(warps_m.bit_length() - 1)],
+                                               instr_shape=[16, 16, 32]),
+            "a_shared": gl.PaddedSharedLayout.with_identity_for([[block_k, 8]], [block_m, block_k], [1, 0]),
+            "b_shared": gl.PaddedSharedLayout.with_identity_for([[block_n, 8]], [block_k, block_n], [1, 0]),
+            "K_WIDTH": 8}
+
+
 def layouts(target, block_m=128, block_n=128, block_k=64, num_warps=4):
     """The layouts of a bf16/fp16 GEMM's tiles on `target`: 16-byte loads,
     the warps 2 along N and the rest along M over the output, the 16x16x32
@@ -79,15 +135,17 @@ def layouts(target, block_m=128, block_n=128, block_k=64, num_warps=4):
             "b_shared": gl.SwizzledSharedLayout(8, 1, 16, [1, 0]), "K_WIDTH": 8, "USE_WMMA": target == "gfx1250"}
 
 
-def matmul(a, b, target="gfx950", **config):
-    """A @ B in fp32 (A: M x K, B: K x N, both bf16 or fp16)."""
+def matmul(a, b, target="gfx950", tdm=False, **config):
+    """A @ B in fp32 (A: M x K, B: K x N, both bf16 or fp16); with `tdm`
+    (gfx1250), by gluon_tdm_matmul_kernel."""
     M, K = a.shape
     N = b.shape[1]
     c = np.empty((M, N), np.float32)
-    cx = layouts(target, **config)
+    kernel, cx = (gluon_tdm_matmul_kernel, tdm_layouts(**config)) if tdm else (gluon_matmul_kernel,
+                                                                               layouts(target, **config))
     grid = (rocktile.cdiv(M, cx["BLOCK_M"]), rocktile.cdiv(N, cx["BLOCK_N"]))
-    gluon_matmul_kernel[grid](a, b, c, M, N, K, a.shape[1], b.shape[1], c.shape[1], **cx, target=target,
-                              num_warps=config.get("num_warps", 4))
+    kernel[grid](a, b, c, M, N, K, a.shape[1], b.shape[1], c.shape[1], **cx, target=target,
+                 num_warps=config.get("num_warps", 4))
     return c
 
 
@@ -96,7 +154,7 @@ if __name__ == "__main__":
     rng = np.random.default_rng(0)
     a = rng.standard_normal((300, 200)).astype(ml_dtypes.bfloat16)
     b = rng.standard_normal((200, 250)).astype(ml_dtypes.bfloat16)
-    for target in ("gfx950", "gfx1250"):
-        c = matmul(a, b, target)
+    for target, tdm in (("gfx950", False), ("gfx1250", False), ("gfx1250", True)):
+        c = matmul(a, b, target, tdm)
         error = np.abs(c - a.astype(np.float32) @ b.astype(np.float32)).max()
-        print(f"{target}: 300x250x200 bf16, max error {error:.2e}")
+        print(f"{target}{' (Tensor Data Mover ring)' if tdm else ''}: 300x250x200 bf16, max error {error:.2e}")

@@ -1,6 +1,8 @@
 """The explicit level (rocktile.gluon): kernels written with their layouts,
 run in the emulator on both chips against numpy, the layouts kept as
 written, and every mistake a located error."""
+import os
+
 import numpy as np
 import pytest
 
@@ -10,12 +12,13 @@ import rocktile.gluon.language as gl
 from rocktile.errors import SemanticError
 
 FILE = __file__
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples")
 CHIPS = {"gfx950": 64, "gfx1250": 32}
 
 
-def line_of(marker):
-    """The line of this file that ends with `marker` (a kernel's comment)."""
-    with open(FILE) as f:
+def line_of(marker, path=FILE):
+    """The line of `path` that ends with `marker` (a kernel's comment)."""
+    with open(path) as f:
         for lineno, line in enumerate(f, 1):
             if line.rstrip().endswith(marker):
                 return lineno
@@ -594,54 +597,22 @@ def test_the_gluon_matmul_example(target):
 # --------------------------------------------------------------------------
 # gfx1250's Tensor Data Mover at the explicit level.
 
-@gluon.jit
-def tdm_gemm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BM: gl.constexpr, BN: gl.constexpr,
-             BK: gl.constexpr, STAGES: gl.constexpr, acc_layout: gl.constexpr, a_shared: gl.constexpr,
-             b_shared: gl.constexpr, WEAKER: gl.constexpr = 0):
-    """C = A B with the blocks copied by the Tensor Data Mover into a ring
-    of STAGES blocks, STAGES - 1 steps ahead of the matrix instructions."""
-    tdm = gl.amd.gfx1250.tdm
-    a_desc = tdm.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BM, BK], a_shared)
-    b_desc = tdm.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BK, BN], b_shared)
-    a_ring = gl.allocate_shared_memory(gl.bfloat16, [STAGES, BM, BK], a_shared)
-    b_ring = gl.allocate_shared_memory(gl.bfloat16, [STAGES, BK, BN], b_shared)
-    off_m = gl.program_id(0) * BM
-    off_n = gl.program_id(1) * BN
-    for s in gl.static_range(STAGES - 1):
-        tdm.async_load(a_desc, [off_m, s * BK], a_ring.index(s))
-        tdm.async_load(b_desc, [s * BK, off_n], b_ring.index(s))  # TDM-copy
-    acc = gl.zeros([BM, BN], gl.float32, layout=acc_layout)
-    for k in range(gl.cdiv(K, BK)):
-        ahead = k + STAGES - 1
-        gl.barrier()  # every warp is done with the block the next copy overwrites
-        tdm.async_load(a_desc, [off_m, ahead * BK], a_ring.index(ahead % STAGES))
-        tdm.async_load(b_desc, [ahead * BK, off_n], b_ring.index(ahead % STAGES))
-        tdm.async_wait(2 * (STAGES - 1) + WEAKER)  # this step's two copies have landed
-        gl.barrier()  # ... every warp's rows of them
-        a = a_ring.index(k % STAGES).load(gl.DotOperandLayout(0, acc_layout, 8))
-        b = b_ring.index(k % STAGES).load(gl.DotOperandLayout(1, acc_layout, 8))  # TDM-read
-        acc = gl.amd.gfx1250.wmma(a, b, acc)
-    tdm.async_wait(0)
-    cm = off_m + gl.arange(0, BM, layout=gl.SliceLayout(1, acc_layout))
-    cn = off_n + gl.arange(0, BN, layout=gl.SliceLayout(0, acc_layout))
-    gl.store(c_ptr + cm[:, None] * stride_cm + cn[None, :], acc, mask=(cm[:, None] < M) & (cn[None, :] < N))
-
-
 def run_tdm_gemm(M=100, N=90, K=150, **constexprs):
     import ml_dtypes
+    from gluon_matmul import gluon_tdm_matmul_kernel, tdm_layouts
     rng = np.random.default_rng(8)
     a = rng.standard_normal((M, K)).astype(ml_dtypes.bfloat16)
     b = rng.standard_normal((K, N)).astype(ml_dtypes.bfloat16)
     c = np.zeros((M, N), np.float32)
-    cx = {"BM": 64, "BN": 64, "BK": 32, "STAGES": 3,
-          "acc_layout": gl.amd.AMDWMMALayout(3, True, [[0, 1], [1, 0]], instr_shape=[16, 16, 32]),
-          "a_shared": gl.PaddedSharedLayout.with_identity_for([[32, 8]], [64, 32], [1, 0]),
-          "b_shared": gl.PaddedSharedLayout.with_identity_for([[64, 8]], [32, 64], [1, 0]), **constexprs}
-    tdm_gemm[(rocktile.cdiv(M, 64), rocktile.cdiv(N, 64))](a, b, c, M, N, K, K, N, N, **cx, target="gfx1250")
+    cx = {**tdm_layouts(64, 64, 32), **constexprs}
+    gluon_tdm_matmul_kernel[(rocktile.cdiv(M, 64), rocktile.cdiv(N, 64))](a, b, c, M, N, K, K, N, N, **cx,
+                                                                          target="gfx1250")
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
 
 
 def test_a_tdm_gemm_through_a_ring():
+    """examples/gluon_matmul.py's gluon_tdm_matmul_kernel: 3 blocks per
+    ring, copies issued two steps ahead, ragged shapes."""
     run_tdm_gemm()
 
 
@@ -650,9 +621,11 @@ def test_a_wait_one_too_weak_names_the_copy_and_the_read():
     before the loop (the newest of the first step's copies), is read before
     it lands."""
     with pytest.raises(rocktile.EmulatorError) as e:
-        run_tdm_gemm(WEAKER=1)
+        run_tdm_gemm(IN_FLIGHT=2 * (3 - 1) + 1)
     message = str(e.value)
-    assert f"{FILE}:{line_of('# TDM-copy')}:" in message and f"{FILE}:{line_of('# TDM-read')}:" in message, message
+    example = os.path.join(EXAMPLES, "gluon_matmul.py")
+    assert f"{example}:{line_of('# first-copies', example)}:" in message, message
+    assert f"{example}:{line_of('# operand-read', example)}:" in message, message
 
 
 @gluon.jit
