@@ -1067,31 +1067,19 @@ private:
 /// Every tensor got a layout of its rank: a mistake here must stop the
 /// compile rather than distribute elements wrongly.
 LogicalResult verifyLayouts(func::FuncOp func) {
-  auto check = [](Value v, Operation *where) {
+  return forEachDefinedValue(func, [](Value v, Operation *where) {
     auto type = dyn_cast<RankedTensorType>(v.getType());
     auto layout = type ? dyn_cast_or_null<VerifiableTensorEncoding>(type.getEncoding()) : nullptr;
-    return !layout || succeeded(layout.verifyEncoding(type.getShape(), type.getElementType(),
-                                                      [&] { return where->emitError(); }));
-  };
-  WalkResult walk = func.walk([&](Operation *op) {
-    for (Value r : op->getResults())
-      if (!check(r, op))
-        return WalkResult::interrupt();
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (Value arg : block.getArguments())
-          if (!check(arg, op))
-            return WalkResult::interrupt();
-    return WalkResult::advance();
+    return success(!layout || succeeded(layout.verifyEncoding(type.getShape(), type.getElementType(),
+                                                              [&] { return where->emitError(); })));
   });
-  return failure(walk.wasInterrupted());
 }
 
 /// The layouts an author wrote (a kernel of the explicit level) must place
 /// each tile on the target's waves and the kernel's warps: an error at the
 /// first op making a tile that does not fit, naming what would.
 LogicalResult verifyExplicitLayouts(func::FuncOp func, const Target &target, unsigned numWarps) {
-  auto check = [&](Value v, Operation *where) -> LogicalResult {
+  return forEachDefinedValue(func, [&](Value v, Operation *where) -> LogicalResult {
     auto type = dyn_cast<RankedTensorType>(v.getType());
     std::optional<LinearLayout> layout = type ? getLinearLayout(type) : std::nullopt;
     if (!layout)
@@ -1100,35 +1088,26 @@ LogicalResult verifyExplicitLayouts(func::FuncOp func, const Target &target, uns
     if (auto slice = dyn_cast<SliceLayoutAttr>(written))
       written = slice.getParent();
     bool blocked = isa<BlockedLayoutAttr>(written);
-    if (layout->getNumLanes() != target.waveSize) {
-      InFlightDiagnostic d = where->emitError() << "the layout of this tile places it on " << layout->getNumLanes()
-                                                << " lanes per warp, but a " << target.chip << " wave has "
-                                                << target.waveSize << ": ";
+    // `has` lanes or warps where `wanted` fit, which `blockedField` or as
+    // many `basis` bases give.
+    auto mismatch = [&](int64_t has, int64_t wanted, StringRef what, const llvm::Twine &fits,
+                        StringRef blockedField, StringRef basis) {
+      InFlightDiagnostic d = where->emitError()
+                             << "the layout of this tile places it on " << has << " " << what << ", but " << fits;
       if (blocked)
-        d << "a BlockedLayout's threads_per_warp must multiply to " << target.waveSize;
+        d << ": a BlockedLayout's " << blockedField << " must multiply to " << wanted;
       else
-        d << "a linear layout needs " << llvm::Log2_32(target.waveSize) << " lane bases";
+        d << ": a linear layout needs " << llvm::Log2_64(wanted) << " " << basis << " bases";
       return d;
-    }
-    if (layout->getNumWarps() != numWarps) {
-      InFlightDiagnostic d = where->emitError() << "the layout of this tile places it on " << layout->getNumWarps()
-                                                << " warps, but the kernel is compiled for num_warps=" << numWarps
-                                                << ": ";
-      if (blocked)
-        d << "a BlockedLayout's warps_per_cta must multiply to " << numWarps;
-      else
-        d << "a linear layout needs " << llvm::Log2_32(numWarps) << " warp bases";
-      return d;
-    }
+    };
+    if (layout->getNumLanes() != target.waveSize)
+      return mismatch(layout->getNumLanes(), target.waveSize, "lanes per warp",
+                      "a " + target.chip + " wave has " + llvm::Twine(target.waveSize), "threads_per_warp", "lane");
+    if (layout->getNumWarps() != numWarps)
+      return mismatch(layout->getNumWarps(), numWarps, "warps",
+                      "the kernel is compiled for num_warps=" + llvm::Twine(numWarps), "warps_per_cta", "warp");
     return success();
-  };
-  WalkResult walk = func.walk([&](Operation *op) {
-    for (Value r : op->getResults())
-      if (failed(check(r, op)))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
   });
-  return failure(walk.wasInterrupted());
 }
 
 struct AssignLayoutsPass

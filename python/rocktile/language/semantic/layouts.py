@@ -33,6 +33,20 @@ def _bases(values, what, rank=None):
     return bases
 
 
+def _powers_of_two(values, what):
+    """`values` (ints), each a power of two, or an error naming `what`."""
+    if any(v <= 0 or v & (v - 1) for v in values):
+        raise SemanticError(f"{what} must be powers of two, got {list(values)}")
+    return values
+
+
+def _permutation(order, what):
+    """`order` (a layout's dimensions, fastest first), a permutation, or an error."""
+    if sorted(order) != list(range(len(order))):
+        raise SemanticError(f"{what} must be a permutation of 0..{len(order) - 1}, got {list(order)}")
+    return order
+
+
 def _no_clusters(layout, field):
     """Bases over a cluster of workgroups (cga_layout, block_bases), which
     rocktile does not launch: an error unless there are none."""
@@ -43,6 +57,13 @@ def _no_clusters(layout, field):
 
 def _list(values):
     return "[" + ", ".join(map(str, values)) + "]"
+
+
+def _linear_attr(bases):
+    """#tile.linear of (register, lane, warp) bases."""
+    def spelled(bs):
+        return "[" + ", ".join(_list(b) for b in bs) + "]"
+    return f"#tile.linear<register = {spelled(bases[0])}, lane = {spelled(bases[1])}, warp = {spelled(bases[2])}>"
 
 
 class DistributedLayout:
@@ -85,12 +106,9 @@ class BlockedLayout(DistributedLayout):
         if any(len(getattr(self, n)) != rank for n in ("size_per_thread", "threads_per_warp", "warps_per_cta")):
             raise SemanticError("BlockedLayout's size_per_thread, threads_per_warp, warps_per_cta and order must "
                                 f"have the same length, got {self}")
-        if sorted(self.order) != list(range(rank)):
-            raise SemanticError(f"BlockedLayout's order must be a permutation of 0..{rank - 1}, got "
-                                f"{list(self.order)}")
+        _permutation(self.order, "BlockedLayout's order")
         for name in ("size_per_thread", "threads_per_warp", "warps_per_cta"):
-            if any(v <= 0 or v & (v - 1) for v in getattr(self, name)):
-                raise SemanticError(f"BlockedLayout's {name} must be powers of two, got {list(getattr(self, name))}")
+            _powers_of_two(getattr(self, name), f"BlockedLayout's {name}")
         _no_clusters(self, "cga_layout")
 
     @property
@@ -169,10 +187,7 @@ class DistributedLinearLayout(DistributedLayout):
 
     @property
     def mlir(self):
-        def bases(bs):
-            return "[" + ", ".join(_list(b) for b in bs) + "]"
-        return (f"#tile.linear<register = {bases(self.reg_bases)}, lane = {bases(self.lane_bases)}, "
-                f"warp = {bases(self.warp_bases)}>")
+        return _linear_attr((self.reg_bases, self.lane_bases, self.warp_bases))
 
     def permuted(self, dims):
         def move(bs):
@@ -185,13 +200,6 @@ class DistributedLinearLayout(DistributedLayout):
             return [list(b) for b in bs]
         return (f"DistributedLinearLayout(reg_bases={bases(self.reg_bases)}, lane_bases={bases(self.lane_bases)}, "
                 f"warp_bases={bases(self.warp_bases)}, block_bases=[], shape={list(self.shape)})")
-
-
-def _linear_attr(bases):
-    """#tile.linear of (register, lane, warp) bases."""
-    def spelled(bs):
-        return "[" + ", ".join(_list(b) for b in bs) + "]"
-    return f"#tile.linear<register = {spelled(bases[0])}, lane = {spelled(bases[1])}, warp = {spelled(bases[2])}>"
 
 
 # The element types of the targets' matrix instructions (rocktile._C.matrix_instrs).

@@ -13,7 +13,7 @@ from ..types import block_type, int32
 from .tracing import _unwrap, current
 from .conversions import _emit, cast, constant, to_tensor
 from .shapes import check_shape
-from .layouts import DistributedLayout, _bases, _ints, _no_clusters
+from .layouts import DistributedLayout, _bases, _ints, _no_clusters, _permutation, _powers_of_two
 
 
 class SharedLayout:
@@ -21,6 +21,12 @@ class SharedLayout:
 
     def mlir_for(self, shape) -> str:
         raise NotImplementedError
+
+
+def _shared_attr(order, vec=1, per_phase=1, max_phase=1, row_pitch=0):
+    """#tile.shared: rows over `order` swizzled, or padded to `row_pitch`."""
+    return (f"#tile.shared<order = [{', '.join(map(str, order))}], vec = {vec}, perPhase = {per_phase}, "
+            f"maxPhase = {max_phase}, rowPitch = {row_pitch}>")
 
 
 @dataclass(frozen=True)
@@ -37,15 +43,17 @@ class SwizzledSharedLayout(SharedLayout):
 
     def __post_init__(self):
         for name in ("vec", "per_phase", "max_phase"):
-            value = _unwrap(getattr(self, name))
-            if not isinstance(value, int) or value <= 0 or value & (value - 1):
-                raise SemanticError(f"SwizzledSharedLayout's {name} must be a power of two, got {value!r}")
+            what = f"SwizzledSharedLayout's {name}"
+            [value] = _powers_of_two(_ints([getattr(self, name)], what), what)
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "order", _ints(self.order, "SwizzledSharedLayout's order"))
+        object.__setattr__(self, "order", _permutation(_ints(self.order, "SwizzledSharedLayout's order"),
+                                                       "SwizzledSharedLayout's order"))
         object.__setattr__(self, "cga_layout", _bases(self.cga_layout, "SwizzledSharedLayout's cga_layout"))
-        if sorted(self.order) != list(range(len(self.order))):
-            raise SemanticError(f"SwizzledSharedLayout's order must be a permutation, got {list(self.order)}")
         _no_clusters(self, "cga_layout")
+
+    @property
+    def rank(self):
+        return len(self.order)
 
     def mlir_for(self, shape):
         if len(shape) != len(self.order):
@@ -53,8 +61,7 @@ class SwizzledSharedLayout(SharedLayout):
                                 f"{list(shape)}")
         if self.max_phase > 1 and len(shape) < 2:
             raise SemanticError(f"{self!r} swizzles rows, but the buffer's blocks have one dimension")
-        return (f"#tile.shared<order = [{', '.join(map(str, self.order))}], vec = {self.vec}, perPhase = "
-                f"{self.per_phase}, maxPhase = {self.max_phase}, rowPitch = 0>")
+        return _shared_attr(self.order, self.vec, self.per_phase, self.max_phase)
 
     def __repr__(self):
         return (f"SwizzledSharedLayout(vec={self.vec}, per_phase={self.per_phase}, max_phase={self.max_phase}, "
@@ -80,11 +87,13 @@ class PaddedSharedLayout(SharedLayout):
         object.__setattr__(self, "offset_bases", _bases(self.offset_bases, "PaddedSharedLayout's offset_bases",
                                                         len(self.shape)))
         object.__setattr__(self, "cga_layout", _bases(self.cga_layout, "PaddedSharedLayout's cga_layout"))
-        for interval, padding in self.interval_padding_pairs:
-            if interval <= 0 or interval & (interval - 1) or padding <= 0 or padding & (padding - 1):
-                raise SemanticError(f"PaddedSharedLayout's intervals and paddings must be powers of two, got "
-                                    f"{[list(p) for p in self.interval_padding_pairs]}")
+        _powers_of_two([v for pair in self.interval_padding_pairs for v in pair],
+                       "PaddedSharedLayout's intervals and paddings")
         _no_clusters(self, "cga_layout")
+
+    @property
+    def rank(self):
+        return len(self.shape)
 
     @staticmethod
     def with_identity_for(interval_padding_pairs, shape, order, cga_layout=()):
@@ -120,8 +129,7 @@ class PaddedSharedLayout(SharedLayout):
             raise SemanticError(f"rocktile takes a PaddedSharedLayout with one [interval, padding] pair whose "
                                 f"interval is a row ({shape[order[0]] if order else '?'} elements) and row-major "
                                 f"offsets (PaddedSharedLayout.with_identity_for), got {self!r}")
-        return (f"#tile.shared<order = [{', '.join(map(str, order))}], vec = 1, perPhase = 1, maxPhase = 1, "
-                f"rowPitch = {pairs[0][0] + pairs[0][1]}>")
+        return _shared_attr(order, row_pitch=pairs[0][0] + pairs[0][1])
 
     def __repr__(self):
         return (f"PaddedSharedLayout(interval_padding_pairs={[list(p) for p in self.interval_padding_pairs]}, "
@@ -218,7 +226,7 @@ def allocate_shared(element_ty, shape, layout, value=None):
     if not isinstance(layout, SharedLayout):
         raise SemanticError(f"gl.allocate_shared_memory needs a shared layout (SwizzledSharedLayout, "
                             f"PaddedSharedLayout), got {layout!r}")
-    rank = len(layout.order) if isinstance(layout, SwizzledSharedLayout) else len(layout.shape)
+    rank = layout.rank
     shape = tuple(shape)
     if len(shape) not in (rank, rank + 1):
         raise SemanticError(f"gl.allocate_shared_memory of shape {list(shape)} in {layout!r} (rank {rank}): the "
@@ -263,19 +271,26 @@ def _i32_values(values, what):
     return out
 
 
+def _tensor_data_mover(what):
+    """The IR builder of a kernel compiled for a chip with a Tensor Data
+    Mover, or an error naming `what` needs one."""
+    ir = current()
+    if not ir.C.has_tensor_data_mover(ir.target):
+        raise SemanticError(f"{ir.target} has no Tensor Data Mover: {what} is gfx1250's")
+    return ir
+
+
 def make_tensor_copy_descriptor(base, shape, strides, block_shape, layout):
     base = to_tensor(_unwrap(base))
     if base.shape or not base.dtype.is_ptr():
         raise SemanticError(f"a tensor descriptor's base must be a pointer, got {base.type}")
     shape, strides = [_unwrap(x) for x in _unwrap(shape)], [_unwrap(x) for x in _unwrap(strides)]
     block_shape = _ints(block_shape, "block_shape")
-    ir = current()
-    if not ir.C.has_tensor_data_mover(ir.target):
-        raise SemanticError(f"{ir.target} has no Tensor Data Mover: gl.amd.gfx1250.tdm is gfx1250's")
+    ir = _tensor_data_mover("gl.amd.gfx1250.tdm")
     if not len(shape) == len(strides) == len(block_shape) == 2:
         raise SemanticError(f"rocktile's tensor descriptors are 2-D for now, got shape {shape} and block "
                             f"{list(block_shape)}")
-    if strides[-1] != 1:
+    if not (isinstance(strides[-1], int) and strides[-1] == 1):
         raise SemanticError("a tensor descriptor's last stride must be the constant 1 (rows are contiguous)")
     if block_shape[0] % ir.num_warps:
         raise SemanticError(f"rocktile's Tensor Data Mover copies give each warp whole rows: the block's "
@@ -312,7 +327,4 @@ def wait_tensor_copies(outstanding):
     outstanding = _unwrap(outstanding)
     if isinstance(outstanding, bool) or not isinstance(outstanding, int) or outstanding < 0:
         raise SemanticError(f"tdm.async_wait needs a non-negative Python int, got {outstanding!r}")
-    ir = current()
-    if not ir.C.has_tensor_data_mover(ir.target):
-        raise SemanticError(f"{ir.target} has no Tensor Data Mover: gl.amd.gfx1250.tdm is gfx1250's")
-    ir.create("tile.wait_tensor_copies", [], [], {"outstanding": f"{outstanding} : i32"})
+    _tensor_data_mover("gl.amd.gfx1250.tdm").create("tile.wait_tensor_copies", [], [], {"outstanding": f"{outstanding} : i32"})

@@ -6,6 +6,17 @@ using namespace mlir;
 using namespace rocktile;
 using namespace rocktile::tile;
 
+/// `order` (a layout's dimensions, fastest first) is a permutation.
+static LogicalResult verifyOrder(function_ref<InFlightDiagnostic()> emitError, StringRef layout,
+                                 ArrayRef<unsigned> order) {
+  SmallVector<unsigned> sorted(order);
+  llvm::sort(sorted);
+  for (unsigned i = 0; i < sorted.size(); ++i)
+    if (sorted[i] != i)
+      return emitError() << layout << " layout: order must be a permutation of 0.." << order.size() - 1;
+  return success();
+}
+
 LogicalResult
 BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           ArrayRef<unsigned> sizePerThread,
@@ -22,13 +33,7 @@ BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       if (!llvm::isPowerOf2_32(s))
         return emitError() << "blocked layout: sizes must be powers of two, got "
                            << s;
-  SmallVector<unsigned> sorted(order);
-  llvm::sort(sorted);
-  for (unsigned i = 0; i < rank; ++i)
-    if (sorted[i] != i)
-      return emitError() << "blocked layout: order must be a permutation of 0.."
-                         << rank - 1;
-  return success();
+  return verifyOrder(emitError, "blocked", order);
 }
 
 static LogicalResult verifyRank(function_ref<InFlightDiagnostic()> emitError, Attribute layout,
@@ -94,11 +99,8 @@ LinearLayout SliceLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
 
 LogicalResult SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<unsigned> order,
                                        int64_t vec, int64_t perPhase, int64_t maxPhase, int64_t rowPitch) {
-  SmallVector<unsigned> sorted(order);
-  llvm::sort(sorted);
-  for (unsigned i = 0; i < sorted.size(); ++i)
-    if (sorted[i] != i)
-      return emitError() << "shared layout: order must be a permutation of 0.." << order.size() - 1;
+  if (failed(verifyOrder(emitError, "shared", order)))
+    return failure();
   for (int64_t v : {vec, perPhase, maxPhase})
     if (v <= 0 || !llvm::isPowerOf2_64(v))
       return emitError() << "shared layout: vec, perPhase and maxPhase must be powers of two, got " << v;
@@ -235,23 +237,28 @@ std::optional<LinearLayout> rocktile::tile::getLinearLayout(RankedTensorType typ
   return std::nullopt;
 }
 
-bool rocktile::tile::hasExplicitLayouts(Operation *op) {
-  bool any = false;
-  auto laidOut = [&](Value v) {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    any |= bool(type);
-    return !type || type.getEncoding();
-  };
+LogicalResult rocktile::tile::forEachDefinedValue(Operation *op,
+                                                  function_ref<LogicalResult(Value, Operation *)> fn) {
   WalkResult walk = op->walk([&](Operation *inner) {
     for (Value r : inner->getResults())
-      if (!laidOut(r))
+      if (failed(fn(r, inner)))
         return WalkResult::interrupt();
     for (Region &region : inner->getRegions())
       for (Block &block : region)
         for (Value arg : block.getArguments())
-          if (!laidOut(arg))
+          if (failed(fn(arg, inner)))
             return WalkResult::interrupt();
     return WalkResult::advance();
   });
-  return any && !walk.wasInterrupted();
+  return failure(walk.wasInterrupted());
+}
+
+bool rocktile::tile::hasExplicitLayouts(Operation *op) {
+  bool any = false;
+  LogicalResult all = forEachDefinedValue(op, [&](Value v, Operation *) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    any |= bool(type);
+    return success(!type || type.getEncoding());
+  });
+  return any && succeeded(all);
 }

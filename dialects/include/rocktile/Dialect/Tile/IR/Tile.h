@@ -32,6 +32,11 @@ mlir::Type cloneWithElementType(mlir::Type type, mlir::Type elementType);
 /// The linear layout of a tensor type carrying a tile layout encoding, or
 /// nullopt when the tensor has no encoding.
 std::optional<LinearLayout> getLinearLayout(mlir::RankedTensorType type);
+/// Calls `fn` on each value that `op` and the ops nested in it define
+/// (their results, and the arguments of their regions' blocks), with the
+/// op that defines it, until `fn` fails; then fails.
+mlir::LogicalResult forEachDefinedValue(mlir::Operation *op,
+                                        llvm::function_ref<mlir::LogicalResult(mlir::Value, mlir::Operation *)> fn);
 /// Whether every tile that `op` and the ops inside it make has a layout
 /// already, as a kernel of the explicit level (rocktile.gluon) gives each
 /// one: the compiler then places none itself. False with no tiles at all.
