@@ -73,6 +73,7 @@ void rocktile::buildTilePipeline(OpPassManager &pm, const CompileOptions &o) {
   // fuses truncf(sitofp) into an int -> fp8 sitofp.
   pm.addPass(arith::createArithEmulateUnsupportedFloats({{"f8E4M3FN", "f8E5M2"}, "f32"}));
   pm.addPass(createPipelineCopies({o.target, o.numWarps}));
+  pm.addPass(createInsertBarriers());
   pm.addPass(createAssignLayouts({o.target, o.numWarps}));
   pm.addPass(createAllocateLds({o.target}));
 }

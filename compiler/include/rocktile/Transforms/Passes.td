@@ -134,6 +134,36 @@ def PipelineCopies : Pass<"tile-pipeline-copies", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
+def InsertBarriers : Pass<"tile-insert-barriers", "mlir::ModuleOp"> {
+  let summary = "Order an explicit-level kernel's shared-memory accesses with barriers where warps could race";
+  let description = [{
+    In a kernel of the explicit level (every tile has a layout), the author
+    reads and writes LDS blocks (`tile.local_store`, `tile.local_load`) and
+    starts copies into them (`tile.async_copy`, `tile.async_load`). As
+    Triton's Gluon does, the compiler places the barriers: a `tile.barrier`
+    goes before each access that may touch a slot another warp wrote, or
+    write one another warp read, since the last barrier on some path to it
+    (through loops' back edges and both sides of branches). Slots are told
+    apart when both indices are constants; otherwise any slot of a buffer
+    may be any other. A barrier the author wrote (`gl.barrier()`) or a
+    `tile.async_wait` (which ends in one) counts. A copy's own wait is the
+    author's (`tile.wait_tensor_copies`, `tile.async_wait`): a barrier does
+    not make a copy land.
+
+    Before:
+    ```mlir
+    tile.local_store %a, %buf[%c0] : tensor<64x32xbf16, #blocked>, memref<1x64x32xbf16, #lds>
+    %x = tile.local_load %buf[%c0] : memref<1x64x32xbf16, #lds> -> tensor<64x32xbf16, #dot>
+    ```
+    After:
+    ```mlir
+    tile.local_store %a, %buf[%c0] : tensor<64x32xbf16, #blocked>, memref<1x64x32xbf16, #lds>
+    tile.barrier
+    %x = tile.local_load %buf[%c0] : memref<1x64x32xbf16, #lds> -> tensor<64x32xbf16, #dot>
+    ```
+  }];
+}
+
 def AssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
   let summary = "Give every tile a layout: coalesced blocked layouts for memory, slices for reductions";
   let description = [{
