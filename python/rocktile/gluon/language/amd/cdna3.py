@@ -1,8 +1,10 @@
-"""gl.amd.cdna3: the MFMA operations that gfx950 (CDNA4) inherits from CDNA3."""
+"""gl.amd.cdna3: the MFMA and buffer operations that gfx950 (CDNA4) inherits from CDNA3."""
 from ....language import semantic
 from ....language.semantic import _unwrap
+from .buffers import buffer_atomics, buffer_load, buffer_store
 
-__all__ = ["mfma"]
+globals().update(buffer_atomics("cdna3"))
+__all__ = ["buffer_load", "buffer_store", "mfma", *buffer_atomics("cdna3")]
 
 
 def mfma(a, b, acc, cd_regclass=None):

@@ -2,8 +2,9 @@
 from ....language import semantic
 from ....language.semantic import _unwrap
 from . import tdm
+from .buffers import buffer_load, buffer_store  # noqa: F401
 
-__all__ = ["tdm", "wmma"]
+__all__ = ["buffer_load", "buffer_store", "tdm", "wmma"]
 
 
 def wmma(a, b, acc):
