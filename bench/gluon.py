@@ -1,6 +1,7 @@
 """The explicit level beside Triton's: examples/gluon_matmul.py's Gluon
 GEMMs (through the author's shared memory on gfx950's MFMA and gfx1250's
-WMMA, and on gfx1250 through a Tensor Data Mover ring) compiled by rocktile
+WMMA; on gfx950 through a ring filled by direct-to-LDS loads, on gfx1250
+through a Tensor Data Mover ring) compiled by rocktile
 and, with its imports replaced, by Triton 3.9's Gluon; and beside them the same GEMM in the tile language
 (examples/matmul.py, Triton's tutorial kernel, at 1 and 2 stages) as
 rocktile compiles it, which is how close the tile compiler comes to the
@@ -116,12 +117,16 @@ def main():
             base = {"target": target, "wave": wave, "warps": warps, "signature": SIGNATURE, "tile": (bm, bn, bk)}
             jobs.append({**base, "kernel": "gluon_matmul_kernel", "layouts": "layouts", "name": "gl",
                          "layout_args": [target, bm, bn, bk, warps]})
+            if target == "gfx950":  # direct-to-LDS loads into a ring of 3
+                jobs.append({**base, "kernel": "gluon_async_matmul_kernel", "layouts": "async_layouts",
+                             "name": "gl async", "layout_args": [bm, bn, bk, warps, 3]})
             if target == "gfx1250":  # the Tensor Data Mover ring, 3 stages
                 jobs.append({**base, "kernel": "gluon_tdm_matmul_kernel", "layouts": "tdm_layouts", "name": "gl tdm",
                              "layout_args": [bm, bn, bk, warps, 3]})
     triton = triton_rows(jobs)
-    print("Gluon GEMMs (examples/gluon_matmul.py, bf16; gl: loads -> LDS -> matrix operands each K step; gl tdm: "
-          "Tensor Data Mover ring of 3) beside the tile-language GEMM (examples/matmul.py)")
+    print("Gluon GEMMs (examples/gluon_matmul.py, bf16; gl: loads -> LDS -> matrix operands each K step; gl async: "
+          "direct-to-LDS loads into a ring of 3; gl tdm: Tensor Data Mover ring of 3) beside the tile-language GEMM "
+          "(examples/matmul.py)")
     gemm.print_header()
     for i, job in enumerate(jobs):
         target, warps, (bm, bn, bk) = job["target"], job["warps"], job["tile"]
@@ -130,8 +135,8 @@ def main():
         gemm.print_row(head + f"{'rocktile ' + job['name']:12} ", gluon_row(job), macs)
         if triton:
             gemm.print_row(head + f"{'Triton ' + job['name']:12} ", triton[i], macs)
-        if job["kernel"] == "gluon_matmul_kernel":
-            for stages in (1, 2):
+        if job["kernel"] != "gluon_tdm_matmul_kernel":
+            for stages in ((1, 2) if job["kernel"] == "gluon_matmul_kernel" else (3,)):
                 gemm.print_row(head + f"{f'rocktile tl s{stages}':12} ",
                                gemm.rocktile_row(target, "bf16", bm, bn, bk, warps, stages), macs)
     if not triton:

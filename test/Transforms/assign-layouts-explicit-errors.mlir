@@ -33,3 +33,17 @@ func.func @linear_lanes(%x: !tile.ptr<i32>) {
   %r = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #tile.linear<register = [[16]], lane = [[1], [2], [4], [8]], warp = [[32], [0]]>>
   return
 }
+
+// -----
+
+// The async loads write a wave's runs consecutively: a padded
+// block has gaps they cannot leave.
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @padded_async_load(%a: !tile.ptr<bf16>) {
+  %c0 = arith.constant 0 : i32
+  %buf = tile.local_alloc {arrangement = #tile.shared<order = [1, 0], vec = 1, perPhase = 1, maxPhase = 1, rowPitch = 72>} : memref<1x64x64xbf16, #gpu.address_space<workgroup>>
+  %p = tile.splat %a : !tile.ptr<bf16> -> tensor<64x64x!tile.ptr<bf16>, #blk>
+  // expected-error @+1 {{gfx1250's async copies write each wave's lanes' 16-byte runs consecutively, which cannot fill this shared layout}}
+  tile.async_load %p into %buf[%c0] : tensor<64x64x!tile.ptr<bf16>, #blk>, memref<1x64x64xbf16, #gpu.address_space<workgroup>>
+  return
+}

@@ -43,9 +43,10 @@ func.func @no_tensor_data_mover(%p: !tile.ptr<bf16>, %i: i32) attributes {tile.l
 #opA = #tile.linear<register = [[0, 1], [0, 2], [0, 4], [32, 0]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [0, 16]], warp = [[0, 0], [16, 0]]>
 func.func @masked_async_load(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %slot: i32, %m: i1) attributes {tile.lds_bytes = 12288 : i64, tile.num_warps = 4 : i32} {
   %buf = tile.local_alloc {tile.lds_offset = 0 : i64} : memref<3x64x32xbf16, #gpu.address_space<workgroup>>
-  %p = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #copier>
+  %s = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #copier>
+  %p = tile.assume %s {contiguity = array<i64: 1, 32>, divisibility = array<i64: 64, 64>} : tensor<64x32x!tile.ptr<bf16>, #copier>
   %mask = tile.splat %m : i1 -> tensor<64x32xi1, #copier>
-  // expected-error @+1 {{tile.async_load with a mask needs a buffer resource (a ':range32' pointer) on gfx950}}
+  // expected-error @+1 {{tile.async_load with a mask needs gfx950's async loads through a buffer resource (a ':range32' pointer), which its pointers lack}}
   tile.async_load %p, mask = %mask : tensor<64x32xi1, #copier> into %buf[%slot] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
   %x = tile.local_load %buf[%slot] : memref<3x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #opA>
   return
@@ -75,5 +76,20 @@ func.func @tile_argument(%x: tensor<1024xf32, #b>) attributes {tile.lds_bytes = 
 func.func @wait_without_tensor_copies() attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
   // expected-error @+1 {{gfx950 has no Tensor Data Mover copies to wait for}}
   tile.wait_tensor_copies {outstanding = 0 : i32}
+  return
+}
+
+// -----
+
+// A lane copies 16 bytes with one instruction: pointers the compiler cannot
+// prove contiguous over runs of 8 bf16 cannot be copied.
+#opA = #tile.linear<register = [[0, 1], [0, 2], [0, 4], [32, 0]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [0, 16]], warp = [[0, 0], [16, 0]]>
+#copier = #tile.linear<register = [[0, 1], [0, 2], [0, 4]], lane = [[0, 8], [0, 16], [1, 0], [2, 0], [4, 8], [8, 16]], warp = [[16, 0], [32, 0]]>
+func.func @scattered_async_load(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32}, %slot: i32) attributes {tile.lds_bytes = 12288 : i64, tile.num_warps = 4 : i32} {
+  %buf = tile.local_alloc {tile.lds_offset = 0 : i64} : memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  %p = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #copier>
+  // expected-error @+1 {{each lane copies runs of 8 elements (16 bytes) with one instruction, but the compiler proves runs of only 1}}
+  tile.async_load %p into %buf[%slot] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  %x = tile.local_load %buf[%slot] : memref<3x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #opA>
   return
 }

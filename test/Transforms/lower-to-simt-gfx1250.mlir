@@ -191,7 +191,8 @@ func.func @stored_block(%base: !tile.ptr<bf16>, %v: bf16, %m: i32, %k: i32, %str
 func.func @async_load(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32}, %slot: i32, %o: i32) attributes {tile.lds_bytes = 12288 : i64, tile.num_warps = 4 : i32} {
   %buf = tile.local_alloc {tile.lds_offset = 0 : i64} : memref<3x64x32xbf16, #gpu.address_space<workgroup>>
   %base = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #copier>
-  %offsets = tile.splat %o : i32 -> tensor<64x32xi32, #copier>
+  %splat = tile.splat %o : i32 -> tensor<64x32xi32, #copier>
+  %offsets = tile.assume %splat {contiguity = array<i64: 1, 32>, divisibility = array<i64: 32, 32>} : tensor<64x32xi32, #copier>
   %p = tile.addptr %base, %offsets : tensor<64x32x!tile.ptr<bf16>, #copier>, tensor<64x32xi32, #copier>
   tile.async_load %p into %buf[%slot] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
   tile.async_wait {outstanding = 1 : i32}
@@ -241,5 +242,31 @@ func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.pt
 // CHECK: gpu.return
 func.func @wait_tensor_copies() attributes {tile.lds_bytes = 0 : i64, tile.num_warps = 4 : i32} {
   tile.wait_tensor_copies {outstanding = 2 : i32}
+  return
+}
+
+// -----
+
+// Commit groups on gfx1250: the wait counts async loads on asynccnt (the
+// newest group: one load of 2 runs per lane on wave32), with no barrier.
+// CHECK-LABEL: gpu.func @commit_groups
+// CHECK-COUNT-4: rocdl.global.load.async.to.lds.b128
+// CHECK-NEXT: rocdl.s.wait.asynccnt 2
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+#copier = #tile.linear<register = [[0, 1], [0, 2], [0, 4], [8, 16]], lane = [[0, 8], [0, 16], [1, 0], [2, 0], [4, 8]], warp = [[16, 0], [32, 0]]>
+#opA = #tile.linear<register = [[0, 1], [0, 2], [0, 4], [0, 16], [32, 0]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8]], warp = [[0, 0], [16, 0]]>
+func.func @commit_groups(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %o: i32) attributes {tile.lds_bytes = 12288 : i64, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %buf = tile.local_alloc {tile.lds_offset = 0 : i64} : memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  %base = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #copier>
+  %p = tile.assume %base {contiguity = array<i64: 1, 32>, divisibility = array<i64: 64, 64>} : tensor<64x32x!tile.ptr<bf16>, #copier>
+  tile.async_load %p into %buf[%c0] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  tile.commit_group
+  tile.async_load %p into %buf[%c1] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  tile.commit_group
+  tile.wait_groups {outstanding = 1 : i32}
+  %x = tile.local_load %buf[%c0] : memref<3x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #opA>
   return
 }

@@ -1034,10 +1034,51 @@ func.func @fills_the_registers_in_a_loop(%p: !tile.ptr<f32> {tile.divisibility =
 #opA = #tile.linear<register = [[0, 1], [0, 2], [0, 4], [32, 0]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [0, 16]], warp = [[0, 0], [16, 0]]>
 func.func @async_load(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32}, %slot: i32) attributes {tile.lds_bytes = 12288 : i64, tile.num_warps = 4 : i32} {
   %buf = tile.local_alloc {tile.lds_offset = 0 : i64} : memref<3x64x32xbf16, #gpu.address_space<workgroup>>
-  %p = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #copier>
+  %s = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #copier>
+  %p = tile.assume %s {contiguity = array<i64: 1, 32>, divisibility = array<i64: 64, 64>} : tensor<64x32x!tile.ptr<bf16>, #copier>
   tile.async_load %p into %buf[%slot] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
   tile.async_wait {outstanding = 1 : i32}
   %x = tile.local_load %buf[%slot] : memref<3x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #opA>
+  return
+}
+
+// -----
+
+// Commit groups (Gluon's async_copy.commit_group and wait_group): a wait
+// leaves in flight the instructions of the newest groups, counted back
+// along every path to it (here through the loop's back edge and out to the
+// prologue: 2 either way); copies not yet committed are waited for (0).
+// The barriers of tile-insert-barriers wait for the wave's LDS accesses
+// only, not for copies in flight.
+// CHECK-LABEL: gpu.func @commit_groups
+// CHECK: scf.for
+// CHECK: amdgpu.gather_to_lds
+// CHECK: amdgpu.memory_counter_wait load(2)
+// CHECK-NEXT: amdgpu.memory_counter_wait ds(0)
+// CHECK-NEXT: gpu.barrier {rocktile.barrier_after_waits}
+// CHECK: amdgpu.gather_to_lds
+// CHECK-NEXT: amdgpu.memory_counter_wait load(0)
+#copier = #tile.linear<register = [[0, 1], [0, 2], [0, 4]], lane = [[0, 8], [0, 16], [1, 0], [2, 0], [4, 8], [8, 16]], warp = [[16, 0], [32, 0]]>
+#opA = #tile.linear<register = [[0, 1], [0, 2], [0, 4], [32, 0]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8], [0, 16]], warp = [[0, 0], [16, 0]]>
+func.func @commit_groups(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32}, %n: i32) attributes {tile.lds_bytes = 12288 : i64, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %buf = tile.local_alloc {tile.lds_offset = 0 : i64} : memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  %s = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #copier>
+  %p = tile.assume %s {contiguity = array<i64: 1, 32>, divisibility = array<i64: 64, 64>} : tensor<64x32x!tile.ptr<bf16>, #copier>
+  tile.async_load %p into %buf[%c0] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  tile.commit_group
+  tile.async_load %p into %buf[%c1] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  tile.commit_group
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    tile.async_load %p into %buf[%i] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+    tile.commit_group
+    tile.wait_groups {outstanding = 2 : i32}
+    tile.barrier {lds}
+    %x = tile.local_load %buf[%i] : memref<3x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16, #opA>
+  }
+  tile.async_load %p into %buf[%c0] : tensor<64x32x!tile.ptr<bf16>, #copier>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
+  tile.wait_groups {outstanding = 1 : i32}
   return
 }
 

@@ -261,6 +261,8 @@ AxisInfo AxisInfoAnalysis::visit(Operation *op) {
         info.divisibility[0] = highestPowerOf2Divisor(r.getStart());
         return info;
       })
+      // Facts about elements, not about where they live.
+      .Case([&](tile::ConvertLayoutOp c) { return get(c.getSrc()); })
       .Case([&](tile::SplatOp s) {
         return uniform(result, get(s.getSrc()).divisibility[0]);
       })

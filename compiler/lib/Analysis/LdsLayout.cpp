@@ -371,6 +371,8 @@ std::optional<LinearLayout> rocktile::copyWriterLayout(const LdsLayout &lds, int
     for (int d = lds.shape.size() - 1; d >= 0; --d)
       coord[d] = rest % lds.shape[d], rest /= lds.shape[d];
     int64_t offset = lds.offsetOf(coord);
+    if (offset >= elements)
+      return std::nullopt; // not a permutation of the block
     if (llvm::isPowerOf2_64(offset))
       atBit[llvm::Log2_64(offset)] = coord;
   }
@@ -383,6 +385,34 @@ std::optional<LinearLayout> rocktile::copyWriterLayout(const LdsLayout &lds, int
     bases[lane ? LinearLayout::Lane : warp ? LinearLayout::Warp : LinearLayout::Register].push_back(atBit[bit]);
   }
   return LinearLayout(lds.shape, bases);
+}
+
+bool rocktile::copiesRunsInLaneOrder(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes) {
+  int64_t run = std::max<int64_t>(kCopyRunBytes / eltBytes, 1);
+  if (lds.rowPitch || layout.getNumRegisters() < run ||
+      llvm::any_of(lds.shape, [](int64_t n) { return !llvm::isPowerOf2_64(n); }))
+    return false;
+  // Each basis must be one bit of the slot's offset (the arrangement is
+  // linear over GF(2) then): the run's registers the lowest bits, the
+  // lanes the next ones, every other basis a distinct higher bit.
+  unsigned runBits = llvm::Log2_64(run), laneBits = layout.getBases(LinearLayout::Lane).size();
+  uint64_t used = 0;
+  auto takes = [&](const LinearLayout::Coord &basis, std::optional<unsigned> bit) {
+    int64_t offset = lds.offsetOf(basis);
+    if (offset <= 0 || !llvm::isPowerOf2_64(offset) || (used & offset))
+      return false;
+    unsigned at = llvm::Log2_64(offset);
+    used |= offset;
+    return bit ? at == *bit : at >= runBits + laneBits;
+  };
+  for (auto [i, basis] : llvm::enumerate(layout.getBases(LinearLayout::Register)))
+    if (!takes(basis, i < runBits ? std::optional<unsigned>(i) : std::nullopt))
+      return false;
+  for (auto [i, basis] : llvm::enumerate(layout.getBases(LinearLayout::Lane)))
+    if (!takes(basis, runBits + i))
+      return false;
+  return llvm::all_of(layout.getBases(LinearLayout::Warp),
+                      [&](const LinearLayout::Coord &basis) { return takes(basis, std::nullopt); });
 }
 
 LdsBankMap rocktile::ldsBankMap(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes, unsigned banks,

@@ -154,7 +154,10 @@ LdsLayout rocktile::slotLayout(tile::LocalAllocOp buffer, const Target &target) 
     LdsLayout lds = LdsLayout::rowMajor(buffer.getType().getShape().drop_front());
     lds.order.assign(own.getOrder().begin(), own.getOrder().end());
     lds.vec = own.getVec();
-    lds.maxPhase = own.getMaxPhase();
+    // The phase swizzles groups within a row: phases past the row's
+    // groups wrap (as Triton's swizzled layouts do for narrow blocks).
+    int64_t groups = std::max<int64_t>(lds.shape[lds.order[0]] / lds.vec, 1);
+    lds.maxPhase = std::min<int64_t>(own.getMaxPhase(), groups);
     lds.phaseShifts = {int64_t(llvm::Log2_64(own.getPerPhase()))};
     lds.rowPitch = own.getRowPitch();
     return lds;

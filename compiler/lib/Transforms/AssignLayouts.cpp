@@ -10,6 +10,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/Support/MathExtras.h"
 #include <map>
 
@@ -1075,6 +1078,131 @@ LogicalResult verifyLayouts(func::FuncOp func) {
   });
 }
 
+/// `v` in `layout`: elementwise ops and splats are rebuilt in it down to
+/// the values they start from, which are converted where they are defined,
+/// so that a pointer advanced in a loop from loop-invariant offsets is
+/// converted once, before the loop (hoistConversions). Returns the new
+/// value and collects the conversions.
+Value inLayout(Value v, Attribute layout, SmallVectorImpl<Operation *> &converts) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getEncoding() == layout)
+    return v;
+  Operation *def = v.getDefiningOp();
+  OpBuilder b(v.getContext());
+  bool rebuild = def && def->getNumResults() == 1 && def->getNumRegions() == 0 && isPure(def) &&
+                 (isa<SplatOp, AddPtrOp, BroadcastOp>(def) || def->hasTrait<OpTrait::Elementwise>());
+  if (!rebuild) {
+    if (def)
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
+    Operation *convert = ConvertLayoutOp::create(b, v.getLoc(), type.cloneWithEncoding(layout), v);
+    converts.push_back(convert);
+    return convert->getResult(0);
+  }
+  SmallVector<Value> operands;
+  for (Value operand : def->getOperands())
+    operands.push_back(isa<RankedTensorType>(operand.getType()) && !isa<BroadcastOp>(def)
+                           ? inLayout(operand, layout, converts)
+                           : operand);
+  if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
+    // Its source in `layout` with the broadcast dimensions dropped.
+    RankedTensorType src = broadcast.getSrc().getType();
+    LinearLayout wide = *getLinearLayout(type.cloneWithEncoding(layout));
+    std::array<SmallVector<LinearLayout::Coord>, 3> bases;
+    for (auto in : {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp})
+      for (LinearLayout::Coord c : wide.getBases(in)) {
+        for (unsigned d = 0; d < c.size(); ++d)
+          if (src.getDimSize(d) == 1)
+            c[d] = 0;
+        if (in != LinearLayout::Register || llvm::any_of(c, [](int64_t x) { return x != 0; }))
+          bases[in].push_back(c);
+      }
+    operands[0] = inLayout(broadcast.getSrc(), layoutAttr(v.getContext(), LinearLayout(src.getShape(), bases)),
+                           converts);
+  }
+  b.setInsertionPointAfter(def);
+  Operation *copy = b.clone(*def);
+  copy->setOperands(operands);
+  copy->getResult(0).setType(type.cloneWithEncoding(layout));
+  return copy->getResult(0);
+}
+
+/// Erases the pure op defining `v` if nothing uses it, and so on up.
+void eraseUnused(Value v) {
+  Operation *def = v ? v.getDefiningOp() : nullptr;
+  if (!def || !def->use_empty() || !isPure(def))
+    return;
+  SmallVector<Value> operands(def->getOperands());
+  def->erase();
+  for (Value operand : operands)
+    eraseUnused(operand);
+}
+
+/// Moves `converts` and the loop-invariant ops they read out of the loops
+/// around them (only those: hoisting everything invariant would lengthen
+/// the kernel's live ranges).
+void hoistConversions(ArrayRef<Operation *> converts) {
+  llvm::SetVector<Operation *> slice;
+  for (Operation *convert : converts) {
+    slice.insert(convert);
+    BackwardSliceOptions options;
+    options.omitBlockArguments = true;
+    (void)getBackwardSlice(convert, &slice, options);
+  }
+  SmallVector<LoopLikeOpInterface> loops;
+  for (Operation *op : slice)
+    for (auto loop = op->getParentOfType<LoopLikeOpInterface>(); loop;
+         loop = loop->getParentOfType<LoopLikeOpInterface>())
+      if (!llvm::is_contained(loops, loop))
+        loops.push_back(loop);
+  // Innermost first, so that what leaves an inner loop may leave its outer one.
+  for (LoopLikeOpInterface loop : loops)
+    moveLoopInvariantCode(
+        loop.getLoopRegions(), [&](Value v, Region *r) { return loop.isDefinedOutsideOfLoop(v); },
+        [&](Operation *op, Region *) { return slice.contains(op) && isPure(op); },
+        [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
+}
+
+/// An explicit-level async load (Gluon's buffer_load_to_shared and
+/// global_load_to_shared) takes its pointers in the author's layout; the
+/// copy writes each wave's lanes' runs consecutively, so where that layout
+/// does not (a swizzled slot read by lanes in row order), its pointers and
+/// mask are rebuilt in copyWriterLayout's (inLayout), as Triton's lowering
+/// permutes the lanes' addresses.
+LogicalResult placeAsyncLoadPointers(func::FuncOp func, const Target &target, unsigned numWarps) {
+  SmallVector<Operation *> converts;
+  WalkResult walk = func.walk([&](AsyncLoadOp copy) {
+    auto alloc = copy.getBuffer().getDefiningOp<LocalAllocOp>();
+    RankedTensorType ptrs = copy.getPtr().getType();
+    std::optional<LinearLayout> layout = getLinearLayout(ptrs);
+    if (!alloc || !layout)
+      return WalkResult::advance();
+    LdsLayout lds = slotLayout(alloc, target);
+    int64_t eltBytes = exchangeBytes(
+        RankedTensorType::get(ptrs.getShape(), cast<PointerType>(ptrs.getElementType()).getPointeeType()));
+    if (copiesRunsInLaneOrder(*layout, lds, eltBytes))
+      return WalkResult::advance();
+    std::optional<LinearLayout> writer = copyWriterLayout(lds, eltBytes, target.waveSize, numWarps);
+    if (!writer) {
+      copy.emitError() << target.chip << "'s async copies write each wave's lanes' " << kCopyRunBytes
+                       << "-byte runs consecutively, which cannot fill this shared layout (" << lds.str()
+                       << "): use a power-of-two block of at least one run per lane, unpadded";
+      return WalkResult::interrupt();
+    }
+    Attribute attr = layoutAttr(copy.getContext(), *writer);
+    Value ptr = copy.getPtr(), mask = copy.getMask();
+    copy.getPtrMutable().assign(inLayout(ptr, attr, converts));
+    if (mask)
+      copy.getMaskMutable().assign(inLayout(mask, attr, converts));
+    eraseUnused(ptr);
+    eraseUnused(mask);
+    return WalkResult::advance();
+  });
+  hoistConversions(converts);
+  return failure(walk.wasInterrupted());
+}
+
 /// The layouts an author wrote (a kernel of the explicit level) must place
 /// each tile on the target's waves and the kernel's warps: an error at the
 /// first op making a tile that does not fit, naming what would.
@@ -1158,7 +1286,8 @@ struct AssignLayoutsPass
       // A kernel of the explicit level keeps the layouts its author wrote;
       // they must fit the target and the kernel's warps.
       if (tile::hasExplicitLayouts(func)) {
-        if (failed(verifyLayouts(func)) || failed(verifyExplicitLayouts(func, *t, numWarps)))
+        if (failed(verifyLayouts(func)) || failed(verifyExplicitLayouts(func, *t, numWarps)) ||
+            failed(placeAsyncLoadPointers(func, *t, numWarps)))
           return signalPassFailure();
       } else {
         padShortDots(func, *t);

@@ -103,7 +103,7 @@ Pending visit(Block &block, Pending pending, bool insert) {
       if (llvm::any_of(pending.accesses, [&](const Access &a) { return access->conflictsWith(a); })) {
         if (insert) {
           OpBuilder b(&op);
-          tile::BarrierOp::create(b, op.getLoc());
+          tile::BarrierOp::create(b, op.getLoc(), /*lds=*/true);
         }
         pending = {};
       }

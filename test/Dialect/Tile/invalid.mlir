@@ -822,3 +822,11 @@ func.func @atomic_cas_scope(%p: !tile.ptr<i32>, %v: i32) {
   %o = tile.atomic_cas %p, %v, %v {scope = "agent"} : !tile.ptr<i32>, i32
   return
 }
+
+// -----
+
+func.func @negative_groups() {
+  // expected-error @+1 {{'tile.wait_groups' op attribute 'outstanding' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative}}
+  tile.wait_groups {outstanding = -1 : i32}
+  return
+}

@@ -183,6 +183,19 @@ func.func @wait_tensor_copies() {
   return
 }
 
+// CHECK-LABEL: func.func @commit_groups
+// CHECK: tile.commit_group
+// CHECK-NEXT: tile.wait_groups {outstanding = 1 : i32}
+// CHECK-NEXT: tile.barrier {lds}
+// CHECK-NEXT: tile.barrier
+func.func @commit_groups() {
+  tile.commit_group
+  tile.wait_groups {outstanding = 1 : i32}
+  tile.barrier {lds}
+  tile.barrier
+  return
+}
+
 // CHECK-LABEL: func.func @async_loads
 // CHECK: tile.async_load %{{.*}}, mask = %{{.*}} : tensor<64x32xi1> into %{{.*}}[%{{.*}}] : tensor<64x32x!tile.ptr<bf16>>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>
 // CHECK: tile.async_load %{{.*}} into %{{.*}}[%{{.*}}] : tensor<64x32x!tile.ptr<bf16>>, memref<3x64x32xbf16, #gpu.address_space<workgroup>>

@@ -136,6 +136,11 @@ LdsLayout chooseCopiedLdsLayout(const LinearLayout &to, unsigned dim, int64_t el
 /// or smaller than one run per lane of the workgroup.
 std::optional<LinearLayout> copyWriterLayout(const LdsLayout &lds, int64_t eltBytes, unsigned waveSize,
                                              unsigned numWarps);
+/// Whether pointers in `layout` copy runs of `lds` as the async loads write
+/// them: each register group of a run is consecutive in the slot and a
+/// wave's lanes write consecutive runs, whichever higher bits of the slot
+/// the other registers and the warps take (copyWriterLayout's is one such).
+bool copiesRunsInLaneOrder(const LinearLayout &layout, const LdsLayout &lds, int64_t eltBytes);
 
 } // namespace rocktile
 

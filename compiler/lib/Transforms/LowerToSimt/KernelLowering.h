@@ -116,6 +116,8 @@ private:
   LogicalResult lowerLocalStore(tile::LocalStoreOp op);
   LogicalResult lowerWaitTensorCopies(tile::WaitTensorCopiesOp op);
   LogicalResult lowerAsyncLoad(tile::AsyncLoadOp op);
+  LogicalResult lowerWaitGroups(tile::WaitGroupsOp op);
+  LogicalResult lowerBarrier(tile::BarrierOp op);
   /// The copy instructions each wave issues for `op` (one 16-byte run per lane each).
   int64_t asyncLoadInstructions(tile::AsyncLoadOp op);
   /// An LLVM pointer (in `addressSpace`) to element `index` of `memref`,

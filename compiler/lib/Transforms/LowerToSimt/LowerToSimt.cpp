@@ -380,10 +380,9 @@ LogicalResult KernelLowering::lower(Operation *op) {
       .Case([&](tile::MapElementwiseOp m) { return lowerMapElementwise(m); })
       .Case<tile::AtomicRMWOp, tile::AtomicCASOp>([&](Operation *a) { return lowerAtomic(a); })
       .Case([&](tile::RealtimeOp r) { return lowerRealtime(r); })
-      .Case([&](tile::BarrierOp) {
-        gpu::BarrierOp::create(b, loc());
-        return success();
-      })
+      .Case([&](tile::BarrierOp barrier) { return lowerBarrier(barrier); })
+      .Case([&](tile::CommitGroupOp) { return success(); })
+      .Case([&](tile::WaitGroupsOp w) { return lowerWaitGroups(w); })
       .Case([&](scf::ForOp loop) { return lowerFor(loop); })
       .Case([&](scf::IfOp branch) { return lowerIf(branch); })
       .Case([&](scf::WhileOp loop) { return lowerWhile(loop); })

@@ -12,7 +12,8 @@ from ...errors import SemanticError
 from ..types import block_type, int32
 from .tracing import _unwrap, current
 from .conversions import _emit, cast, constant, to_tensor
-from .shapes import check_shape
+from .shapes import broadcast_shapes, broadcast_to, check_shape
+from .memory import _mask, _pointer
 from .layouts import DistributedLayout, _bases, _ints, _no_clusters, _permutation, _powers_of_two
 
 
@@ -328,3 +329,39 @@ def wait_tensor_copies(outstanding):
     if isinstance(outstanding, bool) or not isinstance(outstanding, int) or outstanding < 0:
         raise SemanticError(f"tdm.async_wait needs a non-negative Python int, got {outstanding!r}")
     _tensor_data_mover("gl.amd.gfx1250.tdm").create("tile.wait_tensor_copies", [], [], {"outstanding": f"{outstanding} : i32"})
+
+
+def load_to_shared(dest, ptr, mask, other, fname):
+    """Starts loading the elements of the tile of pointers `ptr` into
+    `dest` without passing through registers (Gluon's async copies); they
+    land at a wait_group that covers their group. Masked-off elements land
+    as zeros."""
+    if not isinstance(dest, shared_memory_descriptor):
+        raise SemanticError(f"{fname} copies into shared memory (gl.allocate_shared_memory), got {dest!r}")
+    slot = dest._block(fname)
+    ptr = _pointer(ptr, fname)
+    if tuple(ptr.shape) != tuple(dest.shape) or ptr.dtype.element_ty != dest.dtype:
+        raise SemanticError(f"{fname} of {ptr.type} into {dest!r}: the pointers must address a block of the "
+                            f"destination's shape and dtype")
+    if other is not None:
+        other = _unwrap(other)
+        if not (isinstance(other, (int, float)) and other == 0):
+            raise SemanticError(f"{fname}'s masked-off elements land as zeros: other must be 0 or None, got "
+                                f"{other!r}")
+    operands = [ptr]
+    if mask is not None:
+        mask = _mask(mask, fname)
+        broadcast_shapes(ptr.shape, mask.shape, f"{fname}'s pointers and mask")
+        operands.append(broadcast_to(mask, ptr.shape, f"the mask of {fname}"))
+    current().create("tile.async_load", [*operands, dest.handle, slot], [], {})
+
+
+def commit_group():
+    current().create("tile.commit_group", [], [], {})
+
+
+def wait_groups(outstanding, fname):
+    outstanding = _unwrap(outstanding)
+    if isinstance(outstanding, bool) or not isinstance(outstanding, int) or outstanding < 0:
+        raise SemanticError(f"{fname} needs a non-negative Python int, got {outstanding!r}")
+    current().create("tile.wait_groups", [], [], {"outstanding": f"{outstanding} : i32"})

@@ -477,6 +477,41 @@ def Tile_WaitTensorCopiesOp : Tile_Op<"wait_tensor_copies", [MemoryEffects<[MemR
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_CommitGroupOp : Tile_Op<"commit_group", [MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Close the group of this warp's async loads started since the last one";
+  let description = [{
+    The `tile.async_load`s this warp started since its previous
+    `tile.commit_group` form one group, which a `tile.wait_groups` counts
+    (Gluon's `async_copy.commit_group`).
+
+    ```mlir
+    tile.commit_group
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_WaitGroupsOp : Tile_Op<"wait_groups", [MemoryEffects<[MemRead<DefaultResource>,
+                                                               MemWrite<DefaultResource>]>]> {
+  let summary = "Wait until at most N of this warp's committed groups of async loads are in flight";
+  let description = [{
+    The warp waits until at most `outstanding` of its newest groups
+    (`tile.commit_group`) may still be in flight: every older one has
+    landed, and so has every load started after the last commit. Nothing
+    else happens: other warps' loads are readable after a barrier, which
+    `tile-insert-barriers` places (Gluon's `async_copy.wait_group`). The
+    lowering waits on the chip's counter for as many instructions as the
+    `outstanding` groups before it issue on every path to it (fewer where
+    paths differ, which waits longer).
+
+    ```mlir
+    tile.wait_groups {outstanding = 1 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$outstanding);
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead<DefaultResource>]>]> {
   let summary = "Read a block from a slot of LDS";
   let description = [{
@@ -701,12 +736,18 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
   let summary = "Synchronize all threads of the program";
   let description = [{
     Every thread waits until all have arrived, and memory writes before it
-    are visible after it within the program (`tl.debug_barrier()`).
+    are visible after it within the program (`tl.debug_barrier()`). With
+    `lds`, only LDS is ordered: each wave's own LDS accesses complete, then
+    the workgroup meets, and copies into LDS still in flight go on (the
+    barriers `tile-insert-barriers` places; a fence on global memory would
+    wait for them).
 
     ```mlir
     tile.barrier
+    tile.barrier {lds}
     ```
   }];
+  let arguments = (ins UnitAttr:$lds);
   let assemblyFormat = "attr-dict";
 }
 

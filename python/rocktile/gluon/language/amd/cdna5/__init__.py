@@ -1,10 +1,10 @@
 """gl.amd.cdna5: gfx1250's operations (gl.amd.gfx1250 is the same module's names)."""
-from ....language import semantic
-from ....language.semantic import _unwrap
-from . import tdm
-from .buffers import buffer_load, buffer_store  # noqa: F401
+from .....language import semantic
+from .....language.semantic import _unwrap
+from . import async_copy, tdm
+from ..buffers import buffer_load, buffer_store  # noqa: F401
 
-__all__ = ["buffer_load", "buffer_store", "tdm", "wmma"]
+__all__ = ["async_copy", "buffer_load", "buffer_store", "tdm", "wmma"]
 
 
 def wmma(a, b, acc):

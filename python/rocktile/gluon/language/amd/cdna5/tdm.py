@@ -1,8 +1,8 @@
 """gl.amd.gfx1250.tdm: gfx1250's Tensor Data Mover at the explicit level:
 block copies from global memory into the author's shared memory, and the
 waits that make them readable."""
-from ....language import semantic
-from ....language.semantic import SemanticError, _unwrap
+from .....language import semantic
+from .....language.semantic import SemanticError, _unwrap
 
 __all__ = ["async_load", "async_wait", "make_tensor_descriptor"]
 

@@ -1,7 +1,7 @@
 """gl.amd.cdna3: the MFMA and buffer operations that gfx950 (CDNA4) inherits from CDNA3."""
-from ....language import semantic
-from ....language.semantic import _unwrap
-from .buffers import buffer_atomics, buffer_load, buffer_store
+from .....language import semantic
+from .....language.semantic import _unwrap
+from ..buffers import buffer_atomics, buffer_load, buffer_store
 
 globals().update(buffer_atomics("cdna3"))
 __all__ = ["buffer_load", "buffer_store", "mfma", *buffer_atomics("cdna3")]
