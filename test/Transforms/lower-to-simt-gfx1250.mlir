@@ -13,7 +13,7 @@
 // CHECK: %[[FIRST:.*]] = memref.extract_aligned_pointer_as_index %[[VIEW:.*]] : memref<8192xbf16, #gpu.address_space<workgroup>> -> index
 // CHECK: %[[ADDRESS:.*]] = arith.index_cast %[[FIRST]] : index to i64
 // CHECK: %[[BASE:.*]] = llvm.inttoptr %[[ADDRESS]] : i64 to !llvm.ptr<3>
-// CHECK: %[[PTR:.*]] = llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i16
+// CHECK: %[[PTR:.*]] = llvm.getelementptr inbounds|nuw %[[BASE]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i16
 // CHECK: rocdl.ds.load.tr16.b128 %[[PTR]] : !llvm.ptr<3> -> vector<8xbf16>
 // CHECK-COUNT-7: rocdl.ds.load.tr16.b128
 // CHECK-NOT: vector.load
@@ -85,10 +85,14 @@ func.func @copied_block(%base: !tile.ptr<bf16>, %out: !tile.ptr<bf16>, %row: i32
 // The pipelined form: a copy into slot %slot of a 2-slot buffer starts at
 // element %slot * 1024 of the buffer's view (2048 bytes per slot) and is not
 // waited for there (but row by row, for a negative offset); the wait is tile.async_wait's: the wave's LDS reads,
-// its copies but the count, and a bare barrier; the read of a slot adds its first element to every LDS index.
+// its copies but the count, and a bare barrier; the read of a slot adds its first element to the lane's
+// offset once, and each read its constant to that.
+// The slot index passes through readfirstlane, which LLVM's loop strength
+// reduction cannot see through (see slotOf).
 // CHECK-LABEL: gpu.func @pipelined_block
 // CHECK: %[[VIEW:.*]] = memref.view %{{.*}}[%c0][] : memref<4096xi8, #gpu.address_space<workgroup>> to memref<2048xbf16, #gpu.address_space<workgroup>>
-// CHECK: %[[FIRST:.*]] = arith.muli %arg5, %c1024_i32 : i32
+// CHECK: %[[SLOT:.*]] = rocdl.readfirstlane %arg5 : i32
+// CHECK: %[[FIRST:.*]] = arith.muli %[[SLOT]], %c1024_i32 : i32
 // CHECK: rocdl.tensor.load.to.lds.d2
 // CHECK: } else {
 // CHECK: rocdl.tensor.load.to.lds.d2
@@ -96,8 +100,10 @@ func.func @copied_block(%base: !tile.ptr<bf16>, %out: !tile.ptr<bf16>, %row: i32
 // CHECK-NEXT: amdgpu.memory_counter_wait ds(0)
 // CHECK-NEXT: rocdl.s.wait.tensorcnt 2
 // CHECK-NEXT: gpu.barrier {rocktile.barrier_after_waits}
-// CHECK: %[[AT:.*]] = arith.index_cast %{{.*}} : i32 to index
-// CHECK: arith.addi %{{.*}}, %[[AT]] : index
+// CHECK: %[[READ_SLOT:.*]] = rocdl.readfirstlane %arg5 : i32
+// CHECK: %[[READ_FIRST:.*]] = arith.muli %[[READ_SLOT]], %c1024_i32 : i32
+// CHECK: %[[AT:.*]] = arith.addi %{{.*}}, %[[READ_FIRST]] : i32
+// CHECK: arith.addi %[[AT]], %c512_i32 : i32
 // CHECK: vector.load %[[VIEW]]
 // CHECK: gpu.return
 #rows = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], order = [1, 0]>
@@ -179,7 +185,7 @@ func.func @stored_block(%base: !tile.ptr<bf16>, %v: bf16, %m: i32, %k: i32, %str
 // CHECK: arith.muli %{{.*}}, %c8_i32
 // CHECK: %[[BYTES:.*]] = arith.extui %{{.*}} : i32 to i64
 // CHECK: %[[GLOBAL:.*]] = llvm.getelementptr %{{.*}}[%[[BYTES]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
-// CHECK: %[[LDS:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i16
+// CHECK: %[[LDS:.*]] = llvm.getelementptr inbounds|nuw %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i16
 // CHECK: rocdl.global.load.async.to.lds.b128 %[[GLOBAL]], %[[LDS]], 0, 0 : !llvm.ptr<1>, !llvm.ptr<3>
 // CHECK: rocdl.global.load.async.to.lds.b128
 // CHECK-NOT: rocdl.global.load.async.to.lds.b128

@@ -1020,7 +1020,8 @@ func.func @fills_the_registers_in_a_loop(%p: !tile.ptr<f32> {tile.divisibility =
 // CHECK-LABEL: gpu.func @async_load
 // CHECK: %[[BUFFER:.*]] = amdgpu.fat_raw_buffer_cast
 // CHECK: %[[VIEW:.*]] = memref.view
-// CHECK: %[[FIRST:.*]] = arith.muli %arg1, %c2048_i32
+// CHECK: %[[SLOT:.*]] = rocdl.readfirstlane %arg1 : i32
+// CHECK: %[[FIRST:.*]] = arith.muli %[[SLOT]], %c2048_i32
 // CHECK: %[[W0:.*]] = arith.muli %{{.*}}, %c512_i32
 // CHECK: %[[PART:.*]] = arith.addi %[[FIRST]], %[[W0]]
 // CHECK: %[[W1:.*]] = arith.muli %{{.*}}, %c1024_i32

@@ -29,9 +29,13 @@ static Value basePointer(OpBuilder &b, Location loc, Value memref, unsigned addr
 
 Value KernelLowering::elementPointer(Value memref, Value index, unsigned addressSpace, int64_t eltBytes) {
   Value base = basePointer(b, loc(), memref, addressSpace);
-  // (Elements as integers of their width: LLVM has no fp8 types.)
+  // (Elements as integers of their width: LLVM has no fp8 types.) LDS
+  // pointers are 32-bit: a 32-bit index needs no extension, which would
+  // keep LLVM from folding an access's constant into the instruction.
+  Type indexType = addressSpace == 3 ? b.getI32Type() : b.getI64Type();
   return LLVM::GEPOp::create(b, loc(), base.getType(), b.getIntegerType(8 * eltBytes), base,
-                             ValueRange{arith::IndexCastOp::create(b, loc(), b.getI64Type(), index).getResult()});
+                             ValueRange{arith::IndexCastOp::create(b, loc(), indexType, index).getResult()},
+                             LLVM::GEPNoWrapFlags::inbounds | LLVM::GEPNoWrapFlags::nuw);
 }
 
 Value KernelLowering::bytePointer(Value memref, Value bytes) {

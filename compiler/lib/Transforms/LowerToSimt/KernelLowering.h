@@ -198,11 +198,11 @@ private:
   /// This lane's part of the LDS offset of its elements of `layout` in `lds`.
   Value ldsThreadOffset(const LinearLayout &layout, const LdsLayout &lds);
   /// The first register and LDS index of each of this lane's `access`es
-  /// (registers that copy others skipped when asked; see the definition for
-  /// `addDisjointBits`).
+  /// (registers that copy others skipped when asked), in the slot whose
+  /// first element is `first` (an i32, or none: the view's start).
   SmallVector<std::pair<int64_t, Value>> ldsAccessIndices(const LinearLayout &layout, const LdsLayout &lds,
                                                           const LdsAccess &access, bool skipCopies,
-                                                          bool addDisjointBits = false);
+                                                          Value first = Value());
   /// `index` with the bits at positions `bits` (the original positions of
   /// bits removed from it) set as the bits of `values` say, in order.
   static int64_t insertBits(int64_t index, ArrayRef<unsigned> bits, int64_t values) {

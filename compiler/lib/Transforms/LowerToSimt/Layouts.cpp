@@ -134,7 +134,7 @@ Value KernelLowering::ldsThreadOffset(const LinearLayout &layout, const LdsLayou
 
 SmallVector<std::pair<int64_t, Value>>
 KernelLowering::ldsAccessIndices(const LinearLayout &layout, const LdsLayout &lds, const LdsAccess &access,
-                                 bool skipCopies, bool addDisjointBits) {
+                                 bool skipCopies, Value first) {
   // The map is linear over GF(2): a register's offset is the thread's XOR a
   // constant, which is an add (folded into the instruction's offset field)
   // when it shares no bit with what the thread part can hold.
@@ -143,23 +143,38 @@ KernelLowering::ldsAccessIndices(const LinearLayout &layout, const LdsLayout &ld
   for (auto in : {LinearLayout::Lane, LinearLayout::Warp})
     for (const LinearLayout::Coord &basis : layout.getBases(in))
       threadBits |= lds.offsetOf(basis);
+  // The thread's offset in the slot, made once: an access whose constant
+  // only adds is that plus the constant, which the instruction's offset
+  // field holds. (Added after the constant instead, LLVM hoists each
+  // access's thread part out of a loop over a turning slot and adds the
+  // slot to every one of them each iteration: a VALU per access.)
+  Value slotBase;
   SmallVector<std::pair<int64_t, Value>> out;
   for (int64_t reg : access.firstRegisters(layout, skipCopies)) {
     int64_t k = lds.offsetOf(layout.apply(LinearLayout::Register, reg));
     // Constants that share bits with the thread part XOR (offsets in padded
-    // rows add up). With `addDisjointBits`, only the shared bits XOR and the
-    // others add, so that accesses whose constants differ in those alone
-    // share an address register: in a loop reading a turning slot, each
-    // register costs a VALU per iteration. Elsewhere the addresses are
-    // computed once, and the backend merged reads that share a register
-    // into ds_load_2addr pairs whose halves then took moves into the
-    // matrix operands (gfx1250 fp8 256x256x64: 17 more VALU).
+    // rows add up). With a slot, only the shared bits XOR and the others
+    // add, so that accesses whose constants differ in those alone share an
+    // address register: in a loop reading a turning slot, each register
+    // costs a VALU per iteration. Elsewhere the addresses are computed
+    // once, and the backend merged reads that share a register into
+    // ds_load_2addr pairs whose halves then took moves into the matrix
+    // operands (gfx1250 fp8 256x256x64: 17 more VALU).
     int64_t mixed = lds.rowPitch ? 0 : k & threadBits;
-    if (mixed && !addDisjointBits)
+    if (mixed && !first)
       mixed = k;
-    Value at = mixed ? arith::XOrIOp::create(b, loc(), base, i32(mixed)).getResult() : base;
-    if (k != mixed)
-      at = arith::AddIOp::create(b, loc(), at, i32(k ^ mixed));
+    Value at;
+    if (!mixed && first) {
+      if (!slotBase)
+        slotBase = arith::AddIOp::create(b, loc(), base, first);
+      at = k ? arith::AddIOp::create(b, loc(), slotBase, i32(k)).getResult() : slotBase;
+    } else {
+      at = mixed ? arith::XOrIOp::create(b, loc(), base, i32(mixed)).getResult() : base;
+      if (k != mixed)
+        at = arith::AddIOp::create(b, loc(), at, i32(k ^ mixed));
+      if (first)
+        at = arith::AddIOp::create(b, loc(), at, first);
+    }
     out.emplace_back(reg, arith::IndexCastOp::create(b, loc(), b.getIndexType(), at));
   }
   return out;
@@ -287,15 +302,11 @@ void KernelLowering::readLds(const LinearLayout &to, const LdsLayout &lds, Value
   LinearLayout readLayout = lds.transposedRead ? *transposeReadLayout(to, transposeRead, eltBytes) : to;
   int64_t readBytes = lds.transposedRead ? transposeRead.elements * eltBytes : 16;
   LdsAccess read = ldsAccess(readLayout, lds, eltBytes, readBytes);
-  Value firstIndex = first ? arith::IndexCastOp::create(b, loc(), b.getIndexType(), first).getResult() : Value();
-  for (auto [reg, at] : ldsAccessIndices(readLayout, lds, read, /*skipCopies=*/false,
-                                              /*addDisjointBits=*/bool(first))) {
+  for (auto [reg, at] : ldsAccessIndices(readLayout, lds, read, /*skipCopies=*/false, first)) {
     auto type = VectorType::get({read.width()}, elt);
     int64_t position = int64_t(parts.size()) * read.width(); // every part is one such read
     for (auto [j, r] : llvm::enumerate(read.registers(reg)))
       source[insertBits(lds.transposedRead ? reg + j : r, pieceBits, piece)] = position + int64_t(j);
-    if (firstIndex)
-      at = arith::AddIOp::create(b, loc(), at, firstIndex);
     parts.push_back(lds.transposedRead
                         ? transposeLoad(type, view, at, transposeRead)
                         : vector::LoadOp::create(b, loc(), type, view, ValueRange{at}, /*nontemporal=*/false,
@@ -324,12 +335,9 @@ void KernelLowering::writeLds(Value values, const LinearLayout &layout, const Ld
                               Value view, int64_t eltBytes, Value first) {
   // The lanes that own elements write them: a copy in another wave would
   // race with them, even with the same value.
-  Value firstIndex = first ? arith::IndexCastOp::create(b, loc(), b.getIndexType(), first).getResult() : Value();
   byOwners(layout, [&] {
-    for (auto [reg, at] : ldsAccessIndices(layout, lds, write, /*skipCopies=*/true, /*addDisjointBits=*/bool(first))) {
+    for (auto [reg, at] : ldsAccessIndices(layout, lds, write, /*skipCopies=*/true, first)) {
       Value part = gatherBytes(values, write.registers(reg));
-      if (firstIndex)
-        at = arith::AddIOp::create(b, loc(), at, firstIndex);
       vector::StoreOp::create(b, loc(), part, view, ValueRange{at}, /*nontemporal=*/false,
                               llvm::Align(write.width() * eltBytes));
     }

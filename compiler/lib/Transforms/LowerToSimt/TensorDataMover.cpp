@@ -12,6 +12,7 @@
 // bit with a workgroup mask, and misplaces tile_dim3): the emulator decodes
 // the same bits.
 #include "KernelLowering.h"
+#include "mlir/IR/Matchers.h"
 #include "rocktile/Transforms/Passes.h"
 #include "rocktile/Analysis/LdsScratch.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -241,7 +242,14 @@ FailureOr<std::pair<LdsLayout, Value>> KernelLowering::slotOf(Operation *op, Val
   if (!alloc)
     return op->emitError("the buffer of a slot must be a tile.local_alloc");
   LdsLayout lds = slotLayout(alloc, target);
-  Value first = arith::MulIOp::create(b, loc(), lookup(slot), i32(blockCopyElements(lds)));
+  Value index = lookup(slot);
+  // A slot the loop turns (k % STAGES) is opaque to LLVM's loop strength
+  // reduction: otherwise it rewrites each access of the slot into its own
+  // induction value, which the instruction's offset field no longer holds
+  // (gfx1250's TDM ring: two VALU per transposed read each iteration).
+  if (!matchPattern(index, m_Constant()))
+    index = ROCDL::ReadfirstlaneOp::create(b, loc(), index.getType(), index);
+  Value first = arith::MulIOp::create(b, loc(), index, i32(blockCopyElements(lds)));
   return std::pair{lds, first};
 }
 
