@@ -98,12 +98,13 @@ def gluon_row(job):
     kernel.cache.clear()
     start = time.perf_counter()
     try:
-        compiled = rocktile.compile(kernel, signature=SIGNATURE, constexprs=cx, target=target, num_warps=warps)
+        compiled = rocktile.compile(kernel, signature=job["signature"], constexprs=cx, target=target, num_warps=warps)
     except rocktile.CompilationError as e:
         return {"error": str(e).splitlines()[0].split("error: ")[-1][:60]}
     seconds = time.perf_counter() - start
     bm, bn, bk = cx["BLOCK_M"], cx["BLOCK_N"], cx["BLOCK_K"]
-    a, b = np.ones((bm, 2 * bk), ml_dtypes.bfloat16), np.ones((2 * bk, bn), ml_dtypes.bfloat16)
+    dtype = ml_dtypes.float8_e4m3fn if job["dtype"] == "fp8" else ml_dtypes.bfloat16
+    a, b = np.ones((bm, 2 * bk), dtype), np.ones((2 * bk, bn), dtype)
     c = np.zeros((bm, bn), np.float32)
     launched = kernel[(1, 1)](a, b, c, bm, bn, 2 * bk, 2 * bk, bn, bn, **cx, target=target, num_warps=warps)
     return {"asm": compiled.asm["amdgcn"], "seconds": seconds, "bank": gemm.extra_cycles_per_access(launched)}
@@ -114,7 +115,8 @@ def main():
     jobs = []
     for target, wave in gemm.TARGETS.items():
         for bm, bn, bk, warps in CONFIGS:
-            base = {"target": target, "wave": wave, "warps": warps, "signature": SIGNATURE, "tile": (bm, bn, bk)}
+            base = {"target": target, "wave": wave, "warps": warps, "signature": SIGNATURE, "tile": (bm, bn, bk),
+                    "dtype": "bf16"}
             jobs.append({**base, "kernel": "gluon_matmul_kernel", "layouts": "layouts", "name": "gl",
                          "layout_args": [target, bm, bn, bk, warps]})
             if target == "gfx950":  # direct-to-LDS loads into a ring of 3
@@ -123,15 +125,20 @@ def main():
             if target == "gfx1250":  # the Tensor Data Mover ring, 3 stages
                 jobs.append({**base, "kernel": "gluon_tdm_matmul_kernel", "layouts": "tdm_layouts", "name": "gl tdm",
                              "layout_args": [bm, bn, bk, warps, 3]})
+                # and for fp8 (e4m3), on WMMA 16x16x128 with K blocks of 128
+                jobs.append({**base, "kernel": "gluon_tdm_matmul_kernel", "layouts": "tdm_layouts", "name": "gl tdm",
+                             "layout_args": [bm, bn, 128, warps, 3, True], "tile": (bm, bn, 128), "dtype": "fp8",
+                             "signature": {**SIGNATURE, "a_ptr": "*fp8e4nv:16:range32",
+                                           "b_ptr": "*fp8e4nv:16:range32"}})
     triton = triton_rows(jobs)
     print("Gluon GEMMs (examples/gluon_matmul.py, bf16; gl: loads -> LDS -> matrix operands each K step; gl async: "
-          "direct-to-LDS loads into a ring of 3; gl tdm: Tensor Data Mover ring of 3) beside the tile-language GEMM "
+          "direct-to-LDS loads into a ring of 3; gl tdm: Tensor Data Mover ring of 3, bf16 and fp8) beside the tile-language GEMM "
           "(examples/matmul.py)")
     gemm.print_header()
     for i, job in enumerate(jobs):
         target, warps, (bm, bn, bk) = job["target"], job["warps"], job["tile"]
         macs = bm * bn * bk // warps
-        head = f"{target:8} {'bf16':5} {f'{bm}x{bn}x{bk} w{warps}':13} "
+        head = f"{target:8} {job['dtype']:5} {f'{bm}x{bn}x{bk} w{warps}':13} "
         gemm.print_row(head + f"{'rocktile ' + job['name']:12} ", gluon_row(job), macs)
         if triton:
             gemm.print_row(head + f"{'Triton ' + job['name']:12} ", triton[i], macs)

@@ -5,9 +5,11 @@ author's swizzled arrangement, and reads them back in the matrix
 instruction's operand layouts: MFMA on gfx950 (AMDMFMALayout), WMMA on
 gfx1250 (AMDWMMALayout). C = A @ B for bf16 or fp16 A and B, accumulated
 in fp32; any M, N, K (loads past K are zero, rows past M and columns past
-N are read from valid ones and not stored). gluon_tdm_matmul_kernel is
-gfx1250's with the Tensor Data Mover copying the blocks into rings of
-shared memory ahead of the matrix instructions, with explicit waits.
+N are read from valid ones and not stored). gluon_async_matmul_kernel is
+gfx950's with direct-to-LDS loads filling rings of shared memory ahead of
+the MFMA instructions (commit groups and their waits); and
+gluon_tdm_matmul_kernel gfx1250's with the Tensor Data Mover copying the
+blocks into rings (bf16, fp16 or fp8), with explicit waits.
 
 Replacing the rocktile imports with Triton's (`from triton.experimental
 import gluon`, `import triton.experimental.gluon.language as gl`) compiles
@@ -159,16 +161,18 @@ def async_layouts(block_m=128, block_n=128, block_k=64, num_warps=4, stages=3):
     return {**cx, "STAGES": stages}
 
 
-def tdm_layouts(block_m=128, block_n=128, block_k=64, num_warps=4, stages=3):
-    """gfx1250's TDM GEMM: the copies land rows padded by 8 elements (the
-    Tensor Data Mover pads, it does not swizzle); WMMA 16x16x32 with 2 warps
-    along N."""
+def tdm_layouts(block_m=128, block_n=128, block_k=64, num_warps=4, stages=3, fp8=False):
+    """gfx1250's TDM GEMM: the copies land rows padded by 16 bytes (the
+    Tensor Data Mover pads, it does not swizzle); WMMA with 2 warps along
+    N: 16x16x32 for bf16 and fp16, 16x16x128 for fp8 (BLOCK_K a multiple
+    of 128)."""
     warps_m = num_warps // 2
+    pad = 16 if fp8 else 8
     return {"BLOCK_M": block_m, "BLOCK_N": block_n, "BLOCK_K": block_k, "STAGES": stages,
             "acc_layout": gl.amd.AMDWMMALayout(3, True, [[0, 1]] + [[1 << i, 0] for i in range(warps_m.bit_length() - 1)],
-                                               instr_shape=[16, 16, 32]),
-            "a_shared": gl.PaddedSharedLayout.with_identity_for([[block_k, 8]], [block_m, block_k], [1, 0]),
-            "b_shared": gl.PaddedSharedLayout.with_identity_for([[block_n, 8]], [block_k, block_n], [1, 0]),
+                                               instr_shape=[16, 16, 128 if fp8 else 32]),
+            "a_shared": gl.PaddedSharedLayout.with_identity_for([[block_k, pad]], [block_m, block_k], [1, 0]),
+            "b_shared": gl.PaddedSharedLayout.with_identity_for([[block_n, pad]], [block_k, block_n], [1, 0]),
             "K_WIDTH": 8}
 
 
@@ -221,3 +225,7 @@ if __name__ == "__main__":
         c = matmul(a, b, target, kind)
         error = np.abs(c - a.astype(np.float32) @ b.astype(np.float32)).max()
         print(f"{target} {kind}: 300x240x208 bf16, max error {error:.2e}")
+    a8, b8 = a.astype(ml_dtypes.float8_e4m3fn), b.astype(ml_dtypes.float8_e4m3fn)
+    c = matmul(a8, b8, "gfx1250", "tdm", block_k=128, fp8=True)
+    error = np.abs(c - a8.astype(np.float32) @ b8.astype(np.float32)).max()
+    print(f"gfx1250 tdm: 300x240x208 fp8 e4m3, max error {error:.2e}")

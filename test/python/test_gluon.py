@@ -599,14 +599,15 @@ def test_the_gluon_matmul_example(target):
 # --------------------------------------------------------------------------
 # gfx1250's Tensor Data Mover at the explicit level.
 
-def run_tdm_gemm(M=100, N=90, K=150, **constexprs):
+def run_tdm_gemm(M=100, N=90, K=150, fp8=False, **constexprs):
     import ml_dtypes
     from gluon_matmul import gluon_tdm_matmul_kernel, tdm_layouts
     rng = np.random.default_rng(8)
-    a = rng.standard_normal((M, K)).astype(ml_dtypes.bfloat16)
-    b = rng.standard_normal((K, N)).astype(ml_dtypes.bfloat16)
+    dtype = ml_dtypes.float8_e4m3fn if fp8 else ml_dtypes.bfloat16
+    a = rng.standard_normal((M, K)).astype(dtype)
+    b = rng.standard_normal((K, N)).astype(dtype)
     c = np.zeros((M, N), np.float32)
-    cx = {**tdm_layouts(64, 64, 32), **constexprs}
+    cx = {**tdm_layouts(64, 64, 128 if fp8 else 32, fp8=fp8), **constexprs}
     gluon_tdm_matmul_kernel[(rocktile.cdiv(M, 64), rocktile.cdiv(N, 64))](a, b, c, M, N, K, K, N, N, **cx,
                                                                           target="gfx1250")
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-4)
@@ -616,6 +617,13 @@ def test_a_tdm_gemm_through_a_ring():
     """examples/gluon_matmul.py's gluon_tdm_matmul_kernel: 3 blocks per
     ring, copies issued two steps ahead, ragged shapes."""
     run_tdm_gemm()
+
+
+def test_an_fp8_tdm_gemm_through_a_ring():
+    """The same kernel for fp8 (e4m3) operands, on WMMA 16x16x128 with K
+    blocks of 128: rows of 300 bytes (not a multiple of 16), K past the
+    last block zero-filled by the copies."""
+    run_tdm_gemm(M=130, N=70, K=300, fp8=True)
 
 
 def test_a_wait_one_too_weak_names_the_copy_and_the_read():
