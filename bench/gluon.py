@@ -25,8 +25,13 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 import gemm  # noqa: E402  (bench/gemm.py: columns, counting, Triton's virtualenv)
 
-EXAMPLE = os.path.join(HERE, "..", "examples", "gluon_matmul.py")
+EXAMPLES = os.path.join(HERE, "..", "examples")
 CONFIGS = [(128, 128, 64, 4), (256, 128, 64, 8)]
+# Attention: (HEAD_DIM, BLOCK_M, BLOCK_N, warps); its loop makes two
+# products of BLOCK_M x BLOCK_N x HEAD_DIM MACs.
+ATTENTION_CONFIGS = [(64, 64, 64, 4), (128, 128, 64, 8)]
+ATTENTION_SIGNATURE = {"q_ptr": "*bf16:16:range32", "k_ptr": "*bf16:16:range32", "v_ptr": "*bf16:16:range32",
+                       "o_ptr": "*bf16:16:range32", "N_CTX": "i32:16", "sm_scale": "fp32"}
 SIGNATURE = {"a_ptr": "*bf16:16:range32", "b_ptr": "*bf16:16:range32", "c_ptr": "*fp32:16:range32",
              "M": "i32:16", "N": "i32:16", "K": "i32:16", "stride_am": "i32:16", "stride_bk": "i32:16",
              "stride_cm": "i32:16"}
@@ -38,10 +43,13 @@ import importlib.util, inspect, json, os, sys, time
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.experimental.gluon._runtime import GluonASTSource
-spec = importlib.util.spec_from_file_location("example_triton", sys.argv[1])
-module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
+modules = {}
 out = []
 for job in json.loads(sys.argv[2]):
+    if job["example"] not in modules:
+        spec = importlib.util.spec_from_file_location(job["example"][:-3], os.path.join(sys.argv[1], job["example"]))
+        modules[job["example"]] = importlib.util.module_from_spec(spec); spec.loader.exec_module(modules[job["example"]])
+    module = modules[job["example"]]
     fn = getattr(module, job["kernel"])
     cx = getattr(module, job["layouts"])(*job["layout_args"])
     defaults = {p.name: p.default for p in inspect.signature(fn.fn).parameters.values() if p.default is not p.empty}
@@ -63,8 +71,8 @@ print(json.dumps(out))
 """
 
 
-def triton_source():
-    source = open(EXAMPLE).read()
+def triton_source(example):
+    source = open(os.path.join(EXAMPLES, example)).read()
     source = source.replace("from rocktile import gluon\n", "from triton.experimental import gluon\n")
     source = source.replace("import rocktile.gluon.language as gl", "import triton.experimental.gluon.language as gl")
     return source.replace("import rocktile\n", "import triton as rocktile\n")
@@ -75,13 +83,14 @@ def triton_rows(jobs):
     if not os.path.exists(python):
         return None
     with tempfile.TemporaryDirectory() as tmp:
-        path, driver = os.path.join(tmp, "gluon_triton.py"), os.path.join(tmp, "driver.py")
-        with open(path, "w") as f:
-            f.write(triton_source())
+        for example in {job["example"] for job in jobs}:
+            with open(os.path.join(tmp, example), "w") as f:
+                f.write(triton_source(example))
+        driver = os.path.join(tmp, "driver.py")
         with open(driver, "w") as f:
             f.write(TRITON_DRIVER)
         env = dict(os.environ, TRITON_DEFAULT_FP_FUSION="1", PYTHONWARNINGS="ignore")
-        done = subprocess.run([python, driver, path, json.dumps(jobs), os.path.join(tmp, "cache")],
+        done = subprocess.run([python, driver, tmp, json.dumps(jobs), os.path.join(tmp, "cache")],
                               capture_output=True, text=True, env=env)
     if done.returncode:
         sys.exit(f"Triton failed:\n{done.stderr[-2000:]}")
@@ -89,11 +98,12 @@ def triton_rows(jobs):
 
 
 def gluon_row(job):
+    import importlib
     import ml_dtypes
     import numpy as np
     import rocktile
-    import gluon_matmul
-    kernel, cx = getattr(gluon_matmul, job["kernel"]), getattr(gluon_matmul, job["layouts"])(*job["layout_args"])
+    example = importlib.import_module(job["example"][:-3])
+    kernel, cx = getattr(example, job["kernel"]), getattr(example, job["layouts"])(*job["layout_args"])
     target, warps = job["target"], job["warps"]
     kernel.cache.clear()
     start = time.perf_counter()
@@ -102,6 +112,12 @@ def gluon_row(job):
     except rocktile.CompilationError as e:
         return {"error": str(e).splitlines()[0].split("error: ")[-1][:60]}
     seconds = time.perf_counter() - start
+    if job["example"] == "gluon_attention.py":
+        bm, bn, d = cx["BLOCK_M"], cx["BLOCK_N"], cx["HEAD_DIM"]
+        q = np.ones((1, bm, d), ml_dtypes.bfloat16)
+        kv = np.ones((1, 2 * bn, d), ml_dtypes.bfloat16)
+        launched = kernel[(1, 1)](q, kv, kv, np.zeros_like(q), bm, 0.125, **cx, target=target, num_warps=warps)
+        return {"asm": compiled.asm["amdgcn"], "seconds": seconds, "bank": gemm.extra_cycles_per_access(launched)}
     bm, bn, bk = cx["BLOCK_M"], cx["BLOCK_N"], cx["BLOCK_K"]
     dtype = ml_dtypes.float8_e4m3fn if job["dtype"] == "fp8" else ml_dtypes.bfloat16
     a, b = np.ones((bm, 2 * bk), dtype), np.ones((2 * bk, bn), dtype)
@@ -116,7 +132,7 @@ def main():
     for target, wave in gemm.TARGETS.items():
         for bm, bn, bk, warps in CONFIGS:
             base = {"target": target, "wave": wave, "warps": warps, "signature": SIGNATURE, "tile": (bm, bn, bk),
-                    "dtype": "bf16"}
+                    "dtype": "bf16", "example": "gluon_matmul.py"}
             jobs.append({**base, "kernel": "gluon_matmul_kernel", "layouts": "layouts", "name": "gl",
                          "layout_args": [target, bm, bn, bk, warps]})
             if target == "gfx950":  # direct-to-LDS loads into a ring of 3
@@ -130,14 +146,20 @@ def main():
                              "layout_args": [bm, bn, 128, warps, 3, True], "tile": (bm, bn, 128), "dtype": "fp8",
                              "signature": {**SIGNATURE, "a_ptr": "*fp8e4nv:16:range32",
                                            "b_ptr": "*fp8e4nv:16:range32"}})
+    for d, bm, bn, warps in ATTENTION_CONFIGS:  # attention forward, gfx1250
+        jobs.append({"target": "gfx1250", "wave": 32, "warps": warps, "signature": ATTENTION_SIGNATURE,
+                     "tile": (bm, bn, d), "dtype": "bf16", "example": "gluon_attention.py",
+                     "kernel": "gluon_attention_kernel", "layouts": "attention_layouts", "name": "gl attn",
+                     "layout_args": [d, bm, bn, warps, 3]})
     triton = triton_rows(jobs)
     print("Gluon GEMMs (examples/gluon_matmul.py, bf16; gl: loads -> LDS -> matrix operands each K step; gl async: "
           "direct-to-LDS loads into a ring of 3; gl tdm: Tensor Data Mover ring of 3, bf16 and fp8) beside the tile-language GEMM "
-          "(examples/matmul.py)")
+          "(examples/matmul.py); gl attn: examples/gluon_attention.py (tile: BLOCK_M x BLOCK_N x HEAD_DIM, two "
+          "products per iteration)")
     gemm.print_header()
     for i, job in enumerate(jobs):
         target, warps, (bm, bn, bk) = job["target"], job["warps"], job["tile"]
-        macs = bm * bn * bk // warps
+        macs = bm * bn * bk // warps * (2 if job["kernel"] == "gluon_attention_kernel" else 1)
         head = f"{target:8} {job['dtype']:5} {f'{bm}x{bn}x{bk} w{warps}':13} "
         gemm.print_row(head + f"{'rocktile ' + job['name']:12} ", gluon_row(job), macs)
         if triton:

@@ -522,6 +522,32 @@ def test_bank_conflicts_are_measured_for_the_author_s_layout():
 
 
 @gluon.jit
+def transposed_through_shared(x_ptr, y_ptr, L: gl.constexpr, R: gl.constexpr, S: gl.constexpr):
+    """Y = Xᵀ (X 32x64): X stored into a block, read through .permute([1, 0])."""
+    r = gl.arange(0, 32, layout=gl.SliceLayout(1, L))
+    c = gl.arange(0, 64, layout=gl.SliceLayout(0, L))
+    smem = gl.allocate_shared_memory(gl.float16, [32, 64], S, gl.load(x_ptr + r[:, None] * 64 + c[None, :]))
+    y = smem.permute([1, 0]).load(R)
+    r2 = gl.arange(0, 64, layout=gl.SliceLayout(1, R))
+    c2 = gl.arange(0, 32, layout=gl.SliceLayout(0, R))
+    gl.store(y_ptr + r2[:, None] * 32 + c2[None, :], y)
+
+
+@pytest.mark.parametrize("target", CHIPS)
+def test_a_permuted_shared_memory_view(target):
+    """.permute reads the block transposed (in the layout that permutes to
+    the one asked for, then a permute that moves nothing between lanes);
+    examples/gluon_attention.py reads Kᵀ so as a WMMA operand."""
+    wave = CHIPS[target]
+    x = np.arange(32 * 64, dtype=np.float32).reshape(32, 64).astype(np.float16)
+    y = np.zeros((64, 32), np.float16)
+    transposed_through_shared[(1,)](x, y, L=gl.BlockedLayout([1, 8], [wave // 8, 8], [4, 1], [1, 0]),
+                                    R=gl.BlockedLayout([1, 8], [wave // 4, 4], [4, 1], [1, 0]),
+                                    S=gl.SwizzledSharedLayout(8, 1, 8, [1, 0]), target=target)
+    np.testing.assert_array_equal(y, x.T)
+
+
+@gluon.jit
 def shared_memory_mistakes(x_ptr, L: gl.constexpr, S: gl.constexpr, CASE: gl.constexpr):
     x = gl.load(x_ptr + gl.arange(0, 64, layout=L))
     ring = gl.allocate_shared_memory(gl.float32, [2, 64], S)

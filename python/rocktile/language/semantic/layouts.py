@@ -231,6 +231,11 @@ def _matrix_instr(kind, instr_shape, element_ty, operand):
 def _dot_layout_attr(instr, operand, shape, parent):
     """The #tile.linear of `operand` (0: A, 1: B, 2: D) of `instr` on a tile
     of `shape`, its warps where the accumulator layout `parent` puts them."""
+    return _linear_attr(_dot_layout_bases(instr, operand, shape, parent))
+
+
+def _dot_layout_bases(instr, operand, shape, parent):
+    """_dot_layout_attr's (register, lane, warp) bases."""
     ir = current()
     if len(shape) != 2 or parent.rank != 2:
         raise SemanticError(f"rocktile's matrix-instruction layouts are 2-D for now, got a tile of shape "
@@ -241,7 +246,21 @@ def _dot_layout_attr(instr, operand, shape, parent):
     except ValueError as e:
         raise SemanticError(f"a tile of shape {list(shape)} cannot take {instr['name']}'s "
                             f"{'ABD'[operand]} layout: {e}") from None
-    return _linear_attr(bases)
+    return bases
+
+
+def permuted_for(layout, dims, shape, element_ty):
+    """`layout` of a tile of `shape` with its dimensions permuted as
+    tl.permute(x, dims) permutes a tile's: the layout of the tile that
+    permutes to one in `layout` (a matrix-instruction layout spelled out
+    as a DistributedLinearLayout), or None where that cannot be written."""
+    if isinstance(layout, DotOperandLayout):
+        bases = _dot_layout_bases(layout.instr(element_ty), layout.operand_index, shape, layout.parent)
+    elif isinstance(layout, (AMDMFMALayout, AMDWMMALayout)):
+        bases = _dot_layout_bases(_matrix_instr(layout.kind, layout.instr_shape, element_ty, 2), 2, shape, layout)
+    else:
+        return layout.permuted(dims)
+    return DistributedLinearLayout(*bases, [], list(shape)).permuted(dims)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from .tracing import _unwrap, current
 from .conversions import _emit, cast, constant, to_tensor
 from .shapes import broadcast_shapes, broadcast_to, check_shape
 from .memory import _mask, _pointer
-from .layouts import DistributedLayout, _bases, _ints, _no_clusters, _permutation, _powers_of_two
+from .layouts import DistributedLayout, _bases, _ints, _no_clusters, _permutation, _powers_of_two, permuted_for
 
 
 class SharedLayout:
@@ -164,15 +164,20 @@ class shared_memory_descriptor:
     """A block of a shared-memory buffer (`slot` of it), or with `indexed`
     False all of its blocks, to be picked with .index(i)."""
 
-    def __init__(self, handle, type, slot, indexed):
+    def __init__(self, handle, type, slot, indexed, dims=None):
         self.handle, self.type, self.slot, self.indexed = handle, type, slot, indexed
         self.dtype, self.layout = type.element_ty, type.layout
-        self.shape = type.shape if indexed else (type.slots, *type.shape)
+        # A permuted view of the block (.permute): its dimension i is the
+        # block's dimension dims[i].
+        self.dims = tuple(dims) if dims is not None else None
+        shape = type.shape if indexed else (type.slots, *type.shape)
+        self.shape = tuple(shape[d] for d in self.dims) if self.dims else shape
         self.rank = len(self.shape)
         self.numel = math.prod(self.shape)
 
     def __repr__(self):
-        return f"shared_memory_descriptor({self.dtype}, {list(self.shape)}, {self.layout!r})"
+        view = f", permuted {list(self.dims)}" if self.dims else ""
+        return f"shared_memory_descriptor({self.dtype}, {list(self.shape)}, {self.layout!r}{view})"
 
     def _block(self, what):
         if not self.indexed:
@@ -186,13 +191,38 @@ class shared_memory_descriptor:
         if not isinstance(layout, DistributedLayout):
             raise SemanticError(f"shared memory .load needs a distributed layout, got {layout!r}")
         ty = block_type(self.dtype.storage, self.shape, layout)
-        value = _emit("tile.local_load", [self.handle, self._block(".load")], ty)
+        if not self.dims:
+            return cast(_emit("tile.local_load", [self.handle, self._block(".load")], ty), self.dtype)
+        # A permuted view: the block is read in the layout that permutes to
+        # `layout`, then permuted (which moves no element between lanes).
+        inverse = [self.dims.index(d) for d in range(self.rank)]
+        stored = permuted_for(layout, inverse, self.shape, self.dtype)
+        if stored is None:
+            raise SemanticError(f".load of a permuted shared-memory view in {layout!r}: rocktile cannot write "
+                                "that layout permuted; use a BlockedLayout, DistributedLinearLayout or matrix "
+                                "layout")
+        block = _emit("tile.local_load", [self.handle, self._block(".load")],
+                      block_type(self.dtype.storage, self.type.shape, stored))
+        value = _emit("tile.trans", [block], ty, {"order": f"array<i32: {', '.join(map(str, self.dims))}>"})
         return cast(value, self.dtype)
+
+    def permute(self, order):
+        """A view of the block with its dimensions permuted (a transposed
+        view of a 2-D block: .permute([1, 0]))."""
+        order = _permutation(_ints(order, ".permute's order"), ".permute's order")
+        if not self.indexed or len(order) != self.rank:
+            raise SemanticError(f".permute({list(order)}) needs a block of rank {len(order)}: "
+                                f"{'.index(i) first' if not self.indexed else f'this one has rank {self.rank}'}")
+        dims = [self.dims[d] for d in order] if self.dims else list(order)
+        return shared_memory_descriptor(self.handle, self.type, self.slot, True, dims)
 
     def store(self, value):
         """Writes `value` (a tile of the block's shape and dtype) into the block."""
         value = to_tensor(_unwrap(value))
         slot = self._block(".store")
+        if self.dims:
+            raise SemanticError(".store into a permuted shared-memory view is not supported by rocktile yet: "
+                                "permute the tile instead (gl.permute)")
         if tuple(value.shape) != tuple(self.shape) or value.dtype != self.dtype:
             raise SemanticError(f"shared memory .store of a {value.type} into a block of {list(self.shape)} "
                                 f"{self.dtype}: the shape and dtype must match")
@@ -215,7 +245,7 @@ class shared_memory_descriptor:
         return fail
 
     def __getattr__(self, name):
-        if name in ("slice", "permute", "reshape", "reinterpret", "gather", "scatter", "_keep_alive"):
+        if name in ("slice", "reshape", "reinterpret", "gather", "scatter", "_keep_alive"):
             return self._not_yet(name)
         raise AttributeError(name)
 
