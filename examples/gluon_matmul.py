@@ -24,6 +24,19 @@ import rocktile.gluon.language as gl
 
 
 @gluon.jit
+def block_offsets(M, N, stride_am, stride_bk, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                  BLOCK_K: gl.constexpr, load_a: gl.constexpr, load_b: gl.constexpr):
+    """The element offsets of this program's first blocks of A (BLOCK_M x
+    BLOCK_K) and B (BLOCK_K x BLOCK_N) in the load layouts, rows past M and
+    columns past N wrapped onto valid ones; and the blocks' k indices."""
+    rm = (gl.program_id(0) * BLOCK_M + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, load_a))) % M
+    ka = gl.arange(0, BLOCK_K, layout=gl.SliceLayout(0, load_a))
+    kb = gl.arange(0, BLOCK_K, layout=gl.SliceLayout(1, load_b))
+    rn = (gl.program_id(1) * BLOCK_N + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, load_b))) % N
+    return rm[:, None] * stride_am + ka[None, :], kb[:, None] * stride_bk + rn[None, :], ka, kb
+
+
+@gluon.jit
 def gluon_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
                         load_a: gl.constexpr, load_b: gl.constexpr, acc_layout: gl.constexpr,
@@ -31,12 +44,9 @@ def gluon_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stri
                         USE_WMMA: gl.constexpr):
     pid_m = gl.program_id(0)
     pid_n = gl.program_id(1)
-    rm = (pid_m * BLOCK_M + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, load_a))) % M
-    ka = gl.arange(0, BLOCK_K, layout=gl.SliceLayout(0, load_a))
-    kb = gl.arange(0, BLOCK_K, layout=gl.SliceLayout(1, load_b))
-    rn = (pid_n * BLOCK_N + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, load_b))) % N
-    a_ptrs = a_ptr + rm[:, None] * stride_am + ka[None, :]
-    b_ptrs = b_ptr + kb[:, None] * stride_bk + rn[None, :]
+    a_offs, b_offs, ka, kb = block_offsets(M, N, stride_am, stride_bk, BLOCK_M, BLOCK_N, BLOCK_K, load_a, load_b)
+    a_ptrs = a_ptr + a_offs
+    b_ptrs = b_ptr + b_offs
     a_smem = gl.allocate_shared_memory(a_ptr.dtype.element_ty, [BLOCK_M, BLOCK_K], a_shared)
     b_smem = gl.allocate_shared_memory(b_ptr.dtype.element_ty, [BLOCK_K, BLOCK_N], b_shared)
     acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, layout=acc_layout)
@@ -117,12 +127,7 @@ def gluon_async_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk
     runs: K and N multiples of 16 (as the launcher specializes them)."""
     pid_m = gl.program_id(0)
     pid_n = gl.program_id(1)
-    rm = (pid_m * BLOCK_M + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, load_a))) % M
-    ka = gl.arange(0, BLOCK_K, layout=gl.SliceLayout(0, load_a))
-    kb = gl.arange(0, BLOCK_K, layout=gl.SliceLayout(1, load_b))
-    rn = (pid_n * BLOCK_N + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, load_b))) % N
-    a_offs = rm[:, None] * stride_am + ka[None, :]
-    b_offs = kb[:, None] * stride_bk + rn[None, :]
+    a_offs, b_offs, ka, kb = block_offsets(M, N, stride_am, stride_bk, BLOCK_M, BLOCK_N, BLOCK_K, load_a, load_b)
     a_ring = gl.allocate_shared_memory(a_ptr.dtype.element_ty, [STAGES, BLOCK_M, BLOCK_K], a_shared)
     b_ring = gl.allocate_shared_memory(b_ptr.dtype.element_ty, [STAGES, BLOCK_K, BLOCK_N], b_shared)
     for s in gl.static_range(STAGES - 1):
