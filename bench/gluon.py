@@ -27,6 +27,12 @@ import gemm  # noqa: E402  (bench/gemm.py: columns, counting, Triton's virtualen
 
 EXAMPLES = os.path.join(HERE, "..", "examples")
 CONFIGS = [(128, 128, 64, 4), (256, 128, 64, 8)]
+# MXFP4: (BLOCK_M, BLOCK_N, BLOCK_K, warps), K in e2m1 elements.
+MXFP4_CONFIGS = [(64, 64, 128, 4), (128, 128, 128, 4)]
+MXFP4_SIGNATURE = {"a_ptr": "*u8:16:range32", "a_scale_ptr": "*u8:16:range32", "b_ptr": "*u8:16:range32",
+                   "b_scale_ptr": "*u8:16:range32", "c_ptr": "*fp32:16:range32", "M": "i32:16", "N": "i32:16",
+                   "K": "i32:16", "stride_am": "i32:16", "stride_bk": "i32:16", "stride_cm": "i32:16",
+                   "stride_asm": "i32", "stride_bsn": "i32"}
 # Attention: (HEAD_DIM, BLOCK_M, BLOCK_N, warps); its loop makes two
 # products of BLOCK_M x BLOCK_N x HEAD_DIM MACs.
 ATTENTION_CONFIGS = [(64, 64, 64, 4), (128, 128, 64, 8)]
@@ -112,6 +118,13 @@ def gluon_row(job):
     except rocktile.CompilationError as e:
         return {"error": str(e).splitlines()[0].split("error: ")[-1][:60]}
     seconds = time.perf_counter() - start
+    if job["example"] == "gluon_mxfp4_matmul.py":
+        bm, bn, bk = cx["BLOCK_M"], cx["BLOCK_N"], cx["BLOCK_K"]
+        a, b = np.zeros((bm, bk), np.uint8), np.zeros((bk, bn), np.uint8)
+        launched = kernel[(1, 1)](a, np.full((bm, bk // 16), 127, np.uint8), b, np.full((bn, bk // 16), 127, np.uint8),
+                                  np.zeros((bm, bn), np.float32), bm, bn, 2 * bk, bk, bn, bn, bk // 16, bk // 16,
+                                  **cx, target=target, num_warps=warps)
+        return {"asm": compiled.asm["amdgcn"], "seconds": seconds, "bank": gemm.extra_cycles_per_access(launched)}
     if job["example"] == "gluon_attention.py":
         bm, bn, d = cx["BLOCK_M"], cx["BLOCK_N"], cx["HEAD_DIM"]
         q = np.ones((1, bm, d), ml_dtypes.bfloat16)
@@ -146,6 +159,12 @@ def main():
                              "layout_args": [bm, bn, 128, warps, 3, True], "tile": (bm, bn, 128), "dtype": "fp8",
                              "signature": {**SIGNATURE, "a_ptr": "*fp8e4nv:16:range32",
                                            "b_ptr": "*fp8e4nv:16:range32"}})
+    for target, wave in gemm.TARGETS.items():  # MXFP4 on the block-scaled instructions
+        for bm, bn, bk, warps in MXFP4_CONFIGS:
+            jobs.append({"target": target, "wave": wave, "warps": warps, "signature": MXFP4_SIGNATURE,
+                         "tile": (bm, bn, bk), "dtype": "mxfp4", "example": "gluon_mxfp4_matmul.py",
+                         "kernel": "gluon_mxfp4_matmul_kernel", "layouts": "mxfp4_layouts", "name": "gl mx",
+                         "layout_args": [target, bm, bn, bk, warps]})
     for d, bm, bn, warps in ATTENTION_CONFIGS:  # attention forward, gfx1250
         jobs.append({"target": "gfx1250", "wave": 32, "warps": warps, "signature": ATTENTION_SIGNATURE,
                      "tile": (bm, bn, d), "dtype": "bf16", "example": "gluon_attention.py",
@@ -154,8 +173,8 @@ def main():
     triton = triton_rows(jobs)
     print("Gluon GEMMs (examples/gluon_matmul.py, bf16; gl: loads -> LDS -> matrix operands each K step; gl async: "
           "direct-to-LDS loads into a ring of 3; gl tdm: Tensor Data Mover ring of 3, bf16 and fp8) beside the tile-language GEMM "
-          "(examples/matmul.py); gl attn: examples/gluon_attention.py (tile: BLOCK_M x BLOCK_N x HEAD_DIM, two "
-          "products per iteration)")
+          "(examples/matmul.py); gl mx: examples/gluon_mxfp4_matmul.py (MXFP4 on the block-scaled instructions); "
+          "gl attn: examples/gluon_attention.py (tile: BLOCK_M x BLOCK_N x HEAD_DIM, two products per iteration)")
     gemm.print_header()
     for i, job in enumerate(jobs):
         target, warps, (bm, bn, bk) = job["target"], job["warps"], job["tile"]

@@ -383,22 +383,17 @@ PYBIND11_MODULE(_C, m) {
       d["m"] = i.m, d["n"] = i.n, d["k"] = i.k;
       d["ab"] = elems[unsigned(i.ab)], d["acc"] = elems[unsigned(i.acc)];
       d["k_width"] = rocktile::operandKWidth(i);
+      d["scaled"] = i.scaled != nullptr; // has a block-scaled form (tl.dot_scaled, mfma_scaled)
+      // Bytes of E2M1 pairs a lane holds consecutively along K in that form.
+      d["k_width_e2m1"] = i.scaled ? rocktile::operandKWidth(i.withE2M1(true, true)) / 2 : 0;
       out.append(d);
     }
     return out;
   });
   // The layout of a dot operand (0: A, 1: B, 2: D) as the explicit level
   // names it (rocktile::explicitDotLayout): (register, lane, warp) bases.
-  m.def("explicit_dot_layout", [](const std::string &chip, const std::string &instrName, unsigned operand,
-                                  const std::vector<int64_t> &shape, unsigned numWarps,
-                                  const std::vector<std::array<int64_t, 2>> &warpTiles, bool transposed) {
-    const rocktile::Target &t = targetNamed(chip);
-    auto instr = llvm::find_if(t.matrixInstrs, [&](const auto &i) { return i.name == instrName; });
-    if (instr == t.matrixInstrs.end() || operand > 2)
-      throw py::value_error("no such matrix instruction or operand");
-    std::string why;
-    std::optional<rocktile::LinearLayout> l = rocktile::explicitDotLayout(
-        *instr, rocktile::MatrixOperand(operand), shape, numWarps, warpTiles, transposed, why);
+  // (register, lane, warp) bases of a layout, or the reason there is none.
+  auto basesOf = [](const std::optional<rocktile::LinearLayout> &l, const std::string &why) {
     if (!l)
       throw py::value_error(why);
     py::list bases;
@@ -409,6 +404,37 @@ PYBIND11_MODULE(_C, m) {
       bases.append(perIn);
     }
     return bases;
+  };
+  auto instrNamed = [](const std::string &chip, const std::string &name) -> const rocktile::MatrixCoreInstr & {
+    const rocktile::Target &t = targetNamed(chip);
+    auto instr = llvm::find_if(t.matrixInstrs, [&](const auto &i) { return i.name == name; });
+    if (instr == t.matrixInstrs.end())
+      throw py::value_error("no such matrix instruction");
+    return *instr;
+  };
+  m.def("explicit_dot_layout", [=](const std::string &chip, const std::string &instrName, unsigned operand,
+                                   const std::vector<int64_t> &shape, unsigned numWarps,
+                                   const std::vector<std::array<int64_t, 2>> &warpTiles, bool transposed) {
+    if (operand > 2)
+      throw py::value_error("no such operand");
+    std::string why;
+    return basesOf(rocktile::explicitDotLayout(instrNamed(chip, instrName), rocktile::MatrixOperand(operand),
+                                               shape, numWarps, warpTiles, transposed, why),
+                   why);
+  });
+  // The same for a block-scaled product (rocktile::explicitScaledDotLayout;
+  // operand 3: A's scales, 4: B's).
+  m.def("explicit_scaled_dot_layout", [=](const std::string &chip, const std::string &instrName, unsigned operand,
+                                          const std::vector<int64_t> &shape, unsigned numWarps,
+                                          const std::vector<std::array<int64_t, 2>> &warpTiles, bool transposed,
+                                          bool packedA, bool packedB, int64_t block) {
+    if (operand > 4)
+      throw py::value_error("no such operand");
+    std::string why;
+    return basesOf(rocktile::explicitScaledDotLayout(instrNamed(chip, instrName), rocktile::ScaledOperand(operand),
+                                                     shape, numWarps, warpTiles, transposed, packedA, packedB,
+                                                     block, why),
+                   why);
   });
 
   m.def("has_tensor_data_mover", [](const std::string &chip) {

@@ -174,6 +174,44 @@ TEST(MatrixCore, DotLayoutsSplitWarpsAndCoverTheTile) {
     }
 }
 
+// The explicit level's layouts of a block-scaled product (Gluon's
+// mfma_scaled and wmma_scaled operands and scales) are scaledDotLayouts'
+// when the author's warps step as dotLayouts' do: A, B (fp8, or bytes of
+// E2M1 pairs), D and both operands' scales, on every scaled instruction.
+TEST(MatrixCore, ExplicitScaledLayoutsAreScaledDotLayouts) {
+  unsigned checked = 0;
+  for (const Target *t : allTargets())
+    for (const MatrixCoreInstr &instr : t->matrixInstrs) {
+      if (!instr.scaled)
+        continue;
+      for (bool packed : {false, true}) {
+        int64_t M = 4 * instr.m, N = 4 * instr.n, K = 2 * instr.k;
+        DotOptions options;
+        options.warpsN = 2;
+        options.transposed = true;
+        ScaledDotLayouts want = scaledDotLayouts(instr, M, N, K, 4, options, packed, packed, 32);
+        std::array<int64_t, 2> steps[] = {{0, 1}, {1, 0}}; // dotLayouts' order, computed transposed
+        int64_t bytes = packed ? K / 2 : K;
+        struct {
+          ScaledOperand operand;
+          llvm::SmallVector<int64_t> shape;
+          const LinearLayout &layout;
+        } operands[] = {{ScaledOperand::A, {M, bytes}, want.a},       {ScaledOperand::B, {bytes, N}, want.b},
+                        {ScaledOperand::D, {M, N}, want.d},           {ScaledOperand::AScale, {M, K / 32}, want.aScale},
+                        {ScaledOperand::BScale, {N, K / 32}, want.bScale}};
+        for (const auto &o : operands) {
+          std::string why;
+          std::optional<LinearLayout> got =
+              explicitScaledDotLayout(instr, o.operand, o.shape, 4, steps, true, packed, packed, 32, why);
+          ASSERT_TRUE(got.has_value()) << instr.name.str() << ": " << why;
+          EXPECT_EQ(got->str(), o.layout.str()) << instr.name.str() << " operand " << int(o.operand) << " packed " << packed;
+          ++checked;
+        }
+      }
+    }
+  EXPECT_GE(checked, 3u * 2 * 5); // two on gfx950, at least one on gfx1250
+}
+
 // The warp split by LDS reads: with B read 4 elements at a time (gfx950's
 // transpose read of bf16) and A 8, a 256x256 tile on 8 warps gives B the
 // smaller share (2 x 4 warps: 16 + 16 reads per warp and k-step of 64,

@@ -335,6 +335,44 @@ std::optional<LinearLayout> explicitDotLayout(const MatrixCoreInstr &instr, Matr
   return layout;
 }
 
+std::optional<LinearLayout> explicitScaledDotLayout(const MatrixCoreInstr &instr, ScaledOperand operand,
+                                                    llvm::ArrayRef<int64_t> shape, unsigned numWarps,
+                                                    llvm::ArrayRef<std::array<int64_t, 2>> warpTiles,
+                                                    bool transposed, bool packedA, bool packedB, int64_t block,
+                                                    std::string &why) {
+  if (!instr.scaled || shape.size() != 2) {
+    why = instr.scaled ? "the tile must be 2-D" : instr.name.str() + " has no block-scaled form";
+    return std::nullopt;
+  }
+  // As scaledDotLayouts: computed transposed, the instruction's A is B.
+  MatrixCoreInstr values = instr.withE2M1(transposed ? packedB : packedA, transposed ? packedA : packedB);
+  auto layout = [&](const MatrixCoreInstr &on, MatrixOperand which, llvm::ArrayRef<int64_t> s) {
+    return explicitDotLayout(on, which, s, numWarps, warpTiles, transposed, why);
+  };
+  switch (operand) {
+  case ScaledOperand::A:
+  case ScaledOperand::B: {
+    // (A dimension of 1, a slice's parent, stays one: collapsed, not packed.)
+    unsigned kDim = operand == ScaledOperand::A ? 1 : 0;
+    bool packed = (operand == ScaledOperand::A ? packedA : packedB) && shape[kDim] != 1;
+    llvm::SmallVector<int64_t> elements(shape);
+    elements[kDim] *= packed ? 2 : 1;
+    std::optional<LinearLayout> l =
+        layout(values, operand == ScaledOperand::A ? MatrixOperand::A : MatrixOperand::B, elements);
+    return l && packed ? std::optional(divideK(*l, kDim, 2)) : l;
+  }
+  case ScaledOperand::D:
+    return layout(values, MatrixOperand::D, shape);
+  case ScaledOperand::AScale:
+    return layout(instr.ofScales(block), MatrixOperand::A, shape);
+  case ScaledOperand::BScale: {
+    std::optional<LinearLayout> l = layout(instr.ofScales(block), MatrixOperand::B, {shape[1], shape[0]});
+    return l ? std::optional(transpose(*l)) : l;
+  }
+  }
+  return std::nullopt;
+}
+
 int64_t operandKWidth(const MatrixCoreInstr &instr) {
   int64_t width = 1;
   for (const std::array<int, 2> &base : instr.a.registers) {

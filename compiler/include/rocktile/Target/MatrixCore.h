@@ -70,6 +70,21 @@ std::optional<LinearLayout> explicitDotLayout(const MatrixCoreInstr &instr, Matr
                                               llvm::ArrayRef<std::array<int64_t, 2>> warpTiles, bool transposed,
                                               std::string &why);
 
+/// The operands of a block-scaled product: A, B and D as the instruction's,
+/// and the scales of A (M x K/block) and of B (N x K/block).
+enum class ScaledOperand { A = 0, B = 1, D = 2, AScale = 3, BScale = 4 };
+
+/// explicitDotLayout for a block-scaled product on `instr` (an f8f6f4
+/// instruction with a scaled form): A and B on the instruction with E2M1
+/// operands where `packedA` / `packedB` (`shape` then counts bytes of two
+/// codes along K), the scales on its scale instruction for blocks of
+/// `block` k (`shape` M x K/block for A's, N x K/block for B's).
+std::optional<LinearLayout> explicitScaledDotLayout(const MatrixCoreInstr &instr, ScaledOperand operand,
+                                                    llvm::ArrayRef<int64_t> shape, unsigned numWarps,
+                                                    llvm::ArrayRef<std::array<int64_t, 2>> warpTiles,
+                                                    bool transposed, bool packedA, bool packedB, int64_t block,
+                                                    std::string &why);
+
 /// The number of consecutive k a lane holds in `instr`'s A operand (Gluon's
 /// k_width of its dot operands).
 int64_t operandKWidth(const MatrixCoreInstr &instr);

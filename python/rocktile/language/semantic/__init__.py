@@ -28,7 +28,7 @@ from .memory import arange, full, load, num_programs, program_id, store
 from .reductions import (KernelFunction, arg_reduce, bitonic_merge, cumulative, flip, gather, join, map_elementwise,
                          reduce, reduce_minmax, sort, split, sum_, topk, user_reduce, user_scan)
 from .atomics import atomic_cas, atomic_load, atomic_poll, atomic_rmw, atomic_store, debug_barrier
-from .dots import dot, matrix_product, scaled_dot, scaled_upcast
+from .dots import dot, matrix_product, scaled_dot, scaled_matrix_product, scaled_upcast
 from . import shared
 
 

@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 from ...errors import SemanticError
-from ..types import block_type, bfloat16, float8e4nv, float16, float32, int8, int32, uint8
+from ..types import block_type, bfloat16, float8e4nv, float8e5, float16, float32, int8, int32, uint8
 from .tracing import _typed
 from .conversions import _emit, cast, to_tensor
 from .shapes import permute, reshape
 from .arithmetic import sub
 from .memory import full
 from .reductions import join, split
-from .layouts import DotOperandLayout
+from .layouts import AMDWMMALayout, DotOperandLayout
 
 
 # tile.dot's operands: a, b, acc, and the optional a_scale and b_scale.
@@ -177,19 +177,29 @@ def _padded_dot(a, b, acc, *options):
     return out
 
 
-def matrix_product(a, b, acc, fname):
-    """The explicit level's a x b + acc on the matrix instruction the
-    layouts name (gl.amd.cdna4.mfma, gl.amd.gfx1250.wmma): acc in the instruction's accumulator
-    layout P, a and b in DotOperandLayout(0 and 1, P, k_width)."""
-    a, b, acc = to_tensor(a), to_tensor(b), to_tensor(acc)
+def _instruction_attrs(a, b, acc, fname, a_k=None, b_k=None):
+    """The checks of the explicit level's products and the tile.dot
+    attributes of the instruction their layouts name: acc in the
+    instruction's accumulator layout P, a and b in DotOperandLayout(0 and
+    1, P, k_width); `a_k` and `b_k` the K they hold (bytes of E2M1 pairs
+    hold two each, and their WMMA parent may count the instruction's k in
+    such bytes, as Triton's gfx1250 wmma_scaled has it)."""
     la, lb, lc = a.type.layout, b.type.layout, acc.type.layout
     operands = (isinstance(la, DotOperandLayout) and la.operand_index == 0 and isinstance(lb, DotOperandLayout)
                 and lb.operand_index == 1)
-    if not operands or not la.parent == lb.parent == lc:
-        raise SemanticError(f"{fname}(a, b, acc) takes acc in a matrix-instruction layout P and a and b in "
+
+    def parent_of_acc(layout, k):
+        if layout.parent == lc:
+            return True
+        return (k is not None and isinstance(layout.parent, AMDWMMALayout) and isinstance(lc, AMDWMMALayout)
+                and layout.parent == AMDWMMALayout(3, lc.transposed, lc.warp_bases,
+                                                   instr_shape=[*lc.instr_shape[:2], lc.instr_shape[2] // 2]))
+    if not operands or not (parent_of_acc(la, a_k) and parent_of_acc(lb, b_k)):
+        raise SemanticError(f"{fname} takes acc in a matrix-instruction layout P and a and b in "
                             f"DotOperandLayout(0, P, k_width) and DotOperandLayout(1, P, k_width); got a in "
                             f"{la!r}, b in {lb!r}, acc in {lc!r}")
-    if len(a.shape) != 2 or a.shape[1] != b.shape[0] or (a.shape[0], b.shape[1]) != tuple(acc.shape):
+    a_k, b_k = a_k or a.shape[-1], b_k or b.shape[0]
+    if len(a.shape) != 2 or a_k != b_k or (a.shape[0], b.shape[1]) != tuple(acc.shape):
         raise SemanticError(f"{fname}: a ({list(a.shape)}) times b ({list(b.shape)}) is not the shape of acc "
                             f"({list(acc.shape)})")
     instr = la.instr(a.dtype)
@@ -198,7 +208,57 @@ def matrix_product(a, b, acc, fname):
     if instr["acc"] != {"fp32": "f32", "int32": "i32"}.get(acc.dtype.name):
         raise SemanticError(f"{fname}: {instr['name']} accumulates in {instr['acc']}, but acc is {acc.dtype}")
     warps_n = 1 << sum(1 for w in lc.warp_tiles if w[1])
-    attrs = {**_DOT_SEGMENTS, "instr": f'"{instr["name"]}"', "warps_n": f"{warps_n} : i32"}
+    attrs = {"instr": f'"{instr["name"]}"', "warps_n": f"{warps_n} : i32"}
     if lc.transposed:
         attrs["transposed"] = "unit"
-    return _emit("tile.dot", [a, b, acc], acc.type, attrs)
+    return attrs
+
+
+def matrix_product(a, b, acc, fname):
+    """The explicit level's a x b + acc on the matrix instruction the
+    layouts name (gl.amd.cdna4.mfma, gl.amd.gfx1250.wmma)."""
+    a, b, acc = to_tensor(a), to_tensor(b), to_tensor(acc)
+    attrs = _instruction_attrs(a, b, acc, f"{fname}(a, b, acc)")
+    return _emit("tile.dot", [a, b, acc], acc.type, {**_DOT_SEGMENTS, **attrs})
+
+
+# The formats of mfma_scaled's and wmma_scaled's operands and their dtypes.
+_SCALED_FORMATS = {"e2m1": (uint8, int8), "e4m3": (float8e4nv,), "e5m2": (float8e5,)}
+
+
+def scaled_matrix_product(a, a_scale, a_format, b, b_scale, b_format, acc, fname):
+    """The explicit level's (a * a_scale) x (b * b_scale) + acc on the
+    block-scaled form of the instruction the layouts name
+    (gl.amd.cdna4.mfma_scaled, gl.amd.gfx1250.wmma_scaled): a and b fp8,
+    or bytes of two E2M1 codes along K ("e2m1"), the scales E8M0 bytes per
+    32 k in the layouts get_mfma_scale_layout / get_wmma_scale_layout
+    give."""
+    a, b, acc = to_tensor(a), to_tensor(b), to_tensor(acc)
+    for name, x, fmt in (("a", a, a_format), ("b", b, b_format)):
+        if fmt not in _SCALED_FORMATS or x.dtype not in _SCALED_FORMATS[fmt]:
+            raise SemanticError(f"{fname}: {name}_format must be 'e2m1' (uint8 bytes of two codes), 'e4m3' "
+                                f"(float8e4nv) or 'e5m2' (float8e5) and match {name}'s dtype; got {fmt!r} for "
+                                f"{x.dtype}")
+    a_k, b_k = a.shape[-1] * (2 if a_format == "e2m1" else 1), b.shape[0] * (2 if b_format == "e2m1" else 1)
+    attrs = _instruction_attrs(a, b, acc, f"{fname}(a, a_scale, a_format, b, b_scale, b_format, acc)", a_k, b_k)
+    from .layouts import ScaleLayout
+    scales = []
+    for name, scale, x, shape in (("a_scale", a_scale, a, (a.shape[0], a_k // 32)),
+                                  ("b_scale", b_scale, b, (b.shape[1], a_k // 32))):
+        if scale is None:
+            raise SemanticError(f"{fname} without {name} is not supported by rocktile yet: pass scales of 127 "
+                                "(2^0) for none")
+        scale = to_tensor(scale)
+        expected = ScaleLayout(x.type.layout, 32)
+        if (scale.dtype not in (uint8, int8) or tuple(scale.shape) != shape or scale.type.layout is None
+                or scale.type.layout.mlir_for(shape, scale.dtype) != expected.mlir_for(shape, scale.dtype)):
+            raise SemanticError(f"{fname}: {name} must be a {list(shape)} tile of uint8 E8M0 scales (one per 32 k) "
+                                f"in the layout get_mfma_scale_layout / get_wmma_scale_layout give for {name[0]}'s "
+                                f"DotOperandLayout; got {scale.type}")
+        scales.append(cast(scale, int8, bitcast=True))
+    operands = [cast(x, int8, bitcast=True) if x.dtype == uint8 else x for x in (a, b)]
+    for name, fmt in (("a_format", a_format), ("b_format", b_format)):
+        if fmt == "e2m1":
+            attrs[name] = '"e2m1"'
+    return _emit("tile.dot", [*operands, acc, *scales], acc.type,
+                 {"operandSegmentSizes": "array<i32: 1, 1, 1, 1, 1>", **attrs})

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ...errors import SemanticError
 from .tracing import _unwrap, current
+from ..types import float8e4nv, uint8
 
 
 def _ints(values, what):
@@ -382,19 +383,100 @@ class DotOperandLayout(DistributedLayout):
     def rank(self):
         return self.parent.rank
 
+    def resolve(self, element_ty):
+        """(instruction, packed) this layout names for a tile of
+        `element_ty`: the operand's own instruction, its elements bytes of
+        two E2M1 codes along K where `packed` (a block-scaled instruction's
+        operand: (u)int8 where the shape has a block-scaled instruction, or,
+        as Triton names gfx1250's, a WMMA shape whose k counts bytes; k_width
+        in bytes); for a tile of other elements in this layout (indices,
+        masks, pointers), the instruction whose k_width it names."""
+        m, n, k = self.parent.instr_shape
+        instrs = [i for i in current().C.matrix_instrs(current().target) if i["op"] == self.parent.kind]
+        shaped = [i for i in instrs if (i["m"], i["n"], i["k"]) == (m, n, k)]
+        scaled = [i for i in shaped if i["scaled"]] + [
+            i for i in instrs if self.parent.kind == "wmma" and (i["m"], i["n"], i["k"]) == (m, n, 2 * k) and i["scaled"]]
+        ab = _MATRIX_ELEMENTS.get(element_ty.name)
+        own = [i for i in shaped if i["ab"] == ab]
+        if ab == "i8" and scaled and not (own and own[0]["k_width"] == self.k_width):
+            if scaled[0]["k_width_e2m1"] != self.k_width:
+                raise SemanticError(f"k_width={self.k_width} does not match {scaled[0]['name']}, whose lanes hold "
+                                    f"{scaled[0]['k_width_e2m1']} bytes of E2M1 pairs of A and B: use "
+                                    f"k_width={scaled[0]['k_width_e2m1']}")
+            return scaled[0], True
+        if own:
+            if own[0]["k_width"] != self.k_width:
+                raise SemanticError(f"k_width={self.k_width} does not match {own[0]['name']}, whose lanes hold "
+                                    f"{own[0]['k_width']} consecutive k of A and B: use k_width={own[0]['k_width']}")
+            return own[0], False
+        for i in shaped:
+            if i["k_width"] == self.k_width:
+                return i, False
+        for i in scaled:
+            if i["k_width_e2m1"] == self.k_width:
+                return i, True
+        _matrix_instr(self.parent.kind, self.parent.instr_shape, element_ty, self.operand_index)  # the error
+        raise SemanticError(f"no {self.parent.kind.upper()} instruction of shape {list(self.parent.instr_shape)} "
+                            f"has k_width={self.k_width}")
+
     def instr(self, element_ty):
         """The matrix instruction this operand feeds, its k_width checked."""
-        instr = _matrix_instr(self.parent.kind, self.parent.instr_shape, element_ty, self.operand_index)
-        if instr["k_width"] != self.k_width:
-            raise SemanticError(f"k_width={self.k_width} does not match {instr['name']}, whose lanes hold "
-                                f"{instr['k_width']} consecutive k of A and B: use k_width={instr['k_width']}")
-        return instr
+        return self.resolve(element_ty)[0]
 
     def mlir_for(self, shape, element_ty):
-        return _dot_layout_attr(self.instr(element_ty), self.operand_index, shape, self.parent)
+        instr, packed = self.resolve(element_ty)
+        if packed:
+            return _linear_attr(_scaled_layout_bases(instr, self.operand_index, shape, self.parent, packed=True))
+        return _dot_layout_attr(instr, self.operand_index, shape, self.parent)
 
     def __repr__(self):
         return f"DotOperandLayout(operand_index={self.operand_index}, parent={self.parent!r}, k_width={self.k_width})"
+
+
+def _scaled_layout_bases(instr, operand, shape, parent, packed=False, block=32):
+    """The bases of `operand` (0: A, 1: B, 3: A's scales, 4: B's) of the
+    block-scaled form of `instr`, A or B of bytes of E2M1 pairs where
+    `packed`."""
+    ir = current()
+    try:
+        return ir.C.explicit_scaled_dot_layout(ir.target, instr["name"], operand, list(shape), ir.num_warps,
+                                               [list(w) for w in parent.warp_tiles], parent.transposed,
+                                               packed and operand == 0, packed and operand == 1, block)
+    except ValueError as e:
+        raise SemanticError(f"a tile of shape {list(shape)} cannot take the layout of "
+                            f"{('A', 'B', 'D', 'the scales of A', 'the scales of B')[operand]} of "
+                            f"{instr['name']}'s block-scaled form: {e}") from None
+
+
+@dataclass(frozen=True)
+class ScaleLayout(DistributedLayout):
+    """The layout of the scales of the operand in `operand` (a
+    DotOperandLayout of a block-scaled instruction), one per `scale_factor`
+    k: what gl.amd.cdna4.get_mfma_scale_layout and
+    gl.amd.gfx1250.get_wmma_scale_layout return (Triton's spell it out as a
+    DistributedLinearLayout for a shape; this one is spelled out per
+    shape)."""
+    operand: DotOperandLayout
+    scale_factor: int = 32
+
+    @property
+    def rank(self):
+        return 2
+
+    def mlir_for(self, shape, element_ty):
+        # The block-scaled instruction the operand names: for fp8 operands,
+        # else for bytes of E2M1 pairs (whose k_width differs on gfx1250).
+        try:
+            instr = self.operand.instr(float8e4nv)
+        except SemanticError:
+            instr = self.operand.instr(uint8)
+        if not instr["scaled"]:
+            raise SemanticError(f"{instr['name']}, which {self.operand!r} names, has no block-scaled form")
+        return _linear_attr(_scaled_layout_bases(instr, 3 + self.operand.operand_index, shape, self.operand.parent,
+                                                 block=self.scale_factor))
+
+    def __repr__(self):
+        return f"ScaleLayout(operand={self.operand!r}, scale_factor={self.scale_factor})"
 
 
 class _CompilerChosen(DistributedLayout):

@@ -1,0 +1,90 @@
+"""The block-scaled matrix instructions at the explicit level
+(gl.amd.cdna4.mfma_scaled, gl.amd.gfx1250.wmma_scaled) and
+examples/gluon_mxfp4_matmul.py, run in the emulator against numpy."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import rocktile
+from rocktile import gluon
+import rocktile.gluon.language as gl
+from rocktile.quantization import dequantize_mx, quantize_mx
+
+FILE = __file__
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(FILE)))), "examples")
+sys.path.insert(0, EXAMPLES)
+import gluon_mxfp4_matmul  # noqa: E402
+
+CHIPS = ("gfx950", "gfx1250")
+
+
+def line_of(marker):
+    with open(FILE) as f:
+        return next(i for i, line in enumerate(f, 1) if line.rstrip().endswith(marker))
+
+
+def mx_operands(M, N, K, seed=0):
+    rng = np.random.default_rng(seed)
+    x, w = rng.standard_normal((M, K)) * 3, rng.standard_normal((K, N))
+    a, a_scale = quantize_mx(x, "e2m1", axis=1)
+    b, b_scale = quantize_mx(w, "e2m1", axis=0)
+    reference = dequantize_mx(a, a_scale, "e2m1", axis=1) @ dequantize_mx(b, b_scale, "e2m1", axis=0)
+    return a, a_scale, b, b_scale, reference
+
+
+@pytest.mark.parametrize("target", CHIPS)
+@pytest.mark.parametrize("shape, config", [
+    ((100, 90, 192), {}),
+    ((64, 64, 128), {"num_warps": 2}),
+    ((130, 70, 256), {"block_m": 32, "block_n": 128, "num_warps": 8}),
+])
+def test_the_mxfp4_gemm(target, shape, config):
+    """examples/gluon_mxfp4_matmul.py: ragged M and N, K a multiple of 32
+    (192: one and a half blocks of 128), several warp splits. The products
+    of E2M1 values and power-of-two scales are exact in fp32; the sums in
+    another order: tolerance 1e-5 relative."""
+    a, a_scale, b, b_scale, reference = mx_operands(*shape)
+    c = gluon_mxfp4_matmul.mxfp4_matmul(a, a_scale, b, b_scale, target, **config)
+    np.testing.assert_allclose(c, reference, rtol=1e-5, atol=1e-4)
+
+
+@gluon.jit
+def scaled_mistakes(a_ptr, s_ptr, c_ptr, ACC: gl.constexpr, KW: gl.constexpr, CASE: gl.constexpr):
+    a_layout: gl.constexpr = gl.DotOperandLayout(0, ACC, KW)
+    b_layout: gl.constexpr = gl.DotOperandLayout(1, ACC, KW)
+    a = gl.full([32, 64], 0, gl.uint8, layout=a_layout)  # ERR-kwidth
+    b = gl.full([64, 32], 0, gl.uint8, layout=b_layout)
+    sa = gl.full([32, 4], 127, gl.uint8, layout=gl.amd.cdna4.get_mfma_scale_layout(a_layout, [32, 4]))
+    sb = gl.full([32, 4], 127, gl.uint8, layout=gl.amd.cdna4.get_mfma_scale_layout(b_layout, [32, 4]))
+    acc = gl.zeros([32, 32], gl.float32, layout=ACC)
+    if CASE == 0:
+        acc = gl.amd.cdna4.mfma_scaled(a, sa, "e2m1", b, sb, "e2m1", acc)
+    elif CASE == 1:
+        acc = gl.amd.cdna4.mfma_scaled(a, sb, "e2m1", b, sb, "e2m1", acc)  # ERR-scale-layout
+    elif CASE == 2:
+        acc = gl.amd.cdna4.mfma_scaled(a, sa, "e4m3", b, sb, "e2m1", acc)  # ERR-format
+    else:
+        acc = gl.amd.cdna4.mfma_scaled(a, None, "e2m1", b, sb, "e2m1", acc)  # ERR-no-scale
+    gl.store(c_ptr + gl.arange(0, 32, layout=gl.SliceLayout(1, ACC))[:, None] * 32
+             + gl.arange(0, 32, layout=gl.SliceLayout(0, ACC))[None, :], acc)
+
+
+@pytest.mark.parametrize("case, kw, marker, message", [
+    (0, 32, "# ERR-kwidth", "k_width=32 does not match mfma_f32_16x16x128_f8f6f4, whose lanes hold 16 bytes of E2M1 "
+                            "pairs of A and B: use k_width=16"),
+    (1, 16, "# ERR-scale-layout", "mfma_scaled: a_scale must be a [32, 4] tile of uint8 E8M0 scales (one per 32 k) "
+                                  "in the layout get_mfma_scale_layout"),
+    (2, 16, "# ERR-format", "mfma_scaled: a_format must be 'e2m1' (uint8 bytes of two codes), 'e4m3' (float8e4nv) "
+                            "or 'e5m2' (float8e5) and match a's dtype; got 'e4m3' for uint8"),
+    (3, 16, "# ERR-no-scale", "mfma_scaled without a_scale is not supported by rocktile yet"),
+])
+def test_scaled_mistakes(case, kw, marker, message):
+    with pytest.raises(rocktile.CompilationError) as info:
+        scaled_mistakes.compile({"a_ptr": "*u8", "s_ptr": "*u8", "c_ptr": "*fp32"},
+                                {"ACC": gl.amd.AMDMFMALayout(4, [16, 16, 128], True, [2, 2]), "KW": kw,
+                                 "CASE": case}, target="gfx950", num_warps=4)
+    error = info.value
+    assert (error.filename, error.lineno) == (FILE, line_of(marker)), str(error)
+    assert message in str(error), str(error)
