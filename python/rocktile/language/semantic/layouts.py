@@ -479,6 +479,14 @@ class ScaleLayout(DistributedLayout):
         return f"ScaleLayout(operand={self.operand!r}, scale_factor={self.scale_factor})"
 
 
+def scale_layout(dot_operand_layout, scale_factor):
+    """Gluon's get_mfma_scale_layout and get_wmma_scale_layout (whose shape
+    argument a ScaleLayout does not need: it is spelled out per shape)."""
+    if _unwrap(scale_factor) != 32:
+        raise SemanticError("rocktile's block-scaled instructions take one E8M0 scale per 32 k (scale_factor=32)")
+    return ScaleLayout(_unwrap(dot_operand_layout), 32)
+
+
 class _CompilerChosen(DistributedLayout):
     """A layout that asks the compiler to choose (Gluon's AutoLayout and
     CoalescedLayout): rocktile's explicit level takes only written ones."""

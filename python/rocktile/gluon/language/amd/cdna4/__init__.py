@@ -2,7 +2,7 @@
 adds besides), its async copies and its block-scaled MFMA."""
 from .....language import semantic
 from .....language.semantic import _unwrap
-from .....language.semantic.layouts import ScaleLayout
+from .....language.semantic.layouts import scale_layout
 from ..buffers import buffer_atomics, buffer_load, buffer_store  # noqa: F401
 from ..cdna3 import mfma  # noqa: F401
 from . import async_copy
@@ -24,9 +24,9 @@ def mfma_scaled(a, a_scale, a_format, b, b_scale, b_format, acc, cd_regclass=Non
 def get_mfma_scale_layout(dot_operand_layout, shape, scale_factor=32):
     """The layout of the scales of the operand in `dot_operand_layout`, one
     per `scale_factor` (32) k, for a scale tile of `shape`."""
-    if _unwrap(scale_factor) != 32:
-        raise semantic.SemanticError("gfx950's scaled MFMA takes one scale per 32 k (scale_factor=32)")
-    return ScaleLayout(_unwrap(dot_operand_layout), 32)
+    return scale_layout(dot_operand_layout, scale_factor)
+
 
 globals().update(buffer_atomics("cdna4"))
-__all__ = ["async_copy", "get_mfma_scale_layout", "mfma_scaled", "buffer_load", "buffer_store", "mfma", *buffer_atomics("cdna4")]
+__all__ = ["async_copy", "buffer_load", "buffer_store", "get_mfma_scale_layout", "mfma", "mfma_scaled",
+           *buffer_atomics("cdna4")]

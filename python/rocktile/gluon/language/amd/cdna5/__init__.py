@@ -1,7 +1,7 @@
 """gl.amd.cdna5: gfx1250's operations (gl.amd.gfx1250 is the same module's names)."""
 from .....language import semantic
 from .....language.semantic import _unwrap
-from .....language.semantic.layouts import ScaleLayout
+from .....language.semantic.layouts import scale_layout
 from . import async_copy, tdm
 from ..buffers import buffer_load, buffer_store  # noqa: F401
 
@@ -28,6 +28,4 @@ def wmma_scaled(a, a_scale, a_format, b, b_scale, b_format, acc):
 def get_wmma_scale_layout(dot_operand_layout, shape, scale_factor=32):
     """The layout of the scales of the operand in `dot_operand_layout`, one
     per `scale_factor` (32) k, for a scale tile of `shape`."""
-    if _unwrap(scale_factor) != 32:
-        raise semantic.SemanticError("rocktile's wmma_scaled takes one E8M0 scale per 32 k (scale_factor=32)")
-    return ScaleLayout(_unwrap(dot_operand_layout), 32)
+    return scale_layout(dot_operand_layout, scale_factor)
