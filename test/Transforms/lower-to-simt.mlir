@@ -1240,3 +1240,21 @@ func.func @looped_chunks(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.
   tile.store %yp, %v, mask = %m : tensor<65536x!tile.ptr<f32>, #b>, tensor<65536xf32, #b>, tensor<65536xi1, #b>
   return
 }
+
+// -----
+
+// A sub-block of an author's slot (Gluon's .slice): the lane's coordinates
+// start at the sub-block's origin (row 32 here), so the padded rows' pitch
+// applies to them as to the whole block's.
+// CHECK-LABEL: gpu.func @sub_block
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %c32_i32 : i32
+// CHECK: arith.muli %[[ROW]], %c72_i32 : i32
+// CHECK: vector.load
+// CHECK: vector.store
+#rows = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @sub_block(%slot: i32) attributes {tile.lds_bytes = 9216 : i64, tile.num_warps = 4 : i32} {
+  %buf = tile.local_alloc {arrangement = #tile.shared<order = [1, 0], vec = 1, perPhase = 1, maxPhase = 1, rowPitch = 72>, tile.lds_offset = 0 : i64} : memref<1x64x64xbf16, #gpu.address_space<workgroup>>
+  %x = tile.local_load %buf[%slot] {offsets = array<i64: 32, 0>} : memref<1x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<32x64xbf16, #rows>
+  tile.local_store %x, %buf[%slot] {offsets = array<i64: 0, 0>} : tensor<32x64xbf16, #rows>, memref<1x64x64xbf16, #gpu.address_space<workgroup>>
+  return
+}

@@ -548,6 +548,44 @@ def test_a_permuted_shared_memory_view(target):
 
 
 @gluon.jit
+def quarters_through_shared(x_ptr, y_ptr, L: gl.constexpr, R: gl.constexpr, S: gl.constexpr):
+    """Y = X (64x64): X stored whole, read back in four 32x32 .slice views
+    (each stored to its quarter of Y); then the same, written quarter by
+    quarter and read whole."""
+    r = gl.arange(0, 64, layout=gl.SliceLayout(1, L))
+    c = gl.arange(0, 64, layout=gl.SliceLayout(0, L))
+    smem = gl.allocate_shared_memory(gl.float16, [64, 64], S, gl.load(x_ptr + r[:, None] * 64 + c[None, :]))
+    r2 = gl.arange(0, 32, layout=gl.SliceLayout(1, R))
+    c2 = gl.arange(0, 32, layout=gl.SliceLayout(0, R))
+    for i in gl.static_range(2):
+        for j in gl.static_range(2):
+            q = smem.slice(32 * i, 32, 0).slice(32 * j, 32, 1).load(R)
+            gl.store(y_ptr + (32 * i + r2)[:, None] * 64 + (32 * j + c2)[None, :], q)
+    other = gl.allocate_shared_memory(gl.float16, [64, 64], S)
+    for i in gl.static_range(2):
+        for j in gl.static_range(2):
+            other.slice(32 * i, 32, 0).slice(32 * j, 32, 1).store(
+                gl.load(x_ptr + (32 * i + r2)[:, None] * 64 + (32 * j + c2)[None, :]))
+    gl.store(y_ptr + 4096 + r[:, None] * 64 + c[None, :], other.load(L))
+
+
+@pytest.mark.parametrize("target", CHIPS)
+@pytest.mark.parametrize("shared", [gl.SwizzledSharedLayout(8, 2, 4, [1, 0]), gl.SwizzledSharedLayout(1, 1, 1, [1, 0]),
+                                    gl.PaddedSharedLayout.with_identity_for([[64, 8]], [64, 64], [1, 0])],
+                         ids=["swizzled", "plain", "padded"])
+def test_sliced_shared_memory_views(target, shared):
+    """.slice views read and write the sub-blocks where the block's layout
+    puts them (a swizzle's phase comes from the whole block's rows)."""
+    wave = CHIPS[target]
+    x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64).astype(np.float16)
+    y = np.zeros((2, 64, 64), np.float16)
+    quarters_through_shared[(1,)](x, y, L=gl.BlockedLayout([1, 8], [wave // 8, 8], [4, 1], [1, 0]),
+                                  R=gl.BlockedLayout([1, 4], [wave // 8, 8], [4, 1], [1, 0]), S=shared, target=target)
+    np.testing.assert_array_equal(y[0], x)
+    np.testing.assert_array_equal(y[1], x)
+
+
+@gluon.jit
 def shared_memory_mistakes(x_ptr, L: gl.constexpr, S: gl.constexpr, CASE: gl.constexpr):
     x = gl.load(x_ptr + gl.arange(0, 64, layout=L))
     ring = gl.allocate_shared_memory(gl.float32, [2, 64], S)
@@ -556,13 +594,14 @@ def shared_memory_mistakes(x_ptr, L: gl.constexpr, S: gl.constexpr, CASE: gl.con
     elif CASE == 1:
         ring.index(0).store(x.to(gl.float16))  # ERR-smem-dtype
     else:
-        ring.index(0).slice(0, 32)  # ERR-smem-slice
+        ring.index(0).slice(16, 32)  # ERR-smem-slice
 
 
 @pytest.mark.parametrize("case, marker, message", [
     (0, "# ERR-smem-ring", "of a buffer of 2 blocks needs one of them: .index(i) first"),
     (1, "# ERR-smem-dtype", "the shape and dtype must match"),
-    (2, "# ERR-smem-slice", "shared memory .slice is not supported by rocktile yet"),
+    (2, "# ERR-smem-slice", ".slice(16, 32, dim=0) of a block of [64]: rocktile takes a power-of-two length and a "
+                            "start that is a multiple of it, inside the block"),
 ])
 def test_shared_memory_mistakes(case, marker, message):
     error = compile_error(shared_memory_mistakes, {"x_ptr": "*fp32"},

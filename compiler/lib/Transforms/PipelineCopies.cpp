@@ -469,7 +469,7 @@ private:
       OpBuilder at(p.load);
       Value value;
       if (p.copies()) {
-        value = LocalLoadOp::create(at, p.load->getLoc(), p.load->getResult(0).getType(), p.buffer, slot);
+        value = LocalLoadOp::create(at, p.load->getLoc(), p.load->getResult(0).getType(), p.buffer, slot, nullptr);
       } else {
         value = carried[pointerLoad];
         yields.push_back(started.empty() ? value : started[pointerLoad]);

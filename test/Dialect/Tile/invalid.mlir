@@ -830,3 +830,12 @@ func.func @negative_groups() {
   tile.wait_groups {outstanding = -1 : i32}
   return
 }
+
+// -----
+
+func.func @unaligned_sub_block(%s: i32) {
+  %buf = tile.local_alloc : memref<1x64x64xbf16, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{'tile.local_load' op a sub-block of 'tensor<64x32xbf16>' at offsets [0, 16]: each extent must be a power of two, each offset a multiple of it, inside the slot of 'memref<1x64x64xbf16, #gpu.address_space<workgroup>>'}}
+  %x = tile.local_load %buf[%s] {offsets = array<i64: 0, 16>} : memref<1x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16>
+  return
+}

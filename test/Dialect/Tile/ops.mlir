@@ -239,3 +239,14 @@ func.func @realtime() -> i64 {
   %t = tile.realtime : i64
   return %t : i64
 }
+
+// CHECK-LABEL: func.func @sub_blocks
+// CHECK: tile.local_load %{{.*}}[%{{.*}}] {offsets = array<i64: 32, 0>}
+// CHECK: tile.local_store %{{.*}}, %{{.*}}[%{{.*}}] {offsets = array<i64: 0, 32>}
+func.func @sub_blocks(%s: i32) {
+  %buf = tile.local_alloc : memref<1x64x64xbf16, #gpu.address_space<workgroup>>
+  %x = tile.local_load %buf[%s] {offsets = array<i64: 32, 0>} : memref<1x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<32x64xbf16>
+  %y = tile.local_load %buf[%s] {offsets = array<i64: 0, 0>} : memref<1x64x64xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16>
+  tile.local_store %y, %buf[%s] {offsets = array<i64: 0, 32>} : tensor<64x32xbf16>, memref<1x64x64xbf16, #gpu.address_space<workgroup>>
+  return
+}

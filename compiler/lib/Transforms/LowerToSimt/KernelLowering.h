@@ -183,26 +183,28 @@ private:
   /// What storeToLds writes, without its barriers, from element `first` of
   /// `view` on (a slot of a tile.local_alloc).
   void writeLds(Value values, const LinearLayout &layout, const LdsLayout &lds, const LdsAccess &write, Value view,
-                int64_t eltBytes, Value first = Value());
+                int64_t eltBytes, Value first = Value(), ArrayRef<int64_t> origin = {});
   /// Reads `to`'s registers (those of piece `piece` of an exchange in
   /// pieces, whose register bits are `pieceBits`) from `view` laid out as
   /// `lds`: appends the reads to `parts` and records in `source`, for each
   /// register, its position in the concatenated parts.
   void readLds(const LinearLayout &to, const LdsLayout &lds, Value view, Type elt, int64_t eltBytes,
                ArrayRef<unsigned> pieceBits, int64_t piece, SmallVectorImpl<Value> &parts,
-               MutableArrayRef<int64_t> source, Value first = Value());
+               MutableArrayRef<int64_t> source, Value first = Value(), ArrayRef<int64_t> origin = {});
   /// The lane vector of `to` read from `view` laid out as `lds` from
-  /// element `first` on (0 when null).
+  /// element `first` on (0 when null), of the sub-block at `origin` (none:
+  /// `to` covers the slot).
   Value loadFromLds(const LinearLayout &to, const LdsLayout &lds, Value view, Type elt, int64_t eltBytes,
-                    Value first = Value());
-  /// This lane's part of the LDS offset of its elements of `layout` in `lds`.
-  Value ldsThreadOffset(const LinearLayout &layout, const LdsLayout &lds);
+                    Value first = Value(), ArrayRef<int64_t> origin = {});
+  /// This lane's part of the LDS offset of its elements of `layout` in
+  /// `lds`, `layout` a sub-block's at `origin` when given.
+  Value ldsThreadOffset(const LinearLayout &layout, const LdsLayout &lds, ArrayRef<int64_t> origin = {});
   /// The first register and LDS index of each of this lane's `access`es
   /// (registers that copy others skipped when asked), in the slot whose
   /// first element is `first` (an i32, or none: the view's start).
   SmallVector<std::pair<int64_t, Value>> ldsAccessIndices(const LinearLayout &layout, const LdsLayout &lds,
                                                           const LdsAccess &access, bool skipCopies,
-                                                          Value first = Value());
+                                                          Value first = Value(), ArrayRef<int64_t> origin = {});
   /// `index` with the bits at positions `bits` (the original positions of
   /// bits removed from it) set as the bits of `values` say, in order.
   static int64_t insertBits(int64_t index, ArrayRef<unsigned> bits, int64_t values) {

@@ -103,10 +103,13 @@ void KernelLowering::byOwners(const LinearLayout &layout, function_ref<void()> e
   emit();
 }
 
-Value KernelLowering::ldsThreadOffset(const LinearLayout &layout, const LdsLayout &lds) {
+Value KernelLowering::ldsThreadOffset(const LinearLayout &layout, const LdsLayout &lds, ArrayRef<int64_t> origin) {
   SmallVector<Value> coord;
-  for (unsigned d = 0; d < layout.getRank(); ++d)
+  for (unsigned d = 0; d < layout.getRank(); ++d) {
     coord.push_back(threadCoord(layout, d));
+    if (!origin.empty() && origin[d])
+      coord.back() = arith::AddIOp::create(b, loc(), coord.back(), i32(origin[d]));
+  }
   Value row = lds.order.size() > 1 ? coord[lds.order[1]] : Value();
   if (lds.maxPhase > 1) {
     Value phase = i32(0);
@@ -134,12 +137,13 @@ Value KernelLowering::ldsThreadOffset(const LinearLayout &layout, const LdsLayou
 
 SmallVector<std::pair<int64_t, Value>>
 KernelLowering::ldsAccessIndices(const LinearLayout &layout, const LdsLayout &lds, const LdsAccess &access,
-                                 bool skipCopies, Value first) {
+                                 bool skipCopies, Value first, ArrayRef<int64_t> origin) {
   // The map is linear over GF(2): a register's offset is the thread's XOR a
   // constant, which is an add (folded into the instruction's offset field)
-  // when it shares no bit with what the thread part can hold.
-  Value base = ldsThreadOffset(layout, lds);
-  int64_t threadBits = 0;
+  // when it shares no bit with what the thread part can hold. A sub-block's
+  // origin (aligned to its power-of-two extents) is the thread part's.
+  Value base = ldsThreadOffset(layout, lds, origin);
+  int64_t threadBits = origin.empty() ? 0 : lds.offsetOf(origin);
   for (auto in : {LinearLayout::Lane, LinearLayout::Warp})
     for (const LinearLayout::Coord &basis : layout.getBases(in))
       threadBits |= lds.offsetOf(basis);
@@ -295,14 +299,14 @@ Value KernelLowering::exchangeElementwise(Value srcVector, const ExchangePieces 
 
 void KernelLowering::readLds(const LinearLayout &to, const LdsLayout &lds, Value view, Type elt, int64_t eltBytes,
                              ArrayRef<unsigned> pieceBits, int64_t piece, SmallVectorImpl<Value> &parts,
-                             MutableArrayRef<int64_t> source, Value first) {
+                             MutableArrayRef<int64_t> source, Value first, ArrayRef<int64_t> origin) {
   // Transpose reads: each lane reads at the addresses of the layout that
   // transposeReadLayout gives, and receives `to`'s registers.
   LdsTransposeRead transposeRead = target.transposeRead(eltBytes);
   LinearLayout readLayout = lds.transposedRead ? *transposeReadLayout(to, transposeRead, eltBytes) : to;
   int64_t readBytes = lds.transposedRead ? transposeRead.elements * eltBytes : 16;
   LdsAccess read = ldsAccess(readLayout, lds, eltBytes, readBytes);
-  for (auto [reg, at] : ldsAccessIndices(readLayout, lds, read, /*skipCopies=*/false, first)) {
+  for (auto [reg, at] : ldsAccessIndices(readLayout, lds, read, /*skipCopies=*/false, first, origin)) {
     auto type = VectorType::get({read.width()}, elt);
     int64_t position = int64_t(parts.size()) * read.width(); // every part is one such read
     for (auto [j, r] : llvm::enumerate(read.registers(reg)))
@@ -316,10 +320,10 @@ void KernelLowering::readLds(const LinearLayout &to, const LdsLayout &lds, Value
 }
 
 Value KernelLowering::loadFromLds(const LinearLayout &to, const LdsLayout &lds, Value view, Type elt,
-                                  int64_t eltBytes, Value first) {
+                                  int64_t eltBytes, Value first, ArrayRef<int64_t> origin) {
   SmallVector<Value> parts;
   SmallVector<int64_t> source(to.getNumRegisters());
-  readLds(to, lds, view, elt, eltBytes, {}, 0, parts, source, first);
+  readLds(to, lds, view, elt, eltBytes, {}, 0, parts, source, first, origin);
   Value out = concatParts(parts);
   return vector::ShuffleOp::create(b, loc(), out, out, source);
 }
@@ -332,11 +336,11 @@ void KernelLowering::storeToLds(Value values, const LinearLayout &layout, const 
 }
 
 void KernelLowering::writeLds(Value values, const LinearLayout &layout, const LdsLayout &lds, const LdsAccess &write,
-                              Value view, int64_t eltBytes, Value first) {
+                              Value view, int64_t eltBytes, Value first, ArrayRef<int64_t> origin) {
   // The lanes that own elements write them: a copy in another wave would
   // race with them, even with the same value.
   byOwners(layout, [&] {
-    for (auto [reg, at] : ldsAccessIndices(layout, lds, write, /*skipCopies=*/true, first)) {
+    for (auto [reg, at] : ldsAccessIndices(layout, lds, write, /*skipCopies=*/true, first, origin)) {
       Value part = gatherBytes(values, write.registers(reg));
       vector::StoreOp::create(b, loc(), part, view, ValueRange{at}, /*nontemporal=*/false,
                               llvm::Align(write.width() * eltBytes));

@@ -325,7 +325,7 @@ LogicalResult KernelLowering::lowerLocalStore(tile::LocalStoreOp op) {
   LinearLayout layout = layoutOf(op.getValue());
   int64_t eltBytes = exchangeBytes(op.getValue().getType());
   writeLds(lookup(op.getValue()), layout, slot->first, ldsAccess(layout, slot->first, eltBytes), lookup(op.getBuffer()),
-           eltBytes, slot->second);
+           eltBytes, slot->second, op.getOffsets().value_or(ArrayRef<int64_t>()));
   return success();
 }
 
@@ -341,6 +341,6 @@ LogicalResult KernelLowering::lowerLocalLoad(tile::LocalLoadOp op) {
   if (op.getBuffer().getDefiningOp<tile::LocalAllocOp>().getArrangement())
     lds = chooseLdsRead(lds, layoutOf(op), eltBytes, target.ldsBanks, target.transposeRead(eltBytes));
   values[op] = {Value(), loadFromLds(layoutOf(op), lds, lookup(op.getBuffer()), op.getType().getElementType(),
-                                     eltBytes, slot->second)};
+                                     eltBytes, slot->second, op.getOffsets().value_or(ArrayRef<int64_t>()))};
   return success();
 }

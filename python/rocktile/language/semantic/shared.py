@@ -164,19 +164,23 @@ class shared_memory_descriptor:
     """A block of a shared-memory buffer (`slot` of it), or with `indexed`
     False all of its blocks, to be picked with .index(i)."""
 
-    def __init__(self, handle, type, slot, indexed, dims=None):
+    def __init__(self, handle, type, slot, indexed, dims=None, origin=None, extent=None):
         self.handle, self.type, self.slot, self.indexed = handle, type, slot, indexed
         self.dtype, self.layout = type.element_ty, type.layout
-        # A permuted view of the block (.permute): its dimension i is the
-        # block's dimension dims[i].
+        # A sub-block of the block (.slice): `extent` elements from `origin`;
+        # and a permuted view of that (.permute): its dimension i is the
+        # sub-block's dimension dims[i].
+        self.origin = tuple(origin) if origin is not None else None
+        self.extent = tuple(extent) if extent is not None else (type.shape if indexed else
+                                                                 (type.slots, *type.shape))
         self.dims = tuple(dims) if dims is not None else None
-        shape = type.shape if indexed else (type.slots, *type.shape)
-        self.shape = tuple(shape[d] for d in self.dims) if self.dims else shape
+        self.shape = tuple(self.extent[d] for d in self.dims) if self.dims else self.extent
         self.rank = len(self.shape)
         self.numel = math.prod(self.shape)
 
     def __repr__(self):
-        view = f", permuted {list(self.dims)}" if self.dims else ""
+        view = (f", from {list(self.origin)}" if self.origin else "") + (
+            f", permuted {list(self.dims)}" if self.dims else "")
         return f"shared_memory_descriptor({self.dtype}, {list(self.shape)}, {self.layout!r}{view})"
 
     def _block(self, what):
@@ -192,7 +196,7 @@ class shared_memory_descriptor:
             raise SemanticError(f"shared memory .load needs a distributed layout, got {layout!r}")
         ty = block_type(self.dtype.storage, self.shape, layout)
         if not self.dims:
-            return cast(_emit("tile.local_load", [self.handle, self._block(".load")], ty), self.dtype)
+            return cast(_emit("tile.local_load", [self.handle, self._block(".load")], ty, self._origin()), self.dtype)
         # A permuted view: the block is read in the layout that permutes to
         # `layout`, then permuted (which moves no element between lanes).
         inverse = [self.dims.index(d) for d in range(self.rank)]
@@ -202,7 +206,7 @@ class shared_memory_descriptor:
                                 "that layout permuted; use a BlockedLayout, DistributedLinearLayout or matrix "
                                 "layout")
         block = _emit("tile.local_load", [self.handle, self._block(".load")],
-                      block_type(self.dtype.storage, self.type.shape, stored))
+                      block_type(self.dtype.storage, self.extent, stored), self._origin())
         value = _emit("tile.trans", [block], ty, {"order": f"array<i32: {', '.join(map(str, self.dims))}>"})
         return cast(value, self.dtype)
 
@@ -214,7 +218,31 @@ class shared_memory_descriptor:
             raise SemanticError(f".permute({list(order)}) needs a block of rank {len(order)}: "
                                 f"{'.index(i) first' if not self.indexed else f'this one has rank {self.rank}'}")
         dims = [self.dims[d] for d in order] if self.dims else list(order)
-        return shared_memory_descriptor(self.handle, self.type, self.slot, True, dims)
+        return shared_memory_descriptor(self.handle, self.type, self.slot, True, dims, self.origin, self.extent)
+
+    def slice(self, start, length, dim=0):
+        """The sub-block of `length` elements from `start` along `dim`: a
+        power-of-two length, `start` a multiple of it."""
+        start, length, dim = _unwrap(start), _unwrap(length), _unwrap(dim)
+        if not self.indexed or self.dims:
+            raise SemanticError(".slice needs a block (.index(i) first), not permuted (slice, then permute)")
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, length, dim)) or \
+                not 0 <= dim < self.rank:
+            raise SemanticError(f".slice(start, length, dim) takes constant ints and a dimension of the block's "
+                                f"{self.rank}, got {start!r}, {length!r}, {dim!r}")
+        if length <= 0 or length & (length - 1) or start % length or start < 0 or \
+                start + length > self.extent[dim]:
+            raise SemanticError(f".slice({start}, {length}, dim={dim}) of a block of {list(self.shape)}: rocktile "
+                                "takes a power-of-two length and a start that is a multiple of it, inside the block")
+        origin = list(self.origin or [0] * self.rank)
+        origin[dim] += start
+        extent = list(self.extent)
+        extent[dim] = length
+        return shared_memory_descriptor(self.handle, self.type, self.slot, True, None, origin, extent)
+
+    def _origin(self):
+        """tile.local_load's and local_store's attribute for a sub-block."""
+        return {"offsets": f"array<i64: {', '.join(map(str, self.origin))}>"} if self.origin else {}
 
     def store(self, value):
         """Writes `value` (a tile of the block's shape and dtype) into the block."""
@@ -226,7 +254,7 @@ class shared_memory_descriptor:
         if tuple(value.shape) != tuple(self.shape) or value.dtype != self.dtype:
             raise SemanticError(f"shared memory .store of a {value.type} into a block of {list(self.shape)} "
                                 f"{self.dtype}: the shape and dtype must match")
-        current().create("tile.local_store", [cast(value, self.dtype.storage), self.handle, slot], [])
+        current().create("tile.local_store", [cast(value, self.dtype.storage), self.handle, slot], [], self._origin())
 
     def index(self, i):
         """Block `i` of a buffer of several (a ring of stages)."""
@@ -245,7 +273,7 @@ class shared_memory_descriptor:
         return fail
 
     def __getattr__(self, name):
-        if name in ("slice", "reshape", "reinterpret", "gather", "scatter", "_keep_alive"):
+        if name in ("reshape", "reinterpret", "gather", "scatter", "_keep_alive"):
             return self._not_yet(name)
         raise AttributeError(name)
 

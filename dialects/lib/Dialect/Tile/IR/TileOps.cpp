@@ -369,6 +369,24 @@ static LogicalResult verifySlots(Operation *op, MemRefType buffer, RankedTensorT
   return success();
 }
 
+/// A sub-block of a slot at `offsets` (none: the whole slot): power-of-two
+/// extents, each offset a multiple of its extent and inside the slot.
+static LogicalResult verifySubBlock(Operation *op, MemRefType buffer, RankedTensorType block,
+                                    std::optional<ArrayRef<int64_t>> offsets) {
+  if (!offsets)
+    return verifySlots(op, buffer, block);
+  ArrayRef<int64_t> slot = buffer.getShape().drop_front();
+  if (buffer.getElementType() != block.getElementType() || offsets->size() != slot.size() ||
+      block.getRank() != int64_t(slot.size()))
+    return op->emitOpError() << "a sub-block of a slot of " << buffer << " cannot be a " << block;
+  for (auto [at, extent, whole] : llvm::zip(*offsets, block.getShape(), slot))
+    if (!llvm::isPowerOf2_64(extent) || at < 0 || at % extent || at + extent > whole)
+      return op->emitOpError() << "a sub-block of " << block << " at offsets [" << *offsets
+                               << "]: each extent must be a power of two, each offset a multiple of it, inside the "
+                               << "slot of " << buffer;
+  return success();
+}
+
 LogicalResult LocalAllocOp::verify() {
   auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(getType().getMemorySpace());
   if (!space || space.getValue() != gpu::AddressSpace::Workgroup || !getType().hasStaticShape())
@@ -379,7 +397,7 @@ LogicalResult LocalAllocOp::verify() {
 }
 
 LogicalResult LocalStoreOp::verify() {
-  if (failed(verifySlots(*this, getBuffer().getType(), getValue().getType())))
+  if (failed(verifySubBlock(*this, getBuffer().getType(), getValue().getType(), getOffsets())))
     return failure();
   if (!getBuffer().getDefiningOp<LocalAllocOp>())
     return emitOpError("writes a slot of a tile.local_alloc");
@@ -405,7 +423,9 @@ LogicalResult AsyncLoadOp::verify() {
   return verifySlots(*this, getBuffer().getType(), block);
 }
 
-LogicalResult LocalLoadOp::verify() { return verifySlots(*this, getBuffer().getType(), getType()); }
+LogicalResult LocalLoadOp::verify() {
+  return verifySubBlock(*this, getBuffer().getType(), getType(), getOffsets());
+}
 
 LogicalResult StoreOp::verify() {
   return verifyAccess(*this, getPtr().getType(), getValue().getType(),

@@ -378,7 +378,9 @@ def Tile_LocalStoreOp : Tile_Op<"local_store", [MemoryEffects<[MemWrite<DefaultR
   let description = [{
     Each lane writes the elements it holds of `value` into slot `slot` of
     `buffer`, where the buffer's arrangement puts them (a copy held by
-    several lanes is written once). Nothing orders it with other warps'
+    several lanes is written once). With `offsets`, `value` is the
+    sub-block of the slot that starts there (Gluon's `.slice`): of
+    power-of-two extents, each offset a multiple of its extent. Nothing orders it with other warps'
     reads: the author of the explicit level places the barrier
     (`tile.barrier`), and the emulator reports a read that races with it.
 
@@ -386,7 +388,8 @@ def Tile_LocalStoreOp : Tile_Op<"local_store", [MemoryEffects<[MemWrite<DefaultR
     tile.local_store %v, %buf[%slot] : tensor<64x32xbf16, #blocked>, memref<2x64x32xbf16, #gpu.address_space<workgroup>>
     ```
   }];
-  let arguments = (ins Tile_Tensor:$value, Tile_LdsBuffer:$buffer, I32:$slot);
+  let arguments = (ins Tile_Tensor:$value, Tile_LdsBuffer:$buffer, I32:$slot,
+                       OptionalAttr<DenseI64ArrayAttr>:$offsets);
   let assemblyFormat = "$value `,` $buffer `[` $slot `]` attr-dict `:` type($value) `,` type($buffer)";
   let hasVerifier = 1;
 }
@@ -516,13 +519,17 @@ def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead<DefaultReso
   let summary = "Read a block from a slot of LDS";
   let description = [{
     The block in slot `slot` of `buffer`, which a completed
-    `tile.async_copy` wrote.
+    `tile.async_copy` wrote; with `offsets`, the sub-block of the result's
+    shape that starts there (power-of-two extents, each offset a multiple
+    of its extent: Gluon's `.slice`).
 
     ```mlir
     %a = tile.local_load %buf[%slot] : memref<2x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x32xbf16>
+    %h = tile.local_load %buf[%slot] {offsets = array<i64: 0, 16>}
+        : memref<2x64x32xbf16, #gpu.address_space<workgroup>> -> tensor<64x16xbf16>
     ```
   }];
-  let arguments = (ins Tile_LdsBuffer:$buffer, I32:$slot);
+  let arguments = (ins Tile_LdsBuffer:$buffer, I32:$slot, OptionalAttr<DenseI64ArrayAttr>:$offsets);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = "$buffer `[` $slot `]` attr-dict `:` type($buffer) `->` type($result)";
   let hasVerifier = 1;
