@@ -88,3 +88,61 @@ def test_scaled_mistakes(case, kw, marker, message):
     error = info.value
     assert (error.filename, error.lineno) == (FILE, line_of(marker)), str(error)
     assert message in str(error), str(error)
+
+
+@gluon.jit
+def mixed_scaled_product(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, acc_layout: gl.constexpr,
+                         b_parent: gl.constexpr, A_WIDTH: gl.constexpr, USE_WMMA: gl.constexpr):
+    """C (32x32) = (A * a_scale) @ (B * b_scale): A e4m3 (32x128), B e2m1
+    bytes (64x32), one block of K."""
+    a_layout: gl.constexpr = gl.DotOperandLayout(0, acc_layout, A_WIDTH)
+    b_layout: gl.constexpr = gl.DotOperandLayout(1, b_parent, 16)
+    if USE_WMMA:
+        sa_layout: gl.constexpr = gl.amd.gfx1250.get_wmma_scale_layout(a_layout, [32, 4])
+        sb_layout: gl.constexpr = gl.amd.gfx1250.get_wmma_scale_layout(b_layout, [32, 4])
+    else:
+        sa_layout: gl.constexpr = gl.amd.cdna4.get_mfma_scale_layout(a_layout, [32, 4])
+        sb_layout: gl.constexpr = gl.amd.cdna4.get_mfma_scale_layout(b_layout, [32, 4])
+    ra = gl.arange(0, 32, layout=gl.SliceLayout(1, a_layout))
+    ka = gl.arange(0, 128, layout=gl.SliceLayout(0, a_layout))
+    a = gl.load(a_ptr + ra[:, None] * 128 + ka[None, :])
+    kb = gl.arange(0, 64, layout=gl.SliceLayout(1, b_layout))
+    cb = gl.arange(0, 32, layout=gl.SliceLayout(0, b_layout))
+    b = gl.load(b_ptr + kb[:, None] * 32 + cb[None, :])
+    rs = gl.arange(0, 32, layout=gl.SliceLayout(1, sa_layout))
+    ks = gl.arange(0, 4, layout=gl.SliceLayout(0, sa_layout))
+    a_scale = gl.load(a_scale_ptr + rs[:, None] * 4 + ks[None, :])
+    rt = gl.arange(0, 32, layout=gl.SliceLayout(1, sb_layout))
+    kt = gl.arange(0, 4, layout=gl.SliceLayout(0, sb_layout))
+    b_scale = gl.load(b_scale_ptr + rt[:, None] * 4 + kt[None, :])
+    acc = gl.zeros([32, 32], gl.float32, layout=acc_layout)
+    if USE_WMMA:
+        acc = gl.amd.gfx1250.wmma_scaled(a, a_scale, "e4m3", b, b_scale, "e2m1", acc)
+    else:
+        acc = gl.amd.cdna4.mfma_scaled(a, a_scale, "e4m3", b, b_scale, "e2m1", acc)
+    rc = gl.arange(0, 32, layout=gl.SliceLayout(1, acc_layout))
+    cc = gl.arange(0, 32, layout=gl.SliceLayout(0, acc_layout))
+    gl.store(c_ptr + rc[:, None] * 32 + cc[None, :], acc)
+
+
+@pytest.mark.parametrize("target", CHIPS)
+def test_an_mxfp8_by_mxfp4_product(target):
+    """Mixed formats: MXFP8 (e4m3) A, MXFP4 B; on gfx1250 B's parent counts
+    k in bytes (Triton's convention) and A's in codes, with k_width 8 for
+    fp8 there (32 on gfx950)."""
+    rng = np.random.default_rng(4)
+    a, a_scale = quantize_mx(rng.standard_normal((32, 128)), "e4m3", axis=1)
+    b, b_scale = quantize_mx(rng.standard_normal((128, 32)), "e2m1", axis=0)
+    reference = dequantize_mx(a, a_scale, "e4m3", axis=1) @ dequantize_mx(b, b_scale, "e2m1", axis=0)
+    c = np.zeros((32, 32), np.float32)
+    if target == "gfx950":
+        acc = gl.amd.AMDMFMALayout(4, [16, 16, 128], True, [2, 2])
+        b_parent, a_width = acc, 32
+    else:
+        acc = gl.amd.AMDWMMALayout(3, True, [[0, 1], [1, 0]], instr_shape=[16, 16, 128])
+        b_parent, a_width = gl.amd.AMDWMMALayout(3, True, [[0, 1], [1, 0]], instr_shape=[16, 16, 64]), 8
+    import ml_dtypes
+    mixed_scaled_product[(1,)](np.ascontiguousarray(a).view(ml_dtypes.float8_e4m3fn), a_scale, b, b_scale, c,
+                               acc_layout=acc, b_parent=b_parent, A_WIDTH=a_width, USE_WMMA=target == "gfx1250",
+                               target=target)
+    np.testing.assert_allclose(c, reference, rtol=1e-5, atol=1e-4)
