@@ -103,18 +103,10 @@ def mixed_scaled_product(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, acc_layo
     else:
         sa_layout: gl.constexpr = gl.amd.cdna4.get_mfma_scale_layout(a_layout, [32, 4])
         sb_layout: gl.constexpr = gl.amd.cdna4.get_mfma_scale_layout(b_layout, [32, 4])
-    ra = gl.arange(0, 32, layout=gl.SliceLayout(1, a_layout))
-    ka = gl.arange(0, 128, layout=gl.SliceLayout(0, a_layout))
-    a = gl.load(a_ptr + ra[:, None] * 128 + ka[None, :])
-    kb = gl.arange(0, 64, layout=gl.SliceLayout(1, b_layout))
-    cb = gl.arange(0, 32, layout=gl.SliceLayout(0, b_layout))
-    b = gl.load(b_ptr + kb[:, None] * 32 + cb[None, :])
-    rs = gl.arange(0, 32, layout=gl.SliceLayout(1, sa_layout))
-    ks = gl.arange(0, 4, layout=gl.SliceLayout(0, sa_layout))
-    a_scale = gl.load(a_scale_ptr + rs[:, None] * 4 + ks[None, :])
-    rt = gl.arange(0, 32, layout=gl.SliceLayout(1, sb_layout))
-    kt = gl.arange(0, 4, layout=gl.SliceLayout(0, sb_layout))
-    b_scale = gl.load(b_scale_ptr + rt[:, None] * 4 + kt[None, :])
+    a = load_block(a_ptr, 32, 128, a_layout)
+    b = load_block(b_ptr, 64, 32, b_layout)
+    a_scale = load_block(a_scale_ptr, 32, 4, sa_layout)
+    b_scale = load_block(b_scale_ptr, 32, 4, sb_layout)
     acc = gl.zeros([32, 32], gl.float32, layout=acc_layout)
     if USE_WMMA:
         acc = gl.amd.gfx1250.wmma_scaled(a, a_scale, "e4m3", b, b_scale, "e2m1", acc)
@@ -123,6 +115,14 @@ def mixed_scaled_product(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, acc_layo
     rc = gl.arange(0, 32, layout=gl.SliceLayout(1, acc_layout))
     cc = gl.arange(0, 32, layout=gl.SliceLayout(0, acc_layout))
     gl.store(c_ptr + rc[:, None] * 32 + cc[None, :], acc)
+
+
+@gluon.jit
+def load_block(ptr, ROWS: gl.constexpr, COLS: gl.constexpr, layout: gl.constexpr):
+    """The row-major ROWS x COLS block at `ptr`, in `layout`."""
+    rows = gl.arange(0, ROWS, layout=gl.SliceLayout(1, layout))
+    cols = gl.arange(0, COLS, layout=gl.SliceLayout(0, layout))
+    return gl.load(ptr + rows[:, None] * COLS + cols[None, :])
 
 
 @pytest.mark.parametrize("target", CHIPS)

@@ -299,6 +299,50 @@ struct DefaultLayouts {
   }
 };
 
+/// The layout an operand of `def` must have for `def`'s result to have
+/// `layout`, or null when no such layout exists.
+Attribute operandLayout(Operation *def, Attribute layout) {
+  // expand_dims' operand is the slice of its result's layout (a linear
+  // one has size 1 along the axis already, as a slice's parent must); a
+  // slice result is spelled out linearly first, so that chains of
+  // expand_dims (an index along one axis of a 4-D tile) are recomputed in
+  // any layout.
+  if (auto e = dyn_cast<ExpandDimsOp>(def)) {
+    if (auto slice = dyn_cast_or_null<SliceLayoutAttr>(layout))
+      layout = LinearLayoutAttr::get(def->getContext(), *getLinearLayout(e.getType().cloneWithEncoding(slice)));
+    return isa_and_nonnull<BlockedLayoutAttr, LinearLayoutAttr>(layout)
+               ? SliceLayoutAttr::get(def->getContext(), e.getAxis(), layout)
+               : Attribute();
+  }
+  // A store's shape is its value's.
+  Value shaped = def->getNumResults() ? def->getResult(0) : def->getOperand(0);
+  auto shapedType = cast<RankedTensorType>(shaped.getType());
+  auto shape = shapedType.getShape();
+  // A slice of a linear layout is, like it, written for one shape: a
+  // broadcast's operand takes it collapsed as below.
+  if (auto slice = dyn_cast_or_null<SliceLayoutAttr>(layout);
+      slice && isa<LinearLayoutAttr>(slice.getParent()) && isa<BroadcastOp>(def))
+    layout = LinearLayoutAttr::get(def->getContext(), *getLinearLayout(shapedType.cloneWithEncoding(slice)));
+  auto linear = dyn_cast_or_null<LinearLayoutAttr>(layout);
+  if (!linear)
+    return layout;
+  // A broadcast's operand: the lanes' elements along the broadcast dims
+  // collapse onto the one the operand has.
+  if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
+    LinearLayout l = linear.toLinearLayout(shape);
+    for (auto [d, size] : llvm::enumerate(broadcast.getSrc().getType().getShape()))
+      if (size == 1 && shape[d] != 1)
+        l = l.collapseDim(d);
+    return LinearLayoutAttr::get(def->getContext(), l);
+  }
+  // A linear layout is written for one shape: it passes only to operands
+  // of the result's shape.
+  for (Value o : def->getOperands())
+    if (auto t = dyn_cast<RankedTensorType>(o.getType()); t && t.getShape() != shape)
+      return {};
+  return layout;
+}
+
 class LayoutAssigner {
 public:
   LayoutAssigner(func::FuncOp func, DefaultLayouts defaults, const Target &target,
@@ -591,50 +635,6 @@ private:
         return !isa<RankedTensorType>(o.getType()) || isRematerializable(o, known);
       });
     return known[v] = result;
-  }
-
-  /// The layout an operand of `def` must have for `def`'s result to have
-  /// `layout`, or null when no such layout exists.
-  static Attribute operandLayout(Operation *def, Attribute layout) {
-    // expand_dims' operand is the slice of its result's layout (a linear
-    // one has size 1 along the axis already, as a slice's parent must); a
-    // slice result is spelled out linearly first, so that chains of
-    // expand_dims (an index along one axis of a 4-D tile) are recomputed in
-    // any layout.
-    if (auto e = dyn_cast<ExpandDimsOp>(def)) {
-      if (auto slice = dyn_cast_or_null<SliceLayoutAttr>(layout))
-        layout = LinearLayoutAttr::get(def->getContext(), *getLinearLayout(e.getType().cloneWithEncoding(slice)));
-      return isa_and_nonnull<BlockedLayoutAttr, LinearLayoutAttr>(layout)
-                 ? SliceLayoutAttr::get(def->getContext(), e.getAxis(), layout)
-                 : Attribute();
-    }
-    // A store's shape is its value's.
-    Value shaped = def->getNumResults() ? def->getResult(0) : def->getOperand(0);
-    auto shapedType = cast<RankedTensorType>(shaped.getType());
-    auto shape = shapedType.getShape();
-    // A slice of a linear layout is, like it, written for one shape: a
-    // broadcast's operand takes it collapsed as below.
-    if (auto slice = dyn_cast_or_null<SliceLayoutAttr>(layout);
-        slice && isa<LinearLayoutAttr>(slice.getParent()) && isa<BroadcastOp>(def))
-      layout = LinearLayoutAttr::get(def->getContext(), *getLinearLayout(shapedType.cloneWithEncoding(slice)));
-    auto linear = dyn_cast_or_null<LinearLayoutAttr>(layout);
-    if (!linear)
-      return layout;
-    // A broadcast's operand: the lanes' elements along the broadcast dims
-    // collapse onto the one the operand has.
-    if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
-      LinearLayout l = linear.toLinearLayout(shape);
-      for (auto [d, size] : llvm::enumerate(broadcast.getSrc().getType().getShape()))
-        if (size == 1 && shape[d] != 1)
-          l = l.collapseDim(d);
-      return LinearLayoutAttr::get(def->getContext(), l);
-    }
-    // A linear layout is written for one shape: it passes only to operands
-    // of the result's shape.
-    for (Value o : def->getOperands())
-      if (auto t = dyn_cast<RankedTensorType>(o.getType()); t && t.getShape() != shape)
-        return {};
-    return layout;
   }
 
   /// Whether `v` can be recomputed with `layout`: each op of its chain must
@@ -1100,27 +1100,12 @@ Value inLayout(Value v, Attribute layout, SmallVectorImpl<Operation *> &converts
     converts.push_back(convert);
     return convert->getResult(0);
   }
+  // (A broadcast's source in `layout` collapsed along the broadcast dims.)
+  Attribute operandsLayout = isa<BroadcastOp>(def) ? operandLayout(def, layout) : layout;
   SmallVector<Value> operands;
   for (Value operand : def->getOperands())
-    operands.push_back(isa<RankedTensorType>(operand.getType()) && !isa<BroadcastOp>(def)
-                           ? inLayout(operand, layout, converts)
-                           : operand);
-  if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
-    // Its source in `layout` with the broadcast dimensions dropped.
-    RankedTensorType src = broadcast.getSrc().getType();
-    LinearLayout wide = *getLinearLayout(type.cloneWithEncoding(layout));
-    std::array<SmallVector<LinearLayout::Coord>, 3> bases;
-    for (auto in : {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp})
-      for (LinearLayout::Coord c : wide.getBases(in)) {
-        for (unsigned d = 0; d < c.size(); ++d)
-          if (src.getDimSize(d) == 1)
-            c[d] = 0;
-        if (in != LinearLayout::Register || llvm::any_of(c, [](int64_t x) { return x != 0; }))
-          bases[in].push_back(c);
-      }
-    operands[0] = inLayout(broadcast.getSrc(), layoutAttr(v.getContext(), LinearLayout(src.getShape(), bases)),
-                           converts);
-  }
+    operands.push_back(isa<RankedTensorType>(operand.getType()) ? inLayout(operand, operandsLayout, converts)
+                                                                : operand);
   b.setInsertionPointAfter(def);
   Operation *copy = b.clone(*def);
   copy->setOperands(operands);

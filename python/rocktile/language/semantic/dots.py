@@ -9,7 +9,7 @@ from .shapes import permute, reshape
 from .arithmetic import sub
 from .memory import full
 from .reductions import join, split
-from .layouts import AMDWMMALayout, DotOperandLayout
+from .layouts import AMDWMMALayout, DotOperandLayout, ScaleLayout
 
 
 # tile.dot's operands: a, b, acc, and the optional a_scale and b_scale.
@@ -241,7 +241,6 @@ def scaled_matrix_product(a, a_scale, a_format, b, b_scale, b_format, acc, fname
                                 f"{x.dtype}")
     a_k, b_k = a.shape[-1] * (2 if a_format == "e2m1" else 1), b.shape[0] * (2 if b_format == "e2m1" else 1)
     attrs = _instruction_attrs(a, b, acc, f"{fname}(a, a_scale, a_format, b, b_scale, b_format, acc)", a_k, b_k)
-    from .layouts import ScaleLayout
     scales = []
     for name, scale, x, shape in (("a_scale", a_scale, a, (a.shape[0], a_k // 32)),
                                   ("b_scale", b_scale, b, (b.shape[1], a_k // 32))):
